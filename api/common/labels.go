@@ -1,0 +1,115 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package common
+
+import "fmt"
+
+// Label keys on objects Grove manages.
+const (
+	// LabelManagedByKey marks every object Grove manages; its value is LabelManagedByValue.
+	LabelManagedByKey = "app.kubernetes.io/managed-by"
+	// LabelManagedByValue is the value of LabelManagedByKey.
+	LabelManagedByValue = "grove-operator"
+	// LabelPartOfKey holds the name of the PodCliqueSet an object belongs to.
+	LabelPartOfKey = "app.kubernetes.io/part-of"
+	// LabelAppNameKey holds the object's own name.
+	LabelAppNameKey = "app.kubernetes.io/name"
+	// LabelComponentKey says which kind of Grove component an object is.
+	LabelComponentKey = "app.kubernetes.io/component"
+
+	// LabelPodClique holds the PodClique name (on pods).
+	LabelPodClique = "grove.io/podclique"
+	// LabelPodGang holds the PodGang name (on PodCliques and pods).
+	LabelPodGang = "grove.io/podgang"
+	// LabelBasePodGang holds the base PodGang name on PodCliques and pods that
+	// belong to a scaled PodGang.
+	LabelBasePodGang = "grove.io/base-podgang"
+	// LabelPodCliqueSetReplicaIndex holds the PodCliqueSet replica index.
+	LabelPodCliqueSetReplicaIndex = "grove.io/podcliqueset-replica-index"
+	// LabelPodCliqueScalingGroup holds the PodCliqueScalingGroup name.
+	LabelPodCliqueScalingGroup = "grove.io/podcliquescalinggroup"
+	// LabelPodCliqueScalingGroupReplicaIndex holds the PodCliqueScalingGroup replica index.
+	LabelPodCliqueScalingGroupReplicaIndex = "grove.io/podcliquescalinggroup-replica-index"
+	// LabelPodCliquePodIndex holds a pod's index within its PodClique.
+	LabelPodCliquePodIndex = "grove.io/podclique-pod-index"
+	// LabelPodTemplateHash holds the hash of the clique template a PodClique or pod was built from.
+	LabelPodTemplateHash = "grove.io/pod-template-hash"
+	// LabelSchedulerName on a PodGang names the scheduler backend that handles it.
+	LabelSchedulerName = "grove.io/scheduler-name"
+)
+
+// Values of LabelComponentKey.
+const (
+	LabelComponentHeadlessService = "pcs-headless-service"
+	LabelComponentRole            = "pod-role"
+	LabelComponentRoleBinding     = "pod-role-binding"
+	LabelComponentServiceAccount  = "pod-service-account"
+	LabelComponentSATokenSecret   = "pod-sa-token-secret"
+	LabelComponentPCSG            = "pcs-podcliquescalinggroup"
+	LabelComponentHPA             = "pcs-hpa"
+	LabelComponentPodGang         = "podgang"
+	LabelComponentPCSPodClique    = "pcs-podclique"
+	LabelComponentPCSGPodClique   = "pcsg-podclique"
+)
+
+// Annotation keys.
+const (
+	// AnnotationReconcileTrigger on a PodCliqueSet forces a reconcile when its value changes.
+	AnnotationReconcileTrigger = "grove.io/reconcile-trigger"
+	// AnnotationTopologyName on a PodGang names the ClusterTopology its constraints were translated with.
+	AnnotationTopologyName = "grove.io/topology-name"
+	// AnnotationStartsAfter on a pod lists the PodCliques it waits for, comma separated.
+	AnnotationStartsAfter = "grove.io/starts-after"
+	// AnnotationServiceAccountName is the annotation binding a token Secret to its ServiceAccount.
+	AnnotationServiceAccountName = "kubernetes.io/service-account.name"
+)
+
+// Scheduling gate and finalizers.
+const (
+	// PodGangSchedulingGate holds a pod back until it is referenced by its PodGang.
+	PodGangSchedulingGate = "grove.io/podgang-pending-creation"
+	// FinalizerPodCliqueSet is the PodCliqueSet finalizer.
+	FinalizerPodCliqueSet = "grove.io/podcliqueset.grove.io"
+	// FinalizerPodClique is the PodClique finalizer.
+	FinalizerPodClique = "grove.io/podclique.grove.io"
+	// FinalizerPodCliqueScalingGroup is the PodCliqueScalingGroup finalizer.
+	FinalizerPodCliqueScalingGroup = "grove.io/podcliquescalinggroup.grove.io"
+)
+
+// DefaultLabels are the labels every object of a PodCliqueSet carries.
+func DefaultLabels(pcsName string) map[string]string {
+	return map[string]string{
+		LabelManagedByKey: LabelManagedByValue,
+		LabelPartOfKey:    pcsName,
+	}
+}
+
+// PodCliqueSetSelector is the label selector of all pods of a PodCliqueSet,
+// published in status.hpaPodSelector.
+func PodCliqueSetSelector(pcsName string) string {
+	return fmt.Sprintf("%s=%s,%s=%s", LabelManagedByKey, LabelManagedByValue, LabelPartOfKey, pcsName)
+}
+
+// PodCliqueSelector is the label selector of the pods of one PodClique.
+func PodCliqueSelector(pcsName, pclqName string) string {
+	return fmt.Sprintf("%s,%s=%s", PodCliqueSetSelector(pcsName), LabelPodClique, pclqName)
+}
+
+// PodCliqueScalingGroupSelector is the label selector of the pods of one PodCliqueScalingGroup.
+func PodCliqueScalingGroupSelector(pcsName, pcsgName string) string {
+	return fmt.Sprintf("%s,%s=%s", PodCliqueSetSelector(pcsName), LabelPodCliqueScalingGroup, pcsgName)
+}

@@ -1,0 +1,90 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// +genclient
+// +genclient:nonNamespaced
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Cluster,shortName=ct
+// +kubebuilder:printcolumn:name="Domains",type=string,JSONPath=`.spec.levels[*].domain`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+
+// ClusterTopology describes the network topology of the cluster as an ordered
+// list of levels, each a node label key. Topology constraints name the levels
+// by domain; the scheduler packs pods into nodes sharing the level's label value.
+type ClusterTopology struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	// Spec is the desired state of the ClusterTopology.
+	Spec ClusterTopologySpec `json:"spec"`
+	// Status is the observed state of the ClusterTopology.
+	// +optional
+	Status ClusterTopologyStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// ClusterTopologyList is a list of ClusterTopologies.
+type ClusterTopologyList struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+	// Items are the ClusterTopologies.
+	Items []ClusterTopology `json:"items"`
+}
+
+// ClusterTopologySpec is the desired state of a ClusterTopology.
+type ClusterTopologySpec struct {
+	// Levels are the topology levels, ordered from the broadest (for example
+	// zone) to the narrowest (for example host). Domains and keys must be unique.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	// +listType=atomic
+	// +kubebuilder:validation:XValidation:rule="self.all(l, self.exists_one(m, m.domain == l.domain))",message="domains must be unique"
+	// +kubebuilder:validation:XValidation:rule="self.all(l, self.exists_one(m, m.key == l.key))",message="keys must be unique"
+	Levels []TopologyLevel `json:"levels"`
+}
+
+// TopologyLevel is one level of a ClusterTopology.
+type TopologyLevel struct {
+	// Domain is the level's name used in topology constraints.
+	Domain TopologyDomain `json:"domain"`
+	// Key is the node label key whose value identifies a domain of this level,
+	// for example topology.kubernetes.io/zone.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=317
+	// +kubebuilder:validation:Pattern=`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$`
+	Key string `json:"key"`
+}
+
+// ClusterTopologyStatus is the observed state of a ClusterTopology.
+type ClusterTopologyStatus struct {
+	// ObservedGeneration is the generation the controller last acted on.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Conditions describe the state of the ClusterTopology.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}

@@ -1,0 +1,60 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+// Condition types and reasons written by Grove on its resources.
+const (
+	// ConditionTypePodCliqueScheduled is True when a PodClique has at least minAvailable pods scheduled.
+	ConditionTypePodCliqueScheduled = "PodCliqueScheduled"
+	// ConditionTypeMinAvailableBreached is True when a PodClique or PodCliqueScalingGroup
+	// has fewer than minAvailable scheduled or ready pods (or replicas).
+	ConditionTypeMinAvailableBreached = "MinAvailableBreached"
+	// ConditionTypeGangTerminationInProgress is True while Grove recreates a breached gang.
+	ConditionTypeGangTerminationInProgress = "GangTerminationInProgress"
+	// ConditionTypeTopologyLevelsUnavailable reports whether the topology levels a
+	// PodCliqueSet's constraints name exist.
+	ConditionTypeTopologyLevelsUnavailable = "TopologyLevelsUnavailable"
+
+	// ConditionReasonSufficientScheduledPods goes with PodCliqueScheduled=True.
+	ConditionReasonSufficientScheduledPods = "SufficientScheduledPods"
+	// ConditionReasonInsufficientScheduledPods goes with PodCliqueScheduled=False.
+	ConditionReasonInsufficientScheduledPods = "InsufficientScheduledPods"
+	// ConditionReasonScheduledReplicasBelowMinAvailable goes with MinAvailableBreached=True
+	// when fewer than minAvailable pods are scheduled.
+	ConditionReasonScheduledReplicasBelowMinAvailable = "ScheduledReplicasBelowMinAvailable"
+	// ConditionReasonInsufficientReadyPods goes with MinAvailableBreached=True
+	// when fewer than minAvailable scheduled pods are healthy.
+	ConditionReasonInsufficientReadyPods = "InsufficientReadyPods"
+	// ConditionReasonSufficientReadyPods goes with MinAvailableBreached=False on a PodClique.
+	ConditionReasonSufficientReadyPods = "SufficientReadyPods"
+	// ConditionReasonUpdateInProgress goes with MinAvailableBreached=Unknown during a rolling update.
+	ConditionReasonUpdateInProgress = "UpdateInProgress"
+	// ConditionReasonInsufficientAvailablePCSGReplicas goes with MinAvailableBreached=True on a PodCliqueScalingGroup.
+	ConditionReasonInsufficientAvailablePCSGReplicas = "InsufficientAvailablePodCliqueScalingGroupReplicas"
+	// ConditionReasonSufficientAvailablePCSGReplicas goes with MinAvailableBreached=False on a PodCliqueScalingGroup.
+	ConditionReasonSufficientAvailablePCSGReplicas = "SufficientAvailablePodCliqueScalingGroupReplicas"
+	// ConditionReasonGangTerminationActive goes with GangTerminationInProgress=True.
+	ConditionReasonGangTerminationActive = "GangTerminationActive"
+	// ConditionReasonAllClusterTopologyLevelsAvailable goes with TopologyLevelsUnavailable=False.
+	ConditionReasonAllClusterTopologyLevelsAvailable = "AllClusterTopologyLevelsAvailable"
+	// ConditionReasonClusterTopologyLevelsUnavailable goes with TopologyLevelsUnavailable=True.
+	ConditionReasonClusterTopologyLevelsUnavailable = "ClusterTopologyLevelsUnavailable"
+	// ConditionReasonClusterTopologyNotFound goes with TopologyLevelsUnavailable=Unknown.
+	ConditionReasonClusterTopologyNotFound = "ClusterTopologyNotFound"
+	// ConditionReasonTopologyNameMissing goes with TopologyLevelsUnavailable=Unknown.
+	ConditionReasonTopologyNameMissing = "TopologyNameMissing"
+)

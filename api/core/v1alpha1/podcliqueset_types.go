@@ -1,0 +1,307 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+)
+
+// +genclient
+// +genclient:method=GetScale,verb=get,subresource=scale,result=k8s.io/api/autoscaling/v1.Scale
+// +genclient:method=UpdateScale,verb=update,subresource=scale,input=k8s.io/api/autoscaling/v1.Scale,result=k8s.io/api/autoscaling/v1.Scale
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.hpaPodSelector
+// +kubebuilder:resource:shortName=pcs
+// +kubebuilder:printcolumn:name="Replicas",type=integer,JSONPath=`.spec.replicas`
+// +kubebuilder:printcolumn:name="Available",type=integer,JSONPath=`.status.availableReplicas`
+// +kubebuilder:printcolumn:name="Updated",type=integer,JSONPath=`.status.updatedReplicas`
+// +kubebuilder:printcolumn:name="PCLQs-Updated",type=integer,JSONPath=`.status.updateProgress.updatedPodCliquesCount`
+// +kubebuilder:printcolumn:name="PCLQs-Total",type=integer,JSONPath=`.status.updateProgress.totalPodCliquesCount`
+// +kubebuilder:printcolumn:name="PCSGs-Updated",type=integer,JSONPath=`.status.updateProgress.updatedPodCliqueScalingGroupsCount`
+// +kubebuilder:printcolumn:name="PCSGs-Total",type=integer,JSONPath=`.status.updateProgress.totalPodCliqueScalingGroupsCount`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+
+// PodCliqueSet describes a whole inference system (frontends, routers, prefill
+// and decode engines, multi-node leader/worker instances) as one object.
+// Grove creates spec.replicas copies of the system described by spec.template,
+// each with its own PodCliques, PodCliqueScalingGroups, PodGangs and headless
+// Service.
+type PodCliqueSet struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	// Spec is the desired state of the PodCliqueSet.
+	Spec PodCliqueSetSpec `json:"spec"`
+	// Status is the observed state of the PodCliqueSet.
+	// +optional
+	Status PodCliqueSetStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// PodCliqueSetList is a list of PodCliqueSets.
+type PodCliqueSetList struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+	// Items are the PodCliqueSets.
+	Items []PodCliqueSet `json:"items"`
+}
+
+// PodCliqueSetSpec is the desired state of a PodCliqueSet.
+type PodCliqueSetSpec struct {
+	// Replicas is the number of copies of the whole system. Each copy gets its
+	// own replica index (0, 1, …) that appears in the names of everything it owns.
+	// +optional
+	// +kubebuilder:default=0
+	// +kubebuilder:validation:Minimum=0
+	Replicas int32 `json:"replicas,omitempty"`
+	// UpdateStrategy says how pods are replaced when the template changes.
+	// +optional
+	UpdateStrategy *PodCliqueSetUpdateStrategy `json:"updateStrategy,omitempty"`
+	// Template describes one copy of the system.
+	Template PodCliqueSetTemplateSpec `json:"template"`
+}
+
+// UpdateStrategyType names an update strategy.
+// +kubebuilder:validation:Enum=RollingRecreate;OnDelete
+type UpdateStrategyType string
+
+const (
+	// RollingRecreateStrategyType replaces pods one PodCliqueSet replica at a time,
+	// deleting old pods before their replacements are created.
+	RollingRecreateStrategyType UpdateStrategyType = "RollingRecreate"
+	// OnDeleteStrategyType records the new template and replaces a pod only when
+	// the user deletes it.
+	OnDeleteStrategyType UpdateStrategyType = "OnDelete"
+)
+
+// PodCliqueSetUpdateStrategy says how pods are replaced when the template changes.
+type PodCliqueSetUpdateStrategy struct {
+	// Type is the update strategy.
+	// +optional
+	// +kubebuilder:default=RollingRecreate
+	Type UpdateStrategyType `json:"type,omitempty"`
+}
+
+// CliqueStartupType says in which order the cliques of a replica start.
+// +kubebuilder:validation:Enum=CliqueStartupTypeAnyOrder;CliqueStartupTypeInOrder;CliqueStartupTypeExplicit
+type CliqueStartupType string
+
+const (
+	// CliqueStartupTypeAnyOrder starts all cliques at once.
+	CliqueStartupTypeAnyOrder CliqueStartupType = "CliqueStartupTypeAnyOrder"
+	// CliqueStartupTypeInOrder starts each clique after the one listed before it.
+	CliqueStartupTypeInOrder CliqueStartupType = "CliqueStartupTypeInOrder"
+	// CliqueStartupTypeExplicit starts each clique after the cliques named in its startsAfter.
+	CliqueStartupTypeExplicit CliqueStartupType = "CliqueStartupTypeExplicit"
+)
+
+// PodCliqueSetTemplateSpec describes one copy (replica) of the system.
+// +kubebuilder:validation:XValidation:rule="!has(self.podCliqueScalingGroups) || self.podCliqueScalingGroups.all(g, g.cliqueNames.all(n, self.cliques.exists(c, c.name == n)))",message="every name in podCliqueScalingGroups[].cliqueNames must be a clique defined in cliques",fieldPath=".podCliqueScalingGroups"
+// +kubebuilder:validation:XValidation:rule="!has(self.podCliqueScalingGroups) || self.cliques.all(c, self.podCliqueScalingGroups.filter(g, c.name in g.cliqueNames).size() <= 1)",message="a clique may belong to at most one scaling group",fieldPath=".podCliqueScalingGroups"
+type PodCliqueSetTemplateSpec struct {
+	// Cliques are the roles of the system. Names must be unique.
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	Cliques []PodCliqueTemplateSpec `json:"cliques"`
+	// CliqueStartupType says in which order cliques start. Immutable.
+	// +optional
+	// +kubebuilder:default=CliqueStartupTypeAnyOrder
+	StartupType *CliqueStartupType `json:"cliqueStartupType,omitempty"`
+	// PriorityClassName is the priority of every PodGang of this PodCliqueSet.
+	// The scheduler orders and preempts whole gangs by it.
+	// +optional
+	PriorityClassName string `json:"priorityClassName,omitempty"`
+	// HeadlessServiceConfig configures the headless Service created per replica.
+	// +optional
+	HeadlessServiceConfig *HeadlessServiceConfig `json:"headlessServiceConfig,omitempty"`
+	// TopologyConstraint packs all pods of one replica into one topology domain.
+	// +optional
+	TopologyConstraint *TopologyConstraint `json:"topologyConstraint,omitempty"`
+	// TerminationDelay is how long a clique may stay below minAvailable before
+	// Grove recreates the affected gang. Defaults to 4h.
+	// +optional
+	TerminationDelay *metav1.Duration `json:"terminationDelay,omitempty"`
+	// PodCliqueScalingGroupConfigs group cliques that scale together as one
+	// multi-node unit (for example a leader and its workers).
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=32
+	PodCliqueScalingGroupConfigs []PodCliqueScalingGroupConfig `json:"podCliqueScalingGroups,omitempty"`
+}
+
+// HeadlessServiceConfig configures the headless Service of a replica.
+type HeadlessServiceConfig struct {
+	// PublishNotReadyAddresses publishes DNS records of pods before they are Ready,
+	// so peers of a multi-node instance can find each other while starting.
+	// +kubebuilder:default=true
+	PublishNotReadyAddresses bool `json:"publishNotReadyAddresses"`
+}
+
+// PodCliqueTemplateSpec describes one clique (role) of the system.
+type PodCliqueTemplateSpec struct {
+	// Name is the clique's name, unique within the PodCliqueSet. It appears in
+	// the names of the PodCliques and pods created from it.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Name string `json:"name"`
+	// Labels are added to the PodCliques and pods created from this template.
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+	// Annotations are added to the PodCliques and pods created from this template.
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty"`
+	// TopologyConstraint packs the pods of each PodClique of this template into one domain.
+	// +optional
+	TopologyConstraint *TopologyConstraint `json:"topologyConstraint,omitempty"`
+	// Spec is the specification of the PodCliques created from this template.
+	Spec PodCliqueSpec `json:"spec"`
+}
+
+// PodCliqueScalingGroupConfig groups cliques that scale together.
+// +kubebuilder:validation:XValidation:rule="!has(self.minAvailable) || !has(self.replicas) || self.minAvailable <= self.replicas",message="minAvailable must be less than or equal to replicas",fieldPath=".minAvailable"
+type PodCliqueScalingGroupConfig struct {
+	// Name is the scaling group's name, unique within the PodCliqueSet.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Name string `json:"name"`
+	// CliqueNames are the cliques that form one replica of the group. Immutable.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	// +listType=atomic
+	CliqueNames []string `json:"cliqueNames"`
+	// Annotations are added to the PodCliqueScalingGroup objects.
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty"`
+	// Replicas is the initial number of replicas of the group in each
+	// PodCliqueSet replica.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	Replicas *int32 `json:"replicas,omitempty"`
+	// MinAvailable is the number of group replicas that must be scheduled
+	// together with the standalone cliques (the base gang). Replicas beyond it
+	// are scheduled as separate gangs. Immutable.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	MinAvailable *int32 `json:"minAvailable,omitempty"`
+	// ScaleConfig creates a HorizontalPodAutoscaler for each PodCliqueScalingGroup.
+	// +optional
+	ScaleConfig *AutoScalingConfig `json:"scaleConfig,omitempty"`
+	// TopologyConstraint packs the pods of one group replica into one domain.
+	// It must not be wider than the PodCliqueSet's constraint.
+	// +optional
+	TopologyConstraint *TopologyConstraint `json:"topologyConstraint,omitempty"`
+}
+
+// PodCliqueSetStatus is the observed state of a PodCliqueSet.
+type PodCliqueSetStatus struct {
+	// ObservedGeneration is the generation the controller last acted on.
+	// +optional
+	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
+	// Conditions describe the state of the PodCliqueSet.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// LastOperation is the last operation the controller ran.
+	// +optional
+	LastOperation *LastOperation `json:"lastOperation,omitempty"`
+	// LastErrors are the errors of the last operation, if it failed.
+	// +optional
+	LastErrors []LastError `json:"lastErrors,omitempty"`
+	// Replicas is the number of replicas (mirrors spec.replicas for /scale).
+	// +optional
+	Replicas int32 `json:"replicas,omitempty"`
+	// UpdatedReplicas is the number of replicas running the current template.
+	// +kubebuilder:default=0
+	UpdatedReplicas int32 `json:"updatedReplicas"`
+	// AvailableReplicas is the number of replicas whose cliques and scaling
+	// groups all have at least minAvailable ready pods.
+	// +kubebuilder:default=0
+	AvailableReplicas int32 `json:"availableReplicas"`
+	// HPAPodSelector is the label selector of all pods of this PodCliqueSet,
+	// published for the /scale subresource.
+	// +optional
+	HPAPodSelector string `json:"hpaPodSelector,omitempty"`
+	// PodGangStatuses mirror the phase and conditions the scheduler reports on
+	// each PodGang of this PodCliqueSet.
+	// +optional
+	PodGangStatuses []PodGangStatus `json:"podGangStatuses,omitempty"`
+	// CurrentGenerationHash is the hash of the pod templates the replicas converge to.
+	// +optional
+	CurrentGenerationHash *string `json:"currentGenerationHash,omitempty"`
+	// UpdateProgress tracks a rolling update.
+	// +optional
+	UpdateProgress *PodCliqueSetUpdateProgress `json:"updateProgress,omitempty"`
+}
+
+// PodGangStatus mirrors the scheduler's view of one PodGang.
+type PodGangStatus struct {
+	// Name is the PodGang's name.
+	Name string `json:"name"`
+	// Phase is the PodGang's phase.
+	Phase schedv1alpha1.PodGangPhase `json:"phase"`
+	// Conditions are the PodGang's conditions.
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// PodCliqueSetUpdateProgress tracks a rolling update of a PodCliqueSet.
+type PodCliqueSetUpdateProgress struct {
+	// UpdateStartedAt is when the update started.
+	UpdateStartedAt metav1.Time `json:"updateStartedAt"`
+	// UpdateEndedAt is when the update ended; unset while it runs.
+	// +optional
+	UpdateEndedAt *metav1.Time `json:"updateEndedAt,omitempty"`
+	// UpdatedPodCliquesCount is the number of standalone PodCliques already updated.
+	// +optional
+	UpdatedPodCliquesCount int32 `json:"updatedPodCliquesCount,omitempty"`
+	// TotalPodCliquesCount is the number of standalone PodCliques.
+	// +optional
+	TotalPodCliquesCount int32 `json:"totalPodCliquesCount,omitempty"`
+	// UpdatedPodCliqueScalingGroupsCount is the number of PodCliqueScalingGroups already updated.
+	// +optional
+	UpdatedPodCliqueScalingGroupsCount int32 `json:"updatedPodCliqueScalingGroupsCount,omitempty"`
+	// TotalPodCliqueScalingGroupsCount is the number of PodCliqueScalingGroups.
+	// +optional
+	TotalPodCliqueScalingGroupsCount int32 `json:"totalPodCliqueScalingGroupsCount,omitempty"`
+	// CurrentlyUpdating lists the replicas being updated.
+	// +optional
+	CurrentlyUpdating []PodCliqueSetReplicaUpdateProgress `json:"currentlyUpdating,omitempty"`
+}
+
+// PodCliqueSetReplicaUpdateProgress tracks the update of one PodCliqueSet replica.
+type PodCliqueSetReplicaUpdateProgress struct {
+	// ReplicaIndex is the replica being updated.
+	ReplicaIndex int32 `json:"replicaIndex"`
+	// UpdateStartedAt is when its update started.
+	UpdateStartedAt metav1.Time `json:"updateStartedAt"`
+	// UpdateEndedAt is when its update ended.
+	// +optional
+	UpdateEndedAt *metav1.Time `json:"updateEndedAt,omitempty"`
+}

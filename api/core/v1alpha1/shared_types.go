@@ -1,0 +1,139 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TopologyDomain names one level of a ClusterTopology, for example "zone", "block", "rack" or "host".
+// +kubebuilder:validation:MinLength=1
+// +kubebuilder:validation:MaxLength=63
+// +kubebuilder:validation:Pattern=`^[a-z][a-z0-9-]*$`
+type TopologyDomain string
+
+// Well-known topology domains. Any string matching the TopologyDomain pattern is allowed.
+const (
+	TopologyDomainRegion     TopologyDomain = "region"
+	TopologyDomainZone       TopologyDomain = "zone"
+	TopologyDomainDataCenter TopologyDomain = "datacenter"
+	TopologyDomainBlock      TopologyDomain = "block"
+	TopologyDomainRack       TopologyDomain = "rack"
+	TopologyDomainHost       TopologyDomain = "host"
+	TopologyDomainNuma       TopologyDomain = "numa"
+)
+
+// TopologyConstraint asks the scheduler to pack pods into one topology domain.
+// It can be set on the PodCliqueSet template (all pods of one replica), on a
+// scaling group (all pods of one scaling-group replica) and on a clique (all
+// pods of one PodClique).
+type TopologyConstraint struct {
+	// TopologyName is the name of the ClusterTopology whose levels the domains
+	// refer to. It may be omitted on a scaling group or clique, which then
+	// inherits it from the nearest constrained parent (PodCliqueSet, then scaling group).
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	TopologyName string `json:"topologyName,omitempty"`
+	// Pack says in which topology domain the pods must (required) or should
+	// (preferred) be placed together.
+	// +required
+	Pack *TopologyPackConstraint `json:"pack"`
+}
+
+// TopologyPackConstraint names the domain pods are packed into. At least one of
+// required and preferred must be set.
+// +kubebuilder:validation:XValidation:rule="has(self.required) || has(self.preferred)",message="pack must set required or preferred (or both)"
+type TopologyPackConstraint struct {
+	// Required is a hard constraint: all pods are placed within one domain of
+	// this level, or none are placed.
+	// +optional
+	Required *TopologyDomain `json:"required,omitempty"`
+	// Preferred is a soft constraint: the scheduler tries to place all pods within
+	// one domain of this level and falls back to wider placement.
+	// +optional
+	Preferred *TopologyDomain `json:"preferred,omitempty"`
+}
+
+// AutoScalingConfig configures the HorizontalPodAutoscaler Grove creates for a
+// clique or a scaling group.
+// +kubebuilder:validation:XValidation:rule="!has(self.minReplicas) || self.minReplicas <= self.maxReplicas",message="maxReplicas must be greater than or equal to minReplicas"
+type AutoScalingConfig struct {
+	// MinReplicas is the lower bound the autoscaler may scale down to.
+	// Defaults to the template's replicas.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	MinReplicas *int32 `json:"minReplicas,omitempty"`
+	// MaxReplicas is the upper bound the autoscaler may scale up to.
+	// +kubebuilder:validation:Minimum=1
+	MaxReplicas int32 `json:"maxReplicas"`
+	// Metrics are the metrics the autoscaler scales on. When empty, the
+	// HorizontalPodAutoscaler default (80% average CPU utilization) applies.
+	// +optional
+	// +listType=atomic
+	Metrics []autoscalingv2.MetricSpec `json:"metrics,omitempty"`
+}
+
+// LastOperationType is the kind of operation a controller last ran on an object.
+// +kubebuilder:validation:Enum=Reconcile;Delete
+type LastOperationType string
+
+const (
+	// LastOperationTypeReconcile is a normal reconcile: create, update, scale.
+	LastOperationTypeReconcile LastOperationType = "Reconcile"
+	// LastOperationTypeDelete is the clean-up of an object being deleted.
+	LastOperationTypeDelete LastOperationType = "Delete"
+)
+
+// LastOperationState is the state of the last operation.
+// +kubebuilder:validation:Enum=Processing;Succeeded;Error
+type LastOperationState string
+
+const (
+	// LastOperationStateProcessing means the operation is running.
+	LastOperationStateProcessing LastOperationState = "Processing"
+	// LastOperationStateSucceeded means the operation completed without error.
+	LastOperationStateSucceeded LastOperationState = "Succeeded"
+	// LastOperationStateError means the operation ended with errors; see lastErrors.
+	LastOperationStateError LastOperationState = "Error"
+)
+
+// LastOperation records the last operation a controller ran on an object.
+type LastOperation struct {
+	// Type is the kind of operation.
+	Type LastOperationType `json:"type"`
+	// State is where the operation stands.
+	State LastOperationState `json:"state"`
+	// Description says what the operation did or is doing.
+	// +optional
+	Description string `json:"description,omitempty"`
+	// LastUpdateTime is when this record was last written.
+	LastUpdateTime metav1.Time `json:"lastUpdateTime"`
+}
+
+// ErrorCode is a stable, machine-readable code for a reconcile error.
+type ErrorCode string
+
+// LastError is one error observed by the last operation.
+type LastError struct {
+	// Code identifies the kind of error.
+	Code ErrorCode `json:"code"`
+	// Description is the human-readable error.
+	Description string `json:"description"`
+	// ObservedAt is when the error was observed.
+	ObservedAt metav1.Time `json:"observedAt"`
+}

@@ -1,0 +1,189 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// +genclient
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=pg
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+
+// PodGang is a set of pods that must be scheduled together: every pod group
+// gets at least minReplicas of its referenced pods placed at once, or none of
+// the gang is placed. Grove's operator writes the spec; the scheduler owns the
+// status.
+type PodGang struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	// Spec is the gang the scheduler must place.
+	Spec PodGangSpec `json:"spec"`
+	// Status is the scheduler's view of the gang.
+	// +optional
+	Status PodGangStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// PodGangList is a list of PodGangs.
+type PodGangList struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+	// Items are the PodGangs.
+	Items []PodGang `json:"items"`
+}
+
+// PodGangSpec is the gang the scheduler must place.
+type PodGangSpec struct {
+	// PodGroups are the groups of the gang, one per PodClique.
+	// +listType=map
+	// +listMapKey=name
+	PodGroups []PodGroup `json:"podgroups"`
+	// TopologyConstraint packs the whole gang. Its values are node label keys.
+	// +optional
+	TopologyConstraint *TopologyConstraint `json:"topologyConstraint,omitempty"`
+	// TopologyConstraintGroupConfigs pack strict subsets of the pod groups, for
+	// example the PodCliques of one scaling-group replica inside a base gang.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	TopologyConstraintGroupConfigs []TopologyConstraintGroupConfig `json:"topologyConstraintGroupConfigs,omitempty"`
+	// PriorityClassName is the gang's priority. The scheduler orders gangs by it
+	// and may preempt whole lower-priority gangs for it.
+	// +optional
+	PriorityClassName string `json:"priorityClassName,omitempty"`
+	// ReuseReservationRef names a gang whose placement this gang may reuse.
+	// Reserved for future use.
+	// +optional
+	ReuseReservationRef *NamespacedName `json:"reuseReservationRef,omitempty"`
+}
+
+// PodGroup is one group of a gang: the pods of one PodClique.
+type PodGroup struct {
+	// Name is the group's name (the PodClique's name).
+	Name string `json:"name"`
+	// PodReferences are the pods of the group.
+	// +listType=atomic
+	PodReferences []NamespacedName `json:"podReferences"`
+	// MinReplicas is how many referenced pods must be placed together with the
+	// rest of the gang. Pods beyond it are placed best effort.
+	// +kubebuilder:validation:Minimum=0
+	MinReplicas int32 `json:"minReplicas"`
+	// TopologyConstraint packs the pods of this group.
+	// +optional
+	TopologyConstraint *TopologyConstraint `json:"topologyConstraint,omitempty"`
+}
+
+// NamespacedName names an object.
+type NamespacedName struct {
+	// Namespace is the object's namespace.
+	Namespace string `json:"namespace"`
+	// Name is the object's name.
+	Name string `json:"name"`
+}
+
+// TopologyConstraint packs pods into one topology domain.
+type TopologyConstraint struct {
+	// PackConstraint names the node label keys to pack by.
+	// +optional
+	PackConstraint *TopologyPackConstraint `json:"packConstraint,omitempty"`
+}
+
+// TopologyPackConstraint names node label keys: pods are placed on nodes that
+// share the label's value.
+type TopologyPackConstraint struct {
+	// Required is a node label key all pods must share a value of.
+	// +optional
+	Required *string `json:"required,omitempty"`
+	// Preferred is a node label key pods should share a value of.
+	// +optional
+	Preferred *string `json:"preferred,omitempty"`
+}
+
+// TopologyConstraintGroupConfig packs a subset of a gang's pod groups.
+type TopologyConstraintGroupConfig struct {
+	// Name identifies the subset.
+	Name string `json:"name"`
+	// PodGroupNames are the pod groups in the subset.
+	// +listType=atomic
+	PodGroupNames []string `json:"podGroupNames"`
+	// TopologyConstraint packs the subset.
+	// +optional
+	TopologyConstraint *TopologyConstraint `json:"topologyConstraint,omitempty"`
+}
+
+// PodGangPhase is where a gang stands in scheduling.
+// +kubebuilder:validation:Enum=Pending;Starting;Running;Failed;Succeeded
+type PodGangPhase string
+
+const (
+	// PodGangPhasePending means the gang's minimum set is not placed yet.
+	PodGangPhasePending PodGangPhase = "Pending"
+	// PodGangPhaseStarting means the minimum set is bound and not yet ready.
+	PodGangPhaseStarting PodGangPhase = "Starting"
+	// PodGangPhaseRunning means the minimum set is bound and ready.
+	PodGangPhaseRunning PodGangPhase = "Running"
+	// PodGangPhaseFailed means the gang failed.
+	PodGangPhaseFailed PodGangPhase = "Failed"
+	// PodGangPhaseSucceeded means the gang completed.
+	PodGangPhaseSucceeded PodGangPhase = "Succeeded"
+)
+
+// PodGang condition types.
+const (
+	// PodGangConditionTypeScheduled is True once the gang's minimum set is bound.
+	PodGangConditionTypeScheduled = "Scheduled"
+	// PodGangConditionTypeReady is True once the gang's minimum set is ready.
+	PodGangConditionTypeReady = "Ready"
+	// PodGangConditionTypeInitialized is True once all pods of the gang exist and are referenced.
+	PodGangConditionTypeInitialized = "Initialized"
+	// PodGangConditionTypeUnhealthy is True when the gang lost pods of its minimum set.
+	PodGangConditionTypeUnhealthy = "Unhealthy"
+	// PodGangConditionTypeDisruptionTarget is True when the gang is about to be preempted.
+	PodGangConditionTypeDisruptionTarget = "DisruptionTarget"
+)
+
+// PodGang condition reasons.
+const (
+	// PodGangReasonPodsCreationPending goes with Initialized=False.
+	PodGangReasonPodsCreationPending = "PodGangPodsCreationPending"
+	// PodGangReasonPodsCreated goes with Initialized=True.
+	PodGangReasonPodsCreated = "PodGangPodsCreated"
+)
+
+// PodGangStatus is the scheduler's view of a gang.
+type PodGangStatus struct {
+	// Phase is where the gang stands.
+	// +kubebuilder:default=Pending
+	Phase PodGangPhase `json:"phase"`
+	// Conditions describe the gang: Initialized (written by the operator),
+	// Scheduled and Ready (written by the scheduler).
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// PlacementScore rates the gang's placement, from 0 (spread) to 1 (packed as
+	// tightly as its constraints allow).
+	// +optional
+	PlacementScore *float64 `json:"placementScore,omitempty"`
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Generates the API module's code: deepcopy functions and CRD manifests
+# (controller-gen), and the clientset, listers, informers and apply
+# configurations (code-generator's kube_codegen.sh, from the module cache).
+# Idempotent: running it twice leaves no diff.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+TOOLS_BIN="$ROOT/bin/tools"
+BOILERPLATE="$ROOT/hack/boilerplate.go.txt"
+API_PKG=github.com/grove-project/grove/api
+
+log() { printf '[generate] %s\n' "$*" >&2; }
+
+log "building controller-gen"
+mkdir -p "$TOOLS_BIN"
+(cd "$ROOT/hack/tools" && go build -o "$TOOLS_BIN/" sigs.k8s.io/controller-tools/cmd/controller-gen)
+
+cd "$ROOT/api"
+log "deepcopy"
+"$TOOLS_BIN/controller-gen" object:headerFile="$BOILERPLATE" paths=./core/... paths=./scheduler/...
+
+log "CRDs"
+# allowDangerousTypes: PodGang status.placementScore is a float.
+for group in core scheduler; do
+  rm -f "./$group/v1alpha1/crds/"*.yaml
+  "$TOOLS_BIN/controller-gen" crd:allowDangerousTypes=true \
+    paths="./$group/v1alpha1/..." output:crd:dir="./$group/v1alpha1/crds"
+done
+
+log "clientset, listers, informers, apply configurations"
+CODEGEN_DIR=$(cd "$ROOT/hack/tools" && go list -m -f '{{.Dir}}' k8s.io/code-generator)
+# kube_codegen.sh installs its generators into GOBIN; keep them in bin/tools.
+export GOBIN="$TOOLS_BIN"
+# shellcheck source=/dev/null
+source "$CODEGEN_DIR/kube_codegen.sh"
+kube::codegen::gen_client \
+  --with-watch \
+  --with-applyconfig \
+  --applyconfig-externals "k8s.io/api/core/v1.PodSpec:k8s.io/client-go/applyconfigurations/core/v1,k8s.io/api/autoscaling/v2.MetricSpec:k8s.io/client-go/applyconfigurations/autoscaling/v2" \
+  --output-dir "$ROOT/api/client" \
+  --output-pkg "$API_PKG/client" \
+  --boilerplate "$BOILERPLATE" \
+  "$ROOT/api"
+
+log "copying CRDs into the Helm chart"
+mkdir -p "$ROOT/charts/grove/crds"
+rm -f "$ROOT/charts/grove/crds/"*.yaml
+cp "$ROOT"/api/core/v1alpha1/crds/*.yaml "$ROOT"/api/scheduler/v1alpha1/crds/*.yaml "$ROOT/charts/grove/crds/"
+log "done"

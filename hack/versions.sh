@@ -1,0 +1,5 @@
+# Pinned versions of the control-plane binaries (sourced by hack/ scripts).
+# Keep K8S_VERSION in step with k8s.io/kubernetes in hack/tools/go.mod.
+K8S_VERSION=v1.34.10
+ETCD_VERSION=v3.6.16
+KWOK_VERSION=v0.8.0

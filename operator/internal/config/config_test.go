@@ -1,0 +1,101 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDefaults(t *testing.T) {
+	c, err := Parse([]byte("apiVersion: operator.config.grove.io/v1alpha1\nkind: OperatorConfiguration\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"qps", c.RuntimeClientConnection.QPS, float32(500)},
+		{"burst", c.RuntimeClientConnection.Burst, 1000},
+		{"lease duration", c.LeaderElection.LeaseDuration.Duration, 15 * time.Second},
+		{"renew deadline", c.LeaderElection.RenewDeadline.Duration, 10 * time.Second},
+		{"retry period", c.LeaderElection.RetryPeriod.Duration, 2 * time.Second},
+		{"resource lock", c.LeaderElection.ResourceLock, "leases"},
+		{"resource name", c.LeaderElection.ResourceName, "grove-operator-leader-election"},
+		{"webhook port", c.Server.Webhooks.Port, 2750},
+		{"cert dir", c.Server.Webhooks.ServerCertDir, "/etc/grove-operator/webhook-certs"},
+		{"secret name", c.Server.Webhooks.SecretName, "grove-webhook-server-cert"},
+		{"cert mode", c.Server.Webhooks.CertProvisionMode, CertProvisionModeAuto},
+		{"health port", c.Server.HealthProbes.Port, 2751},
+		{"metrics port", c.Server.Metrics.Port, 2752},
+		{"pprof port", c.Debugging.PprofBindPort, 2753},
+		{"pcs syncs", c.Controllers.PodCliqueSet.ConcurrentSyncs, 10},
+		{"pclq syncs", c.Controllers.PodClique.ConcurrentSyncs, 10},
+		{"pcsg syncs", c.Controllers.PodCliqueScalingGroup.ConcurrentSyncs, 5},
+		{"podgang syncs", c.Controllers.PodGang.ConcurrentSyncs, 5},
+		{"log level", c.LogLevel, LogLevelInfo},
+		{"log format", c.LogFormat, LogFormatJSON},
+		{"profiles", len(c.Scheduler.Profiles), 2},
+		{"default profile", c.Scheduler.DefaultProfileName, SchedulerBackendGrove},
+		{"default-scheduler enabled", c.SchedulerEnabled(SchedulerBackendDefault), true},
+		{"tas", *c.TopologyAwareScheduling.Enabled, true},
+		{"initc image", c.InitContainer.Image, "grove-initc"},
+	}
+	for _, tc := range checks {
+		if tc.got != tc.want {
+			t.Errorf("%s: got %v, want %v", tc.name, tc.got, tc.want)
+		}
+	}
+}
+
+func TestParseErrorsNameTheField(t *testing.T) {
+	const header = "apiVersion: operator.config.grove.io/v1alpha1\nkind: OperatorConfiguration\n"
+	tests := []struct {
+		name, yaml, want string
+	}{
+		{"wrong kind", "apiVersion: v1\nkind: ConfigMap\n", "must have apiVersion operator.config.grove.io/v1alpha1 and kind OperatorConfiguration"},
+		{"unknown field", header + "logLevl: info\n", `unknown field "logLevl"`},
+		{"log level", header + "logLevel: verbose\n", `logLevel: Unsupported value: "verbose"`},
+		{"log format", header + "logFormat: xml\n", `logFormat: Unsupported value: "xml"`},
+		{"cert mode", header + "server:\n  webhooks:\n    certProvisionMode: vault\n", `server.webhooks.certProvisionMode: Unsupported value: "vault"`},
+		{"scheduler", header + "scheduler:\n  profiles:\n  - name: kai-scheduler\n", `scheduler.profiles[0].name: Unsupported value: "kai-scheduler"`},
+		{"duplicate scheduler", header + "scheduler:\n  profiles:\n  - name: grove-scheduler\n  - name: grove-scheduler\n", `scheduler.profiles[1].name: Duplicate value`},
+		{"default scheduler not enabled", header + "scheduler:\n  profiles:\n  - name: default-scheduler\n  defaultProfileName: grove-scheduler\n", "scheduler.defaultProfileName"},
+		{"negative syncs", header + "controllers:\n  podClique:\n    concurrentSyncs: -1\n", "controllers.podClique.concurrentSyncs"},
+		{"lease shorter than renew", header + "leaderElection:\n  enabled: true\n  leaseDuration: 5s\n  renewDeadline: 10s\n", "leaderElection.leaseDuration"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse([]byte(tc.yaml))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestDefaultSchedulerOnlyProfile(t *testing.T) {
+	c, err := Parse([]byte("apiVersion: operator.config.grove.io/v1alpha1\nkind: OperatorConfiguration\nscheduler:\n  profiles:\n  - name: default-scheduler\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Scheduler.DefaultProfileName != SchedulerBackendDefault || c.SchedulerEnabled(SchedulerBackendGrove) {
+		t.Errorf("profiles %+v default %q: want only default-scheduler", c.Scheduler.Profiles, c.Scheduler.DefaultProfileName)
+	}
+}

@@ -1,0 +1,213 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package config holds grove-operator's configuration file format
+// (operator.config.grove.io/v1alpha1, kind OperatorConfiguration), its
+// defaults, validation and loading.
+package config
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+const (
+	// APIVersion is the apiVersion of the configuration file.
+	APIVersion = "operator.config.grove.io/v1alpha1"
+	// Kind is the kind of the configuration file.
+	Kind = "OperatorConfiguration"
+)
+
+// OperatorConfiguration configures grove-operator.
+type OperatorConfiguration struct {
+	metav1.TypeMeta `json:",inline"`
+	// RuntimeClientConnection configures the client the controllers use.
+	RuntimeClientConnection ClientConnection `json:"runtimeClientConnection"`
+	// LeaderElection configures leader election between operator replicas.
+	LeaderElection LeaderElection `json:"leaderElection"`
+	// Server configures the webhook, health-probe and metrics servers.
+	Server Server `json:"server"`
+	// Debugging configures profiling.
+	Debugging Debugging `json:"debugging"`
+	// Controllers configures each controller.
+	Controllers Controllers `json:"controllers"`
+	// LogLevel is debug, info or error.
+	LogLevel LogLevel `json:"logLevel"`
+	// LogFormat is json or text.
+	LogFormat LogFormat `json:"logFormat"`
+	// Scheduler configures the scheduler backends pods can be handed to.
+	Scheduler Scheduler `json:"scheduler"`
+	// TopologyAwareScheduling enables topology constraints on PodCliqueSets.
+	TopologyAwareScheduling TopologyAwareScheduling `json:"topologyAwareScheduling"`
+	// InitContainer configures the injected grove-initc container.
+	InitContainer InitContainer `json:"initContainer"`
+}
+
+// ClientConnection configures a Kubernetes client. The defaults are high
+// because client rate limits, not CPU, bound how fast large PodCliqueSets start.
+type ClientConnection struct {
+	// QPS is the sustained request rate. Default 500.
+	QPS float32 `json:"qps"`
+	// Burst is the request burst. Default 1000.
+	Burst int `json:"burst"`
+	// ContentType is the content type of requests.
+	ContentType string `json:"contentType,omitempty"`
+	// AcceptContentTypes are the accepted response content types.
+	AcceptContentTypes string `json:"acceptContentTypes,omitempty"`
+}
+
+// LeaderElection configures leader election.
+type LeaderElection struct {
+	// Enabled turns leader election on.
+	Enabled bool `json:"enabled"`
+	// LeaseDuration is how long a lease is valid. Default 15s.
+	LeaseDuration metav1.Duration `json:"leaseDuration"`
+	// RenewDeadline is how long the leader tries to renew. Default 10s.
+	RenewDeadline metav1.Duration `json:"renewDeadline"`
+	// RetryPeriod is how often candidates retry. Default 2s.
+	RetryPeriod metav1.Duration `json:"retryPeriod"`
+	// ResourceLock is the lock type. Default leases.
+	ResourceLock string `json:"resourceLock"`
+	// ResourceName is the lock's name. Default grove-operator-leader-election.
+	ResourceName string `json:"resourceName"`
+	// ResourceNamespace is the lock's namespace. Default: the operator's namespace.
+	ResourceNamespace string `json:"resourceNamespace,omitempty"`
+}
+
+// Server configures the operator's servers.
+type Server struct {
+	// Webhooks configures the admission webhook server.
+	Webhooks WebhookServer `json:"webhooks"`
+	// HealthProbes configures /healthz and /readyz.
+	HealthProbes BindServer `json:"healthProbes"`
+	// Metrics configures the Prometheus metrics endpoint.
+	Metrics BindServer `json:"metrics"`
+}
+
+// BindServer is an address and port.
+type BindServer struct {
+	// BindAddress is the address to listen on. Empty means all addresses.
+	BindAddress string `json:"bindAddress,omitempty"`
+	// Port is the port to listen on.
+	Port int `json:"port"`
+}
+
+// CertProvisionMode says where the webhook serving certificate comes from.
+type CertProvisionMode string
+
+const (
+	// CertProvisionModeAuto makes the operator create, rotate and inject its own certificates.
+	CertProvisionModeAuto CertProvisionMode = "auto"
+	// CertProvisionModeManual reads certificates from ServerCertDir (for example mounted by cert-manager).
+	CertProvisionModeManual CertProvisionMode = "manual"
+)
+
+// WebhookServer configures the admission webhook server.
+type WebhookServer struct {
+	BindServer `json:",inline"`
+	// ServerCertDir holds tls.crt and tls.key. Default /etc/grove-operator/webhook-certs.
+	ServerCertDir string `json:"serverCertDir"`
+	// SecretName is the Secret holding the certificates in auto mode. Default grove-webhook-server-cert.
+	SecretName string `json:"secretName"`
+	// SecretNamespace is the Secret's namespace. Default: the operator's namespace.
+	SecretNamespace string `json:"secretNamespace,omitempty"`
+	// CertProvisionMode is auto (default) or manual.
+	CertProvisionMode CertProvisionMode `json:"certProvisionMode"`
+	// ServiceName is the Service the API server reaches the webhooks through;
+	// the certificate is issued for its DNS names. Default grove-operator.
+	ServiceName string `json:"serviceName"`
+	// ExtraSANs are further DNS names or IP addresses for the certificate, for
+	// example 127.0.0.1 when the API server calls the webhooks by URL.
+	ExtraSANs []string `json:"extraSANs,omitempty"`
+}
+
+// Debugging configures profiling.
+type Debugging struct {
+	// EnableProfiling serves pprof.
+	EnableProfiling *bool `json:"enableProfiling,omitempty"`
+	// PprofBindHost is the pprof address. Default 127.0.0.1.
+	PprofBindHost string `json:"pprofBindHost"`
+	// PprofBindPort is the pprof port. Default 2753.
+	PprofBindPort int `json:"pprofBindPort"`
+}
+
+// Controllers configures the controllers.
+type Controllers struct {
+	// PodCliqueSet configures the PodCliqueSet controller. Default 10 workers.
+	PodCliqueSet ControllerConfig `json:"podCliqueSet"`
+	// PodClique configures the PodClique controller. Default 10 workers.
+	PodClique ControllerConfig `json:"podClique"`
+	// PodCliqueScalingGroup configures the PodCliqueScalingGroup controller. Default 5 workers.
+	PodCliqueScalingGroup ControllerConfig `json:"podCliqueScalingGroup"`
+	// PodGang configures the PodGang controller. Default 5 workers.
+	PodGang ControllerConfig `json:"podGang"`
+}
+
+// ControllerConfig configures one controller.
+type ControllerConfig struct {
+	// ConcurrentSyncs is the number of workers.
+	ConcurrentSyncs int `json:"concurrentSyncs"`
+}
+
+// LogLevel is a log level.
+type LogLevel string
+
+// LogFormat is a log format.
+type LogFormat string
+
+const (
+	LogLevelDebug LogLevel  = "debug"
+	LogLevelInfo  LogLevel  = "info"
+	LogLevelError LogLevel  = "error"
+	LogFormatJSON LogFormat = "json"
+	LogFormatText LogFormat = "text"
+)
+
+// Scheduler backend names.
+const (
+	// SchedulerBackendGrove hands pods to grove-scheduler, which gang-schedules PodGangs.
+	SchedulerBackendGrove = "grove-scheduler"
+	// SchedulerBackendDefault hands pods to kube-scheduler: scheduling gates and ordering only, no gang guarantee.
+	SchedulerBackendDefault = "default-scheduler"
+)
+
+// Scheduler configures scheduler backends.
+type Scheduler struct {
+	// Profiles are the enabled backends. Default [grove-scheduler, default-scheduler].
+	Profiles []SchedulerProfile `json:"profiles"`
+	// DefaultProfileName is the backend for pods whose template names no
+	// scheduler. Default grove-scheduler.
+	DefaultProfileName string `json:"defaultProfileName"`
+}
+
+// SchedulerProfile enables one scheduler backend.
+type SchedulerProfile struct {
+	// Name is grove-scheduler or default-scheduler.
+	Name string `json:"name"`
+}
+
+// TopologyAwareScheduling configures topology constraints.
+type TopologyAwareScheduling struct {
+	// Enabled allows topology constraints on PodCliqueSets. Default true:
+	// grove-scheduler places them natively.
+	Enabled *bool `json:"enabled,omitempty"`
+}
+
+// InitContainer configures grove-initc injection.
+type InitContainer struct {
+	// Image is the grove-initc image repository without a tag; the operator's
+	// version is appended as the tag. Default grove-initc.
+	Image string `json:"image"`
+}

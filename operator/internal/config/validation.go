@@ -1,0 +1,96 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package config
+
+import (
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// SupportedSchedulerBackends are the scheduler backends grove-operator knows.
+var SupportedSchedulerBackends = sets.New(SchedulerBackendGrove, SchedulerBackendDefault)
+
+// Validate checks a defaulted configuration and names every bad field.
+func Validate(c *OperatorConfiguration) field.ErrorList {
+	var errs field.ErrorList
+	if c.RuntimeClientConnection.QPS < 0 {
+		errs = append(errs, field.Invalid(field.NewPath("runtimeClientConnection", "qps"), c.RuntimeClientConnection.QPS, "must not be negative"))
+	}
+	if c.RuntimeClientConnection.Burst < 0 {
+		errs = append(errs, field.Invalid(field.NewPath("runtimeClientConnection", "burst"), c.RuntimeClientConnection.Burst, "must not be negative"))
+	}
+	if le := c.LeaderElection; le.Enabled {
+		p := field.NewPath("leaderElection")
+		for name, d := range map[string]int64{"leaseDuration": int64(le.LeaseDuration.Duration), "renewDeadline": int64(le.RenewDeadline.Duration), "retryPeriod": int64(le.RetryPeriod.Duration)} {
+			if d <= 0 {
+				errs = append(errs, field.Invalid(p.Child(name), d, "must be greater than zero"))
+			}
+		}
+		if le.LeaseDuration.Duration <= le.RenewDeadline.Duration {
+			errs = append(errs, field.Invalid(p.Child("leaseDuration"), le.LeaseDuration.Duration.String(), "must be greater than renewDeadline"))
+		}
+	}
+	if m := c.Server.Webhooks.CertProvisionMode; m != CertProvisionModeAuto && m != CertProvisionModeManual {
+		errs = append(errs, field.NotSupported(field.NewPath("server", "webhooks", "certProvisionMode"), m, []string{string(CertProvisionModeAuto), string(CertProvisionModeManual)}))
+	}
+	for name, port := range map[string]int{"webhooks": c.Server.Webhooks.Port, "healthProbes": c.Server.HealthProbes.Port, "metrics": c.Server.Metrics.Port} {
+		if port < 0 || port > 65535 {
+			errs = append(errs, field.Invalid(field.NewPath("server", name, "port"), port, "must be between 0 and 65535"))
+		}
+	}
+	cp := field.NewPath("controllers")
+	for name, cc := range map[string]ControllerConfig{"podCliqueSet": c.Controllers.PodCliqueSet, "podClique": c.Controllers.PodClique, "podCliqueScalingGroup": c.Controllers.PodCliqueScalingGroup, "podGang": c.Controllers.PodGang} {
+		if cc.ConcurrentSyncs <= 0 {
+			errs = append(errs, field.Invalid(cp.Child(name, "concurrentSyncs"), cc.ConcurrentSyncs, "must be greater than zero"))
+		}
+	}
+	if l := c.LogLevel; l != LogLevelDebug && l != LogLevelInfo && l != LogLevelError {
+		errs = append(errs, field.NotSupported(field.NewPath("logLevel"), l, []string{string(LogLevelDebug), string(LogLevelInfo), string(LogLevelError)}))
+	}
+	if f := c.LogFormat; f != LogFormatJSON && f != LogFormatText {
+		errs = append(errs, field.NotSupported(field.NewPath("logFormat"), f, []string{string(LogFormatJSON), string(LogFormatText)}))
+	}
+	sp := field.NewPath("scheduler")
+	seen := sets.New[string]()
+	for i, p := range c.Scheduler.Profiles {
+		path := sp.Child("profiles").Index(i).Child("name")
+		switch {
+		case !SupportedSchedulerBackends.Has(p.Name):
+			errs = append(errs, field.NotSupported(path, p.Name, sets.List(SupportedSchedulerBackends)))
+		case seen.Has(p.Name):
+			errs = append(errs, field.Duplicate(path, p.Name))
+		}
+		seen.Insert(p.Name)
+	}
+	if !seen.Has(c.Scheduler.DefaultProfileName) {
+		errs = append(errs, field.Invalid(sp.Child("defaultProfileName"), c.Scheduler.DefaultProfileName, "must name one of scheduler.profiles"))
+	}
+	if c.InitContainer.Image == "" {
+		errs = append(errs, field.Required(field.NewPath("initContainer", "image"), ""))
+	}
+	return errs
+}
+
+// SchedulerEnabled reports whether a scheduler backend is enabled.
+func (c *OperatorConfiguration) SchedulerEnabled(name string) bool {
+	for _, p := range c.Scheduler.Profiles {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,12 @@
+//go:build tools
+
+package deps
+
+import (
+	_ "github.com/onsi/ginkgo/v2"
+	_ "github.com/onsi/gomega"
+	_ "k8s.io/kubernetes/cmd/kube-scheduler/app"
+	_ "sigs.k8s.io/scheduler-plugins/pkg/coscheduling"
+	_ "sigs.k8s.io/controller-runtime/pkg/envtest"
+	_ "github.com/grove-project/grove/api/core/v1alpha1"
+)

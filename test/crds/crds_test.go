@@ -1,0 +1,305 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package crds
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+)
+
+func podSpec() corev1.PodSpec {
+	return corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "registry.example/model:1"}}}
+}
+
+// leaderWorker is the tutorial's multi-node aggregated example.
+func leaderWorker(name string) *corev1alpha1.PodCliqueSet {
+	return &corev1alpha1.PodCliqueSet{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec: corev1alpha1.PodCliqueSetSpec{
+			Replicas: 1,
+			Template: corev1alpha1.PodCliqueSetTemplateSpec{
+				Cliques: []corev1alpha1.PodCliqueTemplateSpec{
+					{Name: "leader", Spec: corev1alpha1.PodCliqueSpec{RoleName: "leader", Replicas: 1, PodSpec: podSpec()}},
+					{Name: "worker", Spec: corev1alpha1.PodCliqueSpec{RoleName: "worker", Replicas: 3, PodSpec: podSpec()}},
+				},
+				PodCliqueScalingGroupConfigs: []corev1alpha1.PodCliqueScalingGroupConfig{
+					{Name: "model-instance", CliqueNames: []string{"leader", "worker"}, Replicas: ptr.To[int32](2)},
+				},
+			},
+		},
+	}
+}
+
+// expectInvalid asserts the API server refused the object as invalid with a
+// message containing every fragment (typically the field path and the rule).
+func expectInvalid(err error, fragments ...string) {
+	GinkgoHelper()
+	Expect(err).To(HaveOccurred())
+	Expect(apierrors.IsInvalid(err)).To(BeTrue(), "expected an Invalid error, got: %v", err)
+	for _, f := range fragments {
+		Expect(err.Error()).To(ContainSubstring(f))
+	}
+}
+
+var _ = Describe("Grove CRDs", func() {
+	Describe("valid objects", func() {
+		It("accepts a PodCliqueSet and applies the CRD defaults", func() {
+			pcs, err := clients.GroveV1alpha1().PodCliqueSets("default").Create(ctx, leaderWorker("accepted"), metav1.CreateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(pcs.Spec.Template.StartupType).To(HaveValue(Equal(corev1alpha1.CliqueStartupTypeAnyOrder)))
+			Expect(pcs.Spec.Template.PodCliqueScalingGroupConfigs[0].MinAvailable).To(HaveValue(BeEquivalentTo(1)))
+			Expect(pcs.Spec.Template.PodCliqueScalingGroupConfigs[0].Replicas).To(HaveValue(BeEquivalentTo(2)))
+		})
+
+		It("accepts a PodClique", func() {
+			pclq := &corev1alpha1.PodClique{
+				ObjectMeta: metav1.ObjectMeta{Name: "accepted-0-frontend", Namespace: "default"},
+				Spec:       corev1alpha1.PodCliqueSpec{RoleName: "frontend", Replicas: 2, MinAvailable: ptr.To[int32](1), PodSpec: podSpec()},
+			}
+			_, err := clients.GroveV1alpha1().PodCliques("default").Create(ctx, pclq, metav1.CreateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+		})
+
+		It("accepts a PodCliqueScalingGroup and defaults minAvailable to 1", func() {
+			pcsg := &corev1alpha1.PodCliqueScalingGroup{
+				ObjectMeta: metav1.ObjectMeta{Name: "accepted-0-model-instance", Namespace: "default"},
+				Spec:       corev1alpha1.PodCliqueScalingGroupSpec{Replicas: 2, CliqueNames: []string{"leader", "worker"}},
+			}
+			created, err := clients.GroveV1alpha1().PodCliqueScalingGroups("default").Create(ctx, pcsg, metav1.CreateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(created.Spec.MinAvailable).To(HaveValue(BeEquivalentTo(1)))
+		})
+
+		It("accepts a cluster-scoped ClusterTopology", func() {
+			ct := &corev1alpha1.ClusterTopology{
+				ObjectMeta: metav1.ObjectMeta{Name: "datacenter"},
+				Spec: corev1alpha1.ClusterTopologySpec{Levels: []corev1alpha1.TopologyLevel{
+					{Domain: "zone", Key: "topology.kubernetes.io/zone"},
+					{Domain: "rack", Key: "example.com/rack"},
+					{Domain: "host", Key: "kubernetes.io/hostname"},
+				}},
+			}
+			created, err := clients.GroveV1alpha1().ClusterTopologies().Create(ctx, ct, metav1.CreateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(created.Namespace).To(BeEmpty())
+		})
+
+		It("accepts a PodGang and lets its status be written through the status subresource", func() {
+			pg := &schedv1alpha1.PodGang{
+				ObjectMeta: metav1.ObjectMeta{Name: "accepted-0", Namespace: "default"},
+				Spec: schedv1alpha1.PodGangSpec{
+					PodGroups: []schedv1alpha1.PodGroup{{
+						Name:          "accepted-0-frontend",
+						MinReplicas:   1,
+						PodReferences: []schedv1alpha1.NamespacedName{{Namespace: "default", Name: "accepted-0-frontend-abcde"}},
+					}},
+					TopologyConstraint: &schedv1alpha1.TopologyConstraint{PackConstraint: &schedv1alpha1.TopologyPackConstraint{Required: ptr.To("example.com/rack")}},
+				},
+			}
+			created, err := clients.SchedulerV1alpha1().PodGangs("default").Create(ctx, pg, metav1.CreateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			created.Status.Phase = schedv1alpha1.PodGangPhaseRunning
+			created.Status.PlacementScore = ptr.To(0.75)
+			updated, err := clients.SchedulerV1alpha1().PodGangs("default").UpdateStatus(ctx, created, metav1.UpdateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(updated.Status.Phase).To(Equal(schedv1alpha1.PodGangPhaseRunning))
+			Expect(updated.Status.PlacementScore).To(HaveValue(Equal(0.75)))
+		})
+	})
+
+	Describe("the scale subresource", func() {
+		It("scales a PodCliqueSet", func() {
+			pcs, err := clients.GroveV1alpha1().PodCliqueSets("default").Create(ctx, leaderWorker("scalable"), metav1.CreateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			scale, err := clients.GroveV1alpha1().PodCliqueSets("default").GetScale(ctx, pcs.Name, metav1.GetOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(scale.Spec.Replicas).To(BeEquivalentTo(1))
+			scale.Spec.Replicas = 3
+			_, err = clients.GroveV1alpha1().PodCliqueSets("default").UpdateScale(ctx, pcs.Name, scale, metav1.UpdateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			got, err := clients.GroveV1alpha1().PodCliqueSets("default").Get(ctx, pcs.Name, metav1.GetOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got.Spec.Replicas).To(BeEquivalentTo(3))
+		})
+
+		It("scales a PodClique and reports the selector published in status", func() {
+			pclqs := clients.GroveV1alpha1().PodCliques("default")
+			pclq, err := pclqs.Create(ctx, &corev1alpha1.PodClique{
+				ObjectMeta: metav1.ObjectMeta{Name: "scalable-0-worker", Namespace: "default"},
+				Spec:       corev1alpha1.PodCliqueSpec{Replicas: 2, PodSpec: podSpec()},
+			}, metav1.CreateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			pclq.Status.Replicas = 2
+			pclq.Status.HPAPodSelector = "app.kubernetes.io/part-of=scalable,grove.io/podclique=scalable-0-worker"
+			_, err = pclqs.UpdateStatus(ctx, pclq, metav1.UpdateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+
+			scale, err := pclqs.GetScale(ctx, pclq.Name, metav1.GetOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(scale.Status.Replicas).To(BeEquivalentTo(2))
+			Expect(scale.Status.Selector).To(Equal("app.kubernetes.io/part-of=scalable,grove.io/podclique=scalable-0-worker"))
+			_, err = pclqs.UpdateScale(ctx, pclq.Name, &autoscalingv1.Scale{
+				ObjectMeta: metav1.ObjectMeta{Name: pclq.Name, Namespace: "default", ResourceVersion: scale.ResourceVersion},
+				Spec:       autoscalingv1.ScaleSpec{Replicas: 4},
+			}, metav1.UpdateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			got, err := pclqs.Get(ctx, pclq.Name, metav1.GetOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got.Spec.Replicas).To(BeEquivalentTo(4))
+		})
+
+		It("scales a PodCliqueScalingGroup", func() {
+			pcsgs := clients.GroveV1alpha1().PodCliqueScalingGroups("default")
+			pcsg, err := pcsgs.Create(ctx, &corev1alpha1.PodCliqueScalingGroup{
+				ObjectMeta: metav1.ObjectMeta{Name: "scalable-0-model-instance", Namespace: "default"},
+				Spec:       corev1alpha1.PodCliqueScalingGroupSpec{Replicas: 2, CliqueNames: []string{"leader", "worker"}},
+			}, metav1.CreateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			scale, err := pcsgs.GetScale(ctx, pcsg.Name, metav1.GetOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			scale.Spec.Replicas = 3
+			_, err = pcsgs.UpdateScale(ctx, pcsg.Name, scale, metav1.UpdateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			got, err := pcsgs.Get(ctx, pcsg.Name, metav1.GetOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got.Spec.Replicas).To(BeEquivalentTo(3))
+		})
+
+		It("refuses to scale a PodClique below its minAvailable", func() {
+			pclqs := clients.GroveV1alpha1().PodCliques("default")
+			pclq, err := pclqs.Create(ctx, &corev1alpha1.PodClique{
+				ObjectMeta: metav1.ObjectMeta{Name: "scalable-0-decode", Namespace: "default"},
+				Spec:       corev1alpha1.PodCliqueSpec{Replicas: 3, MinAvailable: ptr.To[int32](2), PodSpec: podSpec()},
+			}, metav1.CreateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			scale, err := pclqs.GetScale(ctx, pclq.Name, metav1.GetOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			scale.Spec.Replicas = 1
+			_, err = pclqs.UpdateScale(ctx, pclq.Name, scale, metav1.UpdateOptions{})
+			expectInvalid(err, "spec.minAvailable", "minAvailable must be less than or equal to replicas")
+		})
+	})
+
+	Describe("validation", func() {
+		create := func(mutate func(*corev1alpha1.PodCliqueSet)) error {
+			pcs := leaderWorker("invalid")
+			mutate(pcs)
+			_, err := clients.GroveV1alpha1().PodCliqueSets("default").Create(ctx, pcs, metav1.CreateOptions{})
+			return err
+		}
+
+		DescribeTable("rejects a PodCliqueSet with a message naming the field",
+			func(mutate func(*corev1alpha1.PodCliqueSet), fragments ...string) {
+				expectInvalid(create(mutate), fragments...)
+			},
+			Entry("negative replicas",
+				func(p *corev1alpha1.PodCliqueSet) { p.Spec.Replicas = -1 },
+				"spec.replicas", "should be greater than or equal to 0"),
+			Entry("negative clique replicas",
+				func(p *corev1alpha1.PodCliqueSet) { p.Spec.Template.Cliques[1].Spec.Replicas = -2 },
+				"spec.template.cliques[1].spec.replicas", "should be greater than or equal to 0"),
+			Entry("duplicate clique names",
+				func(p *corev1alpha1.PodCliqueSet) { p.Spec.Template.Cliques[1].Name = "leader" },
+				"spec.template.cliques[1]", "Duplicate value"),
+			Entry("a pack constraint with neither required nor preferred",
+				func(p *corev1alpha1.PodCliqueSet) {
+					p.Spec.Template.TopologyConstraint = &corev1alpha1.TopologyConstraint{TopologyName: "datacenter", Pack: &corev1alpha1.TopologyPackConstraint{}}
+				},
+				"spec.template.topologyConstraint.pack", "pack must set required or preferred"),
+			Entry("a topology constraint without pack",
+				func(p *corev1alpha1.PodCliqueSet) {
+					p.Spec.Template.Cliques[0].TopologyConstraint = &corev1alpha1.TopologyConstraint{TopologyName: "datacenter"}
+				},
+				"spec.template.cliques[0].topologyConstraint.pack", "Required value"),
+			Entry("an unknown cliqueStartupType",
+				func(p *corev1alpha1.PodCliqueSet) {
+					p.Spec.Template.StartupType = ptr.To(corev1alpha1.CliqueStartupType("CliqueStartupTypeRandom"))
+				},
+				"spec.template.cliqueStartupType", `Unsupported value: "CliqueStartupTypeRandom"`),
+			Entry("minAvailable greater than replicas",
+				func(p *corev1alpha1.PodCliqueSet) { p.Spec.Template.Cliques[1].Spec.MinAvailable = ptr.To[int32](4) },
+				"spec.template.cliques[1].spec.minAvailable", "minAvailable must be less than or equal to replicas"),
+			Entry("a scaling group naming an unknown clique",
+				func(p *corev1alpha1.PodCliqueSet) {
+					p.Spec.Template.PodCliqueScalingGroupConfigs[0].CliqueNames = []string{"leader", "workers"}
+				},
+				"spec.template.podCliqueScalingGroups", "must be a clique defined in cliques"),
+			Entry("a clique in two scaling groups",
+				func(p *corev1alpha1.PodCliqueSet) {
+					p.Spec.Template.PodCliqueScalingGroupConfigs = append(p.Spec.Template.PodCliqueScalingGroupConfigs,
+						corev1alpha1.PodCliqueScalingGroupConfig{Name: "extra", CliqueNames: []string{"worker"}})
+				},
+				"spec.template.podCliqueScalingGroups", "a clique may belong to at most one scaling group"),
+			Entry("scaling group minAvailable greater than replicas",
+				func(p *corev1alpha1.PodCliqueSet) {
+					p.Spec.Template.PodCliqueScalingGroupConfigs[0].MinAvailable = ptr.To[int32](3)
+				},
+				"spec.template.podCliqueScalingGroups[0].minAvailable", "minAvailable must be less than or equal to replicas"),
+			Entry("an unknown update strategy",
+				func(p *corev1alpha1.PodCliqueSet) {
+					p.Spec.UpdateStrategy = &corev1alpha1.PodCliqueSetUpdateStrategy{Type: "Replace"}
+				},
+				"spec.updateStrategy.type", `Unsupported value: "Replace"`),
+			Entry("a clique name that is not a DNS label",
+				func(p *corev1alpha1.PodCliqueSet) { p.Spec.Template.Cliques[0].Name = "Leader_1" },
+				"spec.template.cliques[0].name", "should match"),
+			Entry("autoscaling maxReplicas below minReplicas",
+				func(p *corev1alpha1.PodCliqueSet) {
+					p.Spec.Template.Cliques[0].Spec.AutoScalingConfig = &corev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](3), MaxReplicas: 2}
+				},
+				"spec.template.cliques[0].spec.autoScalingConfig", "maxReplicas must be greater than or equal to minReplicas"),
+		)
+
+		It("accepts the corrected twin of every rejected PodCliqueSet", func() {
+			Expect(create(func(p *corev1alpha1.PodCliqueSet) {
+				p.Name = "corrected"
+				p.Spec.Template.TopologyConstraint = &corev1alpha1.TopologyConstraint{TopologyName: "datacenter",
+					Pack: &corev1alpha1.TopologyPackConstraint{Required: ptr.To[corev1alpha1.TopologyDomain]("rack")}}
+				p.Spec.Template.StartupType = ptr.To(corev1alpha1.CliqueStartupTypeExplicit)
+				p.Spec.Template.Cliques[1].Spec.MinAvailable = ptr.To[int32](3)
+				p.Spec.Template.Cliques[1].Spec.StartsAfter = []string{"leader"}
+				p.Spec.UpdateStrategy = &corev1alpha1.PodCliqueSetUpdateStrategy{Type: corev1alpha1.OnDeleteStrategyType}
+			})).To(Succeed())
+		})
+
+		It("rejects a ClusterTopology with duplicate domains or keys", func() {
+			ct := &corev1alpha1.ClusterTopology{
+				ObjectMeta: metav1.ObjectMeta{Name: "duplicated"},
+				Spec: corev1alpha1.ClusterTopologySpec{Levels: []corev1alpha1.TopologyLevel{
+					{Domain: "rack", Key: "example.com/rack"},
+					{Domain: "rack", Key: "example.com/rack"},
+				}},
+			}
+			_, err := clients.GroveV1alpha1().ClusterTopologies().Create(ctx, ct, metav1.CreateOptions{})
+			expectInvalid(err, "spec.levels", "domains must be unique", "keys must be unique")
+		})
+
+		It("rejects a ClusterTopology without levels", func() {
+			ct := &corev1alpha1.ClusterTopology{ObjectMeta: metav1.ObjectMeta{Name: "empty"}}
+			_, err := clients.GroveV1alpha1().ClusterTopologies().Create(ctx, ct, metav1.CreateOptions{})
+			expectInvalid(err, "spec.levels")
+		})
+	})
+})
