@@ -59,3 +59,6 @@ build: ## Build grove-operator, grove-scheduler and grove-initc into bin/.
 .PHONY: test
 test: control-plane ## Run every test: unit tests and envtest suites of every module.
 	go test $(GO_TEST_FLAGS) $(addsuffix /...,$(addprefix ./,$(MODULES)))
+
+# Each area keeps its own targets (benchmarks, local cluster, e2e) in hack/mk/.
+-include hack/mk/*.mk

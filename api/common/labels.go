@@ -50,6 +50,10 @@ const (
 	LabelPodTemplateHash = "grove.io/pod-template-hash"
 	// LabelSchedulerName on a PodGang names the scheduler backend that handles it.
 	LabelSchedulerName = "grove.io/scheduler-name"
+	// LabelPodCliqueTemplateName holds the name of the clique template (in the
+	// PodCliqueSet) a PodClique or pod was built from. Grove matches objects to
+	// templates by this label, never by parsing names.
+	LabelPodCliqueTemplateName = "grove.io/podclique-template-name"
 )
 
 // Values of LabelComponentKey.
