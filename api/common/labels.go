@@ -80,6 +80,10 @@ const (
 	AnnotationStartsAfter = "grove.io/starts-after"
 	// AnnotationServiceAccountName is the annotation binding a token Secret to its ServiceAccount.
 	AnnotationServiceAccountName = "kubernetes.io/service-account.name"
+	// AnnotationTemplateReplicas on a PodClique or PodCliqueScalingGroup records
+	// the template replicas last applied to it, so a later template change is
+	// propagated while a kubectl scale on the child persists until then.
+	AnnotationTemplateReplicas = "grove.io/template-replicas"
 )
 
 // Scheduling gate and finalizers.
