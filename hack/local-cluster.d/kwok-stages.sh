@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Writes kwok's standard "fast" stages (node initialize, node heartbeat with
+# lease, pod ready, pod complete, pod delete) from the kwok module source in
+# the Go module cache; kwok refuses to start without stages.
+# Usage: kwok-stages.sh OUTFILE KWOK_VERSION
+set -euo pipefail
+OUT=${1:?usage: kwok-stages.sh OUTFILE KWOK_VERSION}; V=${2:?}
+D="$(go env GOMODCACHE)/sigs.k8s.io/kwok@$V"
+if [ ! -d "$D/kustomize/stage" ]; then
+  # The module is normally in the cache because hack/control-plane.sh built kwok from it.
+  D=$(cd "$(mktemp -d)" && GOWORK=off GOFLAGS=-mod=mod go mod download -json "sigs.k8s.io/kwok@$V" | sed -n 's/^\s*"Dir": "\(.*\)",$/\1/p')
+fi
+tmp="$OUT.tmp"; : > "$tmp"
+for f in node/fast/node-initialize.yaml node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \
+         pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml; do
+  echo '---' >> "$tmp"; cat "$D/kustomize/stage/$f" >> "$tmp"
+done
+mv "$tmp" "$OUT"

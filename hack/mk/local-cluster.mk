@@ -1,0 +1,34 @@
+# Local cluster, demo and end-to-end suite (see docs/local-cluster.md).
+LOCAL_CLUSTER := hack/local-cluster
+GROVE_LOCAL_DIR ?= $(ROOT)/.local-cluster
+export GROVE_LOCAL_DIR
+LOCAL_KUBECTL := $(ROOT)/bin/k8s-v1.34.10/kubectl
+NODES ?= 40
+DEMO_SAMPLE ?= samples/user-guide/01_core-concepts/multi-node-disaggregated.yaml
+E2E_FLAGS ?=
+
+##@ Local cluster
+.PHONY: local-cluster-up
+local-cluster-up: ## Start the local cluster (etcd, apiserver, KCM, kwok with NODES fake nodes, grove-scheduler, grove-operator).
+	$(LOCAL_CLUSTER) up --nodes $(NODES)
+
+.PHONY: local-cluster-down
+local-cluster-down: ## Stop the local cluster's processes (state stays in .local-cluster/).
+	$(LOCAL_CLUSTER) down
+
+.PHONY: local-cluster-status
+local-cluster-status: ## Show each local cluster component's health (exit 0 only when all are healthy).
+	$(LOCAL_CLUSTER) status
+
+.PHONY: demo
+demo: ## Start the local cluster and deploy a tutorial sample on fake nodes (DEMO_SAMPLE=...).
+	hack/local-cluster.d/demo.sh $(DEMO_SAMPLE)
+
+.PHONY: demo-down
+demo-down: ## Stop the local cluster and delete its state.
+	$(LOCAL_CLUSTER) down --purge
+
+.PHONY: e2e
+e2e: ## Run the end-to-end suite against the local cluster (started when not running).
+	@$(LOCAL_CLUSTER) status >/dev/null 2>&1 || $(LOCAL_CLUSTER) up --nodes $(NODES)
+	cd test && go test -tags e2e -count=1 -timeout 14m ./e2e -args -ginkgo.v $(E2E_FLAGS)
