@@ -1,0 +1,61 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+package clustertopology
+
+import (
+	"context"
+	"net/http"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/webhook/response"
+)
+
+// ValidatingHandler is the validating admission handler for ClusterTopologies.
+type ValidatingHandler struct {
+	decoder admission.Decoder
+}
+
+// NewValidatingHandler returns a ValidatingHandler decoding with scheme, which
+// must know the grove.io types.
+func NewValidatingHandler(scheme *runtime.Scheme) *ValidatingHandler {
+	return &ValidatingHandler{decoder: admission.NewDecoder(scheme)}
+}
+
+// Handle validates a CREATE or UPDATE; it allows every other operation.
+func (h *ValidatingHandler) Handle(ctx context.Context, req admission.Request) admission.Response {
+	if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
+		return admission.Allowed("")
+	}
+	ct := &corev1alpha1.ClusterTopology{}
+	if err := h.decoder.Decode(req, ct); err != nil {
+		return admission.Errored(http.StatusBadRequest, err)
+	}
+	if ct.DeletionTimestamp != nil {
+		return admission.Allowed("")
+	}
+	if errs := Validate(ct); len(errs) > 0 {
+		log.FromContext(ctx).V(1).Info("Rejected ClusterTopology", "clusterTopology", ct.Name, "errors", errs.ToAggregate().Error())
+		return response.Invalid(corev1alpha1.SchemeGroupVersion.WithKind("ClusterTopology").GroupKind(), ct.Name, errs)
+	}
+	return admission.Allowed("")
+}

@@ -1,0 +1,139 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+// Package configuration holds the contract between Grove's webhook server and
+// the API server: the paths the handlers are served at, the names of the
+// webhook configuration objects (the chart, the local cluster and the
+// certificate injector all refer to them by name) and builders for those
+// objects.
+package configuration
+
+import (
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+)
+
+// Paths the webhook server serves the handlers at.
+const (
+	// DefaultPodCliqueSetPath serves the PodCliqueSet defaulting webhook.
+	DefaultPodCliqueSetPath = "/webhooks/default-podcliqueset"
+	// ValidatePodCliqueSetPath serves the PodCliqueSet validating webhook.
+	ValidatePodCliqueSetPath = "/webhooks/validate-podcliqueset"
+	// ValidateClusterTopologyPath serves the ClusterTopology validating webhook.
+	ValidateClusterTopologyPath = "/webhooks/validate-clustertopology"
+)
+
+// Names of the webhook configuration objects and of the webhooks in them.
+const (
+	// PodCliqueSetDefaultingConfigurationName is the MutatingWebhookConfiguration of PodCliqueSets.
+	PodCliqueSetDefaultingConfigurationName = "podcliqueset-defaulting-webhook"
+	// PodCliqueSetDefaultingWebhookName is the webhook in PodCliqueSetDefaultingConfigurationName.
+	PodCliqueSetDefaultingWebhookName = "pcs.defaulting.webhooks.grove.io"
+	// PodCliqueSetValidatingConfigurationName is the ValidatingWebhookConfiguration of PodCliqueSets.
+	PodCliqueSetValidatingConfigurationName = "podcliqueset-validating-webhook"
+	// PodCliqueSetValidatingWebhookName is the webhook in PodCliqueSetValidatingConfigurationName.
+	PodCliqueSetValidatingWebhookName = "pcs.validating.webhooks.grove.io"
+	// ClusterTopologyValidatingConfigurationName is the ValidatingWebhookConfiguration of ClusterTopologies.
+	ClusterTopologyValidatingConfigurationName = "clustertopology-validating-webhook"
+	// ClusterTopologyValidatingWebhookName is the webhook in ClusterTopologyValidatingConfigurationName.
+	ClusterTopologyValidatingWebhookName = "clustertopology.validating.webhooks.grove.io"
+)
+
+// TimeoutSeconds is how long the API server waits for a webhook answer.
+const TimeoutSeconds int32 = 10
+
+// MutatingConfigurationNames are the MutatingWebhookConfigurations the CA bundle is injected into.
+var MutatingConfigurationNames = []string{PodCliqueSetDefaultingConfigurationName}
+
+// ValidatingConfigurationNames are the ValidatingWebhookConfigurations the CA bundle is injected into.
+var ValidatingConfigurationNames = []string{PodCliqueSetValidatingConfigurationName, ClusterTopologyValidatingConfigurationName}
+
+// ClientConfigFunc says how the API server reaches the handler served at path.
+type ClientConfigFunc func(path string) admissionregistrationv1.WebhookClientConfig
+
+// ServiceClientConfig reaches the handlers through a Service, as in a cluster.
+func ServiceClientConfig(namespace, name string, port int32, caBundle []byte) ClientConfigFunc {
+	return func(path string) admissionregistrationv1.WebhookClientConfig {
+		return admissionregistrationv1.WebhookClientConfig{
+			Service:  &admissionregistrationv1.ServiceReference{Namespace: namespace, Name: name, Path: ptr.To(path), Port: ptr.To(port)},
+			CABundle: caBundle,
+		}
+	}
+}
+
+// URLClientConfig reaches the handlers at baseURL (for example
+// https://127.0.0.1:2750), as for an operator running outside the cluster.
+func URLClientConfig(baseURL string, caBundle []byte) ClientConfigFunc {
+	return func(path string) admissionregistrationv1.WebhookClientConfig {
+		return admissionregistrationv1.WebhookClientConfig{URL: ptr.To(baseURL + path), CABundle: caBundle}
+	}
+}
+
+// MutatingConfigurations returns the MutatingWebhookConfigurations of Grove.
+func MutatingConfigurations(cc ClientConfigFunc) []*admissionregistrationv1.MutatingWebhookConfiguration {
+	return []*admissionregistrationv1.MutatingWebhookConfiguration{{
+		ObjectMeta: metav1.ObjectMeta{Name: PodCliqueSetDefaultingConfigurationName},
+		Webhooks: []admissionregistrationv1.MutatingWebhook{{
+			Name:                    PodCliqueSetDefaultingWebhookName,
+			ClientConfig:            cc(DefaultPodCliqueSetPath),
+			Rules:                   rules("podcliquesets"),
+			FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
+			MatchPolicy:             ptr.To(admissionregistrationv1.Exact),
+			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
+			TimeoutSeconds:          ptr.To(TimeoutSeconds),
+			AdmissionReviewVersions: []string{"v1"},
+			ReinvocationPolicy:      ptr.To(admissionregistrationv1.NeverReinvocationPolicy),
+		}},
+	}}
+}
+
+// ValidatingConfigurations returns the ValidatingWebhookConfigurations of Grove.
+func ValidatingConfigurations(cc ClientConfigFunc) []*admissionregistrationv1.ValidatingWebhookConfiguration {
+	validating := func(cfgName, hookName, path, resource string) *admissionregistrationv1.ValidatingWebhookConfiguration {
+		return &admissionregistrationv1.ValidatingWebhookConfiguration{
+			ObjectMeta: metav1.ObjectMeta{Name: cfgName},
+			Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+				Name:                    hookName,
+				ClientConfig:            cc(path),
+				Rules:                   rules(resource),
+				FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
+				MatchPolicy:             ptr.To(admissionregistrationv1.Exact),
+				SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
+				TimeoutSeconds:          ptr.To(TimeoutSeconds),
+				AdmissionReviewVersions: []string{"v1"},
+			}},
+		}
+	}
+	return []*admissionregistrationv1.ValidatingWebhookConfiguration{
+		validating(PodCliqueSetValidatingConfigurationName, PodCliqueSetValidatingWebhookName, ValidatePodCliqueSetPath, "podcliquesets"),
+		validating(ClusterTopologyValidatingConfigurationName, ClusterTopologyValidatingWebhookName, ValidateClusterTopologyPath, "clustertopologies"),
+	}
+}
+
+func rules(resource string) []admissionregistrationv1.RuleWithOperations {
+	return []admissionregistrationv1.RuleWithOperations{{
+		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+		Rule: admissionregistrationv1.Rule{
+			APIGroups:   []string{corev1alpha1.GroupName},
+			APIVersions: []string{corev1alpha1.SchemeGroupVersion.Version},
+			Resources:   []string{resource},
+		},
+	}}
+}

@@ -1,0 +1,61 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+// Package webhook registers Grove's admission webhooks on the manager's
+// webhook server: PodCliqueSet defaulting and validation and ClusterTopology
+// validation. Certificates are handled by the certs sub-package.
+package webhook
+
+import (
+	"fmt"
+
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/backend"
+	"github.com/grove-project/grove/operator/internal/config"
+	"github.com/grove-project/grove/operator/internal/webhook/clustertopology"
+	"github.com/grove-project/grove/operator/internal/webhook/configuration"
+	"github.com/grove-project/grove/operator/internal/webhook/podcliqueset"
+)
+
+// Setup registers the three admission handlers on mgr's webhook server at the
+// paths of the configuration package. The manager's scheme must hold the
+// grove.io types; ClusterTopologies are read through the manager's client.
+func Setup(mgr manager.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry) error {
+	scheme := mgr.GetScheme()
+	for _, kind := range []string{"PodCliqueSet", "ClusterTopology"} {
+		if gvk := corev1alpha1.SchemeGroupVersion.WithKind(kind); !scheme.Recognizes(gvk) {
+			return fmt.Errorf("setting up webhooks: the manager's scheme does not know %s", gvk)
+		}
+	}
+	if backends == nil {
+		return fmt.Errorf("setting up webhooks: no scheduler backend registry")
+	}
+	validator := &podcliqueset.Validator{
+		Backends:                backends,
+		TopologyAwareScheduling: ptr.Deref(cfg.TopologyAwareScheduling.Enabled, false),
+		Topologies:              mgr.GetClient(),
+	}
+	server := mgr.GetWebhookServer()
+	server.Register(configuration.DefaultPodCliqueSetPath, &admission.Webhook{Handler: podcliqueset.NewDefaultingHandler(scheme)})
+	server.Register(configuration.ValidatePodCliqueSetPath, &admission.Webhook{Handler: podcliqueset.NewValidatingHandler(scheme, validator)})
+	server.Register(configuration.ValidateClusterTopologyPath, &admission.Webhook{Handler: clustertopology.NewValidatingHandler(scheme)})
+	return nil
+}
