@@ -45,3 +45,12 @@ func (p *PodCliqueScalingGroup) SetLastOperation(op *LastOperation) { p.Status.L
 
 // SetLastErrors sets status.lastErrors.
 func (p *PodCliqueScalingGroup) SetLastErrors(errs []LastError) { p.Status.LastErrors = errs }
+
+// GetLastErrors returns status.lastErrors.
+func (p *PodCliqueSet) GetLastErrors() []LastError { return p.Status.LastErrors }
+
+// GetLastErrors returns status.lastErrors.
+func (p *PodClique) GetLastErrors() []LastError { return p.Status.LastErrors }
+
+// GetLastErrors returns status.lastErrors.
+func (p *PodCliqueScalingGroup) GetLastErrors() []LastError { return p.Status.LastErrors }

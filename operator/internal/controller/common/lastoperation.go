@@ -87,3 +87,62 @@ func (r StatusRecorder) record(ctx context.Context, obj OperationStatus, op grov
 	}
 	return nil
 }
+
+// ApplyOperation sets lastOperation and lastErrors on obj in memory, for
+// controllers that write their whole status in one patch per reconcile. It
+// reports whether anything but the timestamp changed, so callers can skip
+// writes in steady state.
+func ApplyOperation(obj OperationStatus, op grovecorev1alpha1.LastOperationType, description string, errs ...error) bool {
+	lastErrors := groveerr.LastErrors(errs...)
+	state := grovecorev1alpha1.LastOperationStateSucceeded
+	if len(lastErrors) > 0 {
+		state = grovecorev1alpha1.LastOperationStateError
+	}
+	return applyOperation(obj, op, state, description, lastErrors)
+}
+
+// ApplyProcessing records in memory that an operation is under way (for
+// example pods are still being created), clearing lastErrors.
+func ApplyProcessing(obj OperationStatus, op grovecorev1alpha1.LastOperationType, description string) bool {
+	return applyOperation(obj, op, grovecorev1alpha1.LastOperationStateProcessing, description, nil)
+}
+
+func applyOperation(obj OperationStatus, op grovecorev1alpha1.LastOperationType, state grovecorev1alpha1.LastOperationState, description string, lastErrors []grovecorev1alpha1.LastError) bool {
+	last := obj.GetLastOperation()
+	changed := last == nil || last.Type != op || last.State != state || last.Description != description ||
+		!sameErrors(lastErrorsOf(obj), lastErrors)
+	if !changed {
+		return false
+	}
+	obj.SetLastOperation(&grovecorev1alpha1.LastOperation{
+		Type: op, State: state, Description: description,
+		LastUpdateTime: metav1.NewTime(time.Now().Truncate(time.Second)),
+	})
+	obj.SetLastErrors(lastErrors)
+	return true
+}
+
+// lastErrorsGetter is implemented by objects whose last errors can be read.
+type lastErrorsGetter interface {
+	GetLastErrors() []grovecorev1alpha1.LastError
+}
+
+func lastErrorsOf(obj OperationStatus) []grovecorev1alpha1.LastError {
+	if g, ok := obj.(lastErrorsGetter); ok {
+		return g.GetLastErrors()
+	}
+	return nil
+}
+
+// sameErrors compares codes and descriptions, ignoring when they were observed.
+func sameErrors(a, b []grovecorev1alpha1.LastError) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Code != b[i].Code || a[i].Description != b[i].Description {
+			return false
+		}
+	}
+	return true
+}

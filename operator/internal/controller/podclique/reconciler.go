@@ -1,0 +1,167 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package podclique is the PodClique controller: it keeps a PodClique's pods
+// at spec.replicas, lifts their scheduling gates once their PodGang is ready
+// for them, and reports pod counts and conditions in status.
+package podclique
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/controller/common"
+	"github.com/grove-project/grove/operator/internal/controller/podclique/components/pod"
+	"github.com/grove-project/grove/operator/internal/expect"
+	"github.com/grove-project/grove/operator/internal/groveerr"
+)
+
+// ControllerName is the PodClique controller's name.
+const ControllerName = "podclique-controller"
+
+// ReasonAllScheduledReplicasLost is the warning event when a PodClique that
+// had scheduled pods has none left.
+const ReasonAllScheduledReplicasLost = "AllScheduledReplicasLost"
+
+// ErrUpdateStatus is the error code of a failed status write.
+const ErrUpdateStatus grovecorev1alpha1.ErrorCode = "ERR_UPDATE_PODCLIQUE_STATUS"
+
+// Reconciler reconciles PodCliques.
+type Reconciler struct {
+	client       client.Client
+	recorder     record.EventRecorder
+	expectations *expect.Store
+	pods         *pod.Component
+}
+
+// Reconcile runs: get → (delete flow) → ensure finalizer → sync pods → status.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx).WithValues("podClique", req.NamespacedName)
+	ctx = ctrl.LoggerInto(ctx, log)
+
+	pclq := &grovecorev1alpha1.PodClique{}
+	if err := r.client.Get(ctx, req.NamespacedName, pclq); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.expectations.Forget(req.String())
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("getting PodClique: %w", err)
+	}
+	if !pclq.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, r.reconcileDelete(ctx, log, pclq)
+	}
+	if err := r.ensureFinalizer(ctx, pclq); err != nil {
+		return ctrl.Result{}, err
+	}
+	result, syncErr := r.pods.SyncWithResult(ctx, log, pclq)
+	if err := r.updateStatus(ctx, log, pclq, result, syncErr); err != nil {
+		return ctrl.Result{}, err
+	}
+	// An error makes controller-runtime requeue with exponential backoff.
+	return ctrl.Result{}, syncErr
+}
+
+func (r *Reconciler) ensureFinalizer(ctx context.Context, pclq *grovecorev1alpha1.PodClique) error {
+	if controllerutil.ContainsFinalizer(pclq, apicommon.FinalizerPodClique) {
+		return nil
+	}
+	base := pclq.DeepCopy()
+	controllerutil.AddFinalizer(pclq, apicommon.FinalizerPodClique)
+	if err := r.client.Patch(ctx, pclq, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("adding finalizer to PodClique %s: %w", pclq.Name, err)
+	}
+	return nil
+}
+
+// reconcileDelete lets the garbage collector remove the pods (they are owned
+// by the PodClique) and releases the PodClique.
+func (r *Reconciler) reconcileDelete(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique) error {
+	r.expectations.Forget(client.ObjectKeyFromObject(pclq).String())
+	if !controllerutil.ContainsFinalizer(pclq, apicommon.FinalizerPodClique) {
+		return nil
+	}
+	base := pclq.DeepCopy()
+	controllerutil.RemoveFinalizer(pclq, apicommon.FinalizerPodClique)
+	if err := r.client.Patch(ctx, pclq, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("removing finalizer from PodClique %s: %w", pclq.Name, err)
+	}
+	log.V(1).Info("Released PodClique")
+	return nil
+}
+
+// updateStatus recomputes the status from the cached pods and writes it in
+// one patch, only when something changed.
+func (r *Reconciler) updateStatus(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique, res pod.Result, syncErr error) error {
+	list := &corev1.PodList{}
+	if err := r.client.List(ctx, list, client.InNamespace(pclq.Namespace), client.MatchingLabels{apicommon.LabelPodClique: pclq.Name}); err != nil {
+		return fmt.Errorf("listing pods of PodClique %s: %w", pclq.Name, err)
+	}
+	pods := make([]*corev1.Pod, 0, len(list.Items))
+	for i := range list.Items {
+		if metav1IsControlledBy(&list.Items[i], pclq) {
+			pods = append(pods, &list.Items[i])
+		}
+	}
+	base := pclq.DeepCopy()
+	counts := countPods(pods, pclq.Labels[apicommon.LabelPodTemplateHash])
+	applyStatus(pclq, counts)
+
+	switch {
+	case syncErr != nil:
+		common.ApplyOperation(pclq, grovecorev1alpha1.LastOperationTypeReconcile, "syncing pods failed", syncErr)
+	case res.PendingCreates > 0 || res.PendingDeletes > 0 || counts.replicas != pclq.Spec.Replicas:
+		common.ApplyProcessing(pclq, grovecorev1alpha1.LastOperationTypeReconcile,
+			fmt.Sprintf("scaling to %d pods: %d exist", pclq.Spec.Replicas, counts.replicas))
+	case res.Gated > 0:
+		common.ApplyProcessing(pclq, grovecorev1alpha1.LastOperationTypeReconcile,
+			fmt.Sprintf("%d pods wait for PodGang %s", res.Gated, pclq.Labels[apicommon.LabelPodGang]))
+	default:
+		common.ApplyOperation(pclq, grovecorev1alpha1.LastOperationTypeReconcile,
+			fmt.Sprintf("%d pods released to the scheduler", counts.replicas))
+	}
+	if equality.Semantic.DeepEqual(base.Status, pclq.Status) {
+		return nil
+	}
+	if base.Status.ScheduledReplicas > 0 && pclq.Status.ScheduledReplicas == 0 {
+		r.recorder.Eventf(pclq, corev1.EventTypeWarning, ReasonAllScheduledReplicasLost,
+			"All %d scheduled pods were lost", base.Status.ScheduledReplicas)
+	}
+	if err := r.client.Status().Patch(ctx, pclq, client.MergeFrom(base)); err != nil {
+		return groveerr.Wrapf(err, ErrUpdateStatus, groveerr.OperationSync, "updating status of PodClique %s", pclq.Name)
+	}
+	log.V(2).Info("Updated status", "replicas", counts.replicas, "ready", counts.ready, "scheduled", counts.scheduled, "gated", counts.gated)
+	return nil
+}
+
+func metav1IsControlledBy(p *corev1.Pod, pclq *grovecorev1alpha1.PodClique) bool {
+	for _, ref := range p.OwnerReferences {
+		if ref.Controller != nil && *ref.Controller && ref.UID == pclq.UID {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,137 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package podclique
+
+import (
+	"context"
+	"reflect"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	groveschedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/backend"
+	"github.com/grove-project/grove/operator/internal/config"
+	"github.com/grove-project/grove/operator/internal/controller/podclique/components/pod"
+	"github.com/grove-project/grove/operator/internal/expect"
+	"github.com/grove-project/grove/operator/internal/version"
+)
+
+// Setup registers the PodClique controller with the manager.
+func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry) error {
+	expectations := expect.NewStore()
+	recorder := mgr.GetEventRecorderFor(ControllerName)
+	initcImage := cfg.InitContainer.Image + ":" + version.GitVersion()
+	r := &Reconciler{
+		client:       mgr.GetClient(),
+		recorder:     recorder,
+		expectations: expectations,
+		pods:         pod.New(mgr.GetClient(), recorder, backends, expectations, initcImage),
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(ControllerName).
+		For(&grovecorev1alpha1.PodClique{}, builder.WithPredicates(
+			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}))).
+		Owns(&corev1.Pod{}, builder.WithPredicates(podChanged())).
+		Watches(&groveschedv1alpha1.PodGang{}, handler.EnqueueRequestsFromMapFunc(podCliquesOfPodGang),
+			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&grovecorev1alpha1.PodClique{}, handler.EnqueueRequestsFromMapFunc(r.scaledPodCliquesWaitingOn),
+			builder.WithPredicates(scheduledReplicasChanged())).
+		WithOptions(controller.Options{MaxConcurrentReconciles: cfg.Controllers.PodClique.ConcurrentSyncs}).
+		Complete(r)
+}
+
+// podChanged passes pod events that can change what the controller does or
+// reports: creation, deletion, and updates of readiness, scheduling, phase,
+// gates, labels or the deletion timestamp.
+func podChanged() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			oldPod, okOld := e.ObjectOld.(*corev1.Pod)
+			newPod, okNew := e.ObjectNew.(*corev1.Pod)
+			if !okOld || !okNew {
+				return true
+			}
+			return oldPod.Spec.NodeName != newPod.Spec.NodeName ||
+				oldPod.Status.Phase != newPod.Status.Phase ||
+				!reflect.DeepEqual(oldPod.Status.Conditions, newPod.Status.Conditions) ||
+				!reflect.DeepEqual(oldPod.Status.ContainerStatuses, newPod.Status.ContainerStatuses) ||
+				!reflect.DeepEqual(oldPod.Spec.SchedulingGates, newPod.Spec.SchedulingGates) ||
+				!reflect.DeepEqual(oldPod.Labels, newPod.Labels) ||
+				!oldPod.DeletionTimestamp.Equal(newPod.DeletionTimestamp)
+		},
+	}
+}
+
+// podCliquesOfPodGang maps a PodGang to the PodCliques of its groups (group
+// names are PodClique names), so gates are lifted as soon as pods are referenced.
+func podCliquesOfPodGang(_ context.Context, obj client.Object) []reconcile.Request {
+	pg, ok := obj.(*groveschedv1alpha1.PodGang)
+	if !ok {
+		return nil
+	}
+	reqs := make([]reconcile.Request, 0, len(pg.Spec.PodGroups))
+	for _, g := range pg.Spec.PodGroups {
+		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: pg.Namespace, Name: g.Name}})
+	}
+	return reqs
+}
+
+// scheduledReplicasChanged passes PodClique updates that change how many of
+// its pods are scheduled: they can release the pods of scaled PodGangs.
+func scheduledReplicasChanged() predicate.Predicate {
+	return predicate.Funcs{
+		CreateFunc:  func(event.CreateEvent) bool { return false },
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			oldPCLQ, okOld := e.ObjectOld.(*grovecorev1alpha1.PodClique)
+			newPCLQ, okNew := e.ObjectNew.(*grovecorev1alpha1.PodClique)
+			return okOld && okNew && oldPCLQ.Status.ScheduledReplicas != newPCLQ.Status.ScheduledReplicas &&
+				newPCLQ.Labels[apicommon.LabelBasePodGang] == ""
+		},
+	}
+}
+
+// scaledPodCliquesWaitingOn maps a PodClique of a base PodGang to the
+// PodCliques of the scaled PodGangs that wait for that base gang.
+func (r *Reconciler) scaledPodCliquesWaitingOn(ctx context.Context, obj client.Object) []reconcile.Request {
+	podGang := obj.GetLabels()[apicommon.LabelPodGang]
+	if podGang == "" {
+		return nil
+	}
+	list := &grovecorev1alpha1.PodCliqueList{}
+	if err := r.client.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingLabels{apicommon.LabelBasePodGang: podGang}); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Listing PodCliques waiting on base PodGang", "podGang", podGang)
+		return nil
+	}
+	reqs := make([]reconcile.Request, 0, len(list.Items))
+	for _, p := range list.Items {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&p)})
+	}
+	return reqs
+}
