@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package webhook registers Grove's admission webhooks on the manager's
 // webhook server: PodCliqueSet defaulting and validation and ClusterTopology
 // validation. Certificates are handled by the certs sub-package.

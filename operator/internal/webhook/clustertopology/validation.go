@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package clustertopology holds the validating admission webhook for
 // ClusterTopologies: every level names a distinct domain and node label key.
 package clustertopology

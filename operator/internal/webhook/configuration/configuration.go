@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package configuration holds the contract between Grove's webhook server and
 // the API server: the paths the handlers are served at, the names of the
 // webhook configuration objects (the chart, the local cluster and the

@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package podcliqueset holds the admission logic for PodCliqueSets: the
 // defaults the mutating webhook applies and the rules the validating webhook
 // enforces on create and update, plus the admission handlers that serve them.
