@@ -1,0 +1,368 @@
+//go:build e2e
+
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/grove-project/grove/api/common"
+	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+)
+
+// specNamespaces are the namespaces the running spec created; diagnostics dump them.
+var specNamespaces []string
+
+// fakeNodeName matches the local cluster's general-purpose kwok nodes.
+var fakeNodeName = regexp.MustCompile(`^fake-node-\d{3}$`)
+
+// newNamespace creates a namespace for one spec and deletes it, waiting until
+// its pods are gone, when the spec ends.
+func newNamespace(prefix string) string {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("e2e-%s-%s", prefix, rand.String(5))}}
+	Expect(k8s.Create(ctx, ns)).To(Succeed())
+	specNamespaces = append(specNamespaces, ns.Name)
+	DeferCleanup(func() {
+		specNamespaces = nil
+		Expect(client.IgnoreNotFound(k8s.Delete(ctx, ns))).To(Succeed())
+		Eventually(func(g Gomega) {
+			pods := &corev1.PodList{}
+			g.Expect(k8s.List(ctx, pods, client.InNamespace(ns.Name))).To(Succeed())
+			g.Expect(pods.Items).To(BeEmpty())
+		}).WithTimeout(90 * time.Second).Should(Succeed())
+	})
+	return ns.Name
+}
+
+// loadPCS reads a PodCliqueSet manifest from the repository.
+func loadPCS(relPath string) *corev1alpha1.PodCliqueSet {
+	data, err := os.ReadFile(filepath.Join(repoRoot, relPath))
+	Expect(err).NotTo(HaveOccurred())
+	pcs := &corev1alpha1.PodCliqueSet{}
+	Expect(yaml.UnmarshalStrict(data, pcs)).To(Succeed(), "parsing %s", relPath)
+	return pcs
+}
+
+// createPCS creates the PodCliqueSet of a manifest in namespace ns.
+func createPCS(relPath, ns string) *corev1alpha1.PodCliqueSet {
+	pcs := loadPCS(relPath)
+	pcs.Namespace = ns
+	Expect(k8s.Create(ctx, pcs)).To(Succeed(), "creating PodCliqueSet %s from %s", pcs.Name, relPath)
+	return pcs
+}
+
+// partOf selects the objects of one PodCliqueSet.
+func partOf(ns, pcsName string) []client.ListOption {
+	return []client.ListOption{client.InNamespace(ns), client.MatchingLabels{common.LabelPartOfKey: pcsName}}
+}
+
+// listPods returns the pods of a PodCliqueSet sorted by name.
+func listPods(g Gomega, ns, pcsName string) []corev1.Pod {
+	pods := &corev1.PodList{}
+	g.Expect(k8s.List(ctx, pods, partOf(ns, pcsName)...)).To(Succeed())
+	sort.Slice(pods.Items, func(i, j int) bool { return pods.Items[i].Name < pods.Items[j].Name })
+	return pods.Items
+}
+
+// podCliqueNames returns the names of a PodCliqueSet's PodCliques, sorted.
+func podCliqueNames(g Gomega, ns, pcsName string) []string {
+	list := &corev1alpha1.PodCliqueList{}
+	g.Expect(k8s.List(ctx, list, partOf(ns, pcsName)...)).To(Succeed())
+	names := make([]string, 0, len(list.Items))
+	for _, p := range list.Items {
+		names = append(names, p.Name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// scalingGroupNames returns the names of a PodCliqueSet's PodCliqueScalingGroups, sorted.
+func scalingGroupNames(g Gomega, ns, pcsName string) []string {
+	list := &corev1alpha1.PodCliqueScalingGroupList{}
+	g.Expect(k8s.List(ctx, list, partOf(ns, pcsName)...)).To(Succeed())
+	names := make([]string, 0, len(list.Items))
+	for _, p := range list.Items {
+		names = append(names, p.Name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// podsPerClique counts the pods of each PodClique (by the grove.io/podclique label).
+func podsPerClique(pods []corev1.Pod) map[string]int {
+	counts := map[string]int{}
+	for _, p := range pods {
+		counts[p.Labels[common.LabelPodClique]]++
+	}
+	return counts
+}
+
+// bound returns the pods that have a node.
+func bound(pods []corev1.Pod) []corev1.Pod {
+	var out []corev1.Pod
+	for _, p := range pods {
+		if p.Spec.NodeName != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// expectRunningLayout waits until the PodCliqueSet has exactly the given
+// pods per PodClique, every one Running on a node whose name matches
+// nodeName, each pod named <podclique>-<5 random characters>.
+func expectRunningLayout(ns, pcsName string, perClique map[string]int, nodeName *regexp.Regexp) []corev1.Pod {
+	var pods []corev1.Pod
+	Eventually(func(g Gomega) {
+		pods = listPods(g, ns, pcsName)
+		g.Expect(podsPerClique(pods)).To(Equal(perClique))
+		for _, p := range pods {
+			clique := p.Labels[common.LabelPodClique]
+			g.Expect(p.Name).To(MatchRegexp(`^%s-[a-z0-9]{5}$`, regexp.QuoteMeta(clique)), "pod name")
+			g.Expect(p.Status.Phase).To(Equal(corev1.PodRunning), "pod %s phase", p.Name)
+			g.Expect(p.Spec.NodeName).To(MatchRegexp(nodeName.String()), "pod %s node", p.Name)
+		}
+	}).Should(Succeed())
+	return pods
+}
+
+// scaleTo sets spec.replicas of a PodCliqueSet, PodClique or
+// PodCliqueScalingGroup through its /scale subresource, as kubectl scale does.
+func scaleTo(obj client.Object, replicas int32) {
+	GinkgoHelper()
+	Expect(k8s.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+	scale := &autoscalingv1.Scale{}
+	Expect(k8s.SubResource("scale").Get(ctx, obj, scale)).To(Succeed())
+	scale.Spec.Replicas = replicas
+	Expect(k8s.SubResource("scale").Update(ctx, obj, client.WithSubResourceBody(scale))).To(Succeed())
+}
+
+// currentScale reads spec.replicas through the /scale subresource.
+func currentScale(g Gomega, obj client.Object) int32 {
+	scale := &autoscalingv1.Scale{}
+	g.Expect(k8s.SubResource("scale").Get(ctx, obj, scale)).To(Succeed())
+	return scale.Spec.Replicas
+}
+
+func pcsRef(ns, name string) *corev1alpha1.PodCliqueSet {
+	return &corev1alpha1.PodCliqueSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+}
+
+func pclqRef(ns, name string) *corev1alpha1.PodClique {
+	return &corev1alpha1.PodClique{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+}
+
+func pcsgRef(ns, name string) *corev1alpha1.PodCliqueScalingGroup {
+	return &corev1alpha1.PodCliqueScalingGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+}
+
+// ---- the gang node pool ------------------------------------------------------
+
+const (
+	// gangPoolLabel marks (and, as a taint, reserves) the fake nodes the gang
+	// specs create. Only pods of test/testdata/e2e/gang-*.yaml tolerate it.
+	gangPoolLabel = "e2e.grove.io/pool"
+	gangPoolValue = "gang"
+)
+
+// gangNodeName is the name of gang pool node i (1-based).
+func gangNodeName(i int) string { return fmt.Sprintf("e2e-gang-node-%02d", i) }
+
+// createGangPool creates n cordoned kwok nodes sized so that exactly one gang
+// test pod (600m CPU) fits on each, and deletes them when the container ends.
+func createGangPool(n int) {
+	for i := 1; i <= n; i++ {
+		capacity := corev1.ResourceList{
+			corev1.ResourceCPU:    resource.MustParse("1"),
+			corev1.ResourceMemory: resource.MustParse("1Gi"),
+			corev1.ResourcePods:   resource.MustParse("10"),
+		}
+		node := &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{
+				Name:        gangNodeName(i),
+				Annotations: map[string]string{"kwok.x-k8s.io/node": "fake", "node.alpha.kubernetes.io/ttl": "0"},
+				Labels:      map[string]string{gangPoolLabel: gangPoolValue, "kubernetes.io/hostname": gangNodeName(i), "type": "kwok"},
+			},
+			Spec: corev1.NodeSpec{
+				Unschedulable: true,
+				Taints:        []corev1.Taint{{Key: gangPoolLabel, Value: gangPoolValue, Effect: corev1.TaintEffectNoSchedule}},
+			},
+		}
+		Expect(client.IgnoreAlreadyExists(k8s.Create(ctx, node))).To(Succeed())
+		// kwok keeps the capacity a node reports; a merge patch does not race
+		// with kwok initializing the node's conditions.
+		patch := client.MergeFrom(node.DeepCopy())
+		node.Status = corev1.NodeStatus{Capacity: capacity, Allocatable: capacity}
+		Expect(k8s.Status().Patch(ctx, node, patch)).To(Succeed())
+	}
+	DeferCleanup(func() {
+		for i := 1; i <= n; i++ {
+			node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: gangNodeName(i)}}
+			Expect(client.IgnoreNotFound(k8s.Delete(ctx, node))).To(Succeed())
+		}
+	})
+	Eventually(func(g Gomega) {
+		nodes := &corev1.NodeList{}
+		g.Expect(k8s.List(ctx, nodes, client.MatchingLabels{gangPoolLabel: gangPoolValue})).To(Succeed())
+		g.Expect(nodes.Items).To(HaveLen(n))
+		for _, node := range nodes.Items {
+			g.Expect(nodeReady(node)).To(BeTrue(), "node %s Ready", node.Name)
+			g.Expect(node.Status.Allocatable.Cpu().String()).To(Equal("1"), "node %s allocatable cpu", node.Name)
+		}
+	}).Should(Succeed())
+}
+
+func nodeReady(node corev1.Node) bool {
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// schedulableGangNodes uncordons the first n gang pool nodes and cordons the rest.
+func schedulableGangNodes(n, total int) {
+	GinkgoHelper()
+	for i := 1; i <= total; i++ {
+		node := &corev1.Node{}
+		Expect(k8s.Get(ctx, client.ObjectKey{Name: gangNodeName(i)}, node)).To(Succeed())
+		want := i > n
+		if node.Spec.Unschedulable == want {
+			continue
+		}
+		patch := client.MergeFrom(node.DeepCopy())
+		node.Spec.Unschedulable = want
+		Expect(k8s.Patch(ctx, node, patch)).To(Succeed())
+	}
+}
+
+// gangNode matches the gang pool's node names.
+var gangNode = regexp.MustCompile(`^e2e-gang-node-\d{2}$`)
+
+// ---- diagnostics -------------------------------------------------------------
+
+// dumpDiagnostics writes the failed spec's objects, events, nodes and the
+// component logs to $GROVE_LOCAL_DIR/e2e-diagnostics/<spec>/ and prints a
+// summary (pods with their nodes and gates, events, log tails) to the report.
+func dumpDiagnostics(report SpecReport) {
+	dir := filepath.Join(localDir, "e2e-diagnostics", sanitize(report.FullText()))
+	_ = os.MkdirAll(dir, 0o755)
+	w := GinkgoWriter
+	fmt.Fprintf(w, "\n===== diagnostics for %q in %s\n", report.FullText(), dir)
+	for _, ns := range specNamespaces {
+		lists := map[string]client.ObjectList{
+			"podcliquesets":            &corev1alpha1.PodCliqueSetList{},
+			"podcliquescalinggroups":   &corev1alpha1.PodCliqueScalingGroupList{},
+			"podcliques":               &corev1alpha1.PodCliqueList{},
+			"podgangs":                 &schedv1alpha1.PodGangList{},
+			"pods":                     &corev1.PodList{},
+			"services":                 &corev1.ServiceList{},
+			"horizontalpodautoscalers": &autoscalingv2.HorizontalPodAutoscalerList{},
+			"events":                   &corev1.EventList{},
+		}
+		for kind, list := range lists {
+			if err := k8s.List(ctx, list, client.InNamespace(ns)); err != nil {
+				fmt.Fprintf(w, "listing %s in %s: %v\n", kind, ns, err)
+				continue
+			}
+			data, _ := yaml.Marshal(list)
+			_ = os.WriteFile(filepath.Join(dir, ns+"-"+kind+".yaml"), data, 0o644)
+		}
+		pods := lists["pods"].(*corev1.PodList)
+		fmt.Fprintf(w, "--- pods in %s\n", ns)
+		for _, p := range pods.Items {
+			var gates []string
+			for _, sg := range p.Spec.SchedulingGates {
+				gates = append(gates, sg.Name)
+			}
+			fmt.Fprintf(w, "%-60s %-10s node=%-18s gates=%v\n", p.Name, p.Status.Phase, p.Spec.NodeName, gates)
+		}
+		events := lists["events"].(*corev1.EventList)
+		sort.Slice(events.Items, func(i, j int) bool {
+			return events.Items[i].LastTimestamp.Before(&events.Items[j].LastTimestamp)
+		})
+		fmt.Fprintf(w, "--- last events in %s\n", ns)
+		from := max(0, len(events.Items)-40)
+		for _, e := range events.Items[from:] {
+			fmt.Fprintf(w, "%s %s/%s %s: %s\n", e.Type, e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Reason, e.Message)
+		}
+	}
+	nodes := &corev1.NodeList{}
+	if err := k8s.List(ctx, nodes); err == nil {
+		data, _ := yaml.Marshal(nodes)
+		_ = os.WriteFile(filepath.Join(dir, "nodes.yaml"), data, 0o644)
+	}
+	for _, c := range []string{"grove-operator", "grove-scheduler", "kube-controller-manager", "kube-apiserver", "kwok", "etcd"} {
+		lines := 60
+		if strings.HasPrefix(c, "grove-") {
+			lines = 150
+		}
+		data, err := os.ReadFile(filepath.Join(localDir, "logs", c+".log"))
+		if err != nil {
+			continue
+		}
+		_ = os.WriteFile(filepath.Join(dir, c+".log"), data, 0o644)
+		all := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+		fmt.Fprintf(w, "--- last %d lines of %s.log\n%s\n", lines, c, strings.Join(all[max(0, len(all)-lines):], "\n"))
+	}
+}
+
+func sanitize(s string) string {
+	s = regexp.MustCompile(`[^A-Za-z0-9._-]+`).ReplaceAllString(s, "_")
+	if len(s) > 120 {
+		s = s[:120]
+	}
+	return s
+}
+
+// isGone reports whether obj no longer exists.
+func isGone(g Gomega, obj client.Object) bool {
+	err := k8s.Get(ctx, client.ObjectKeyFromObject(obj), obj)
+	if apierrors.IsNotFound(err) {
+		return true
+	}
+	g.Expect(err).NotTo(HaveOccurred())
+	return false
+}
+
+// metaItems counts the items of a list.
+func metaItems(list client.ObjectList) (int, error) {
+	items, err := meta.ExtractList(list)
+	return len(items), err
+}
