@@ -1,0 +1,219 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package podcliquescalinggroup is the PodCliqueScalingGroup controller: it
+// creates the member PodCliques <pcsg>-<j>-<clique> of every scaling-group
+// replica j < spec.replicas, deletes those of removed replicas, and reports
+// replica counts and the MinAvailableBreached condition.
+package podcliquescalinggroup
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/go-logr/logr"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/controller/common"
+	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/childsync"
+	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/desired"
+	"github.com/grove-project/grove/operator/internal/groveerr"
+)
+
+// ControllerName is the name of the PodCliqueScalingGroup controller.
+const ControllerName = "podcliquescalinggroup-controller"
+
+const podCliqueKind = "PodClique"
+
+// Reconciler reconciles PodCliqueScalingGroups.
+type Reconciler struct {
+	d        childsync.Deps
+	recorder record.EventRecorder
+	status   common.StatusRecorder
+}
+
+// NewReconciler returns a PodCliqueScalingGroup reconciler.
+func NewReconciler(d childsync.Deps) *Reconciler {
+	return &Reconciler{d: d, recorder: d.Recorder, status: common.StatusRecorder{Client: d.Client}}
+}
+
+// Reconcile brings one PodCliqueScalingGroup's member PodCliques and status
+// in line with its spec.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	pcsg := &grovecorev1alpha1.PodCliqueScalingGroup{}
+	if err := r.d.Client.Get(ctx, req.NamespacedName, pcsg); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if pcsg.DeletionTimestamp != nil {
+		return ctrl.Result{}, r.reconcileDelete(ctx, pcsg)
+	}
+	return ctrl.Result{}, r.reconcileSpec(ctx, log, pcsg)
+}
+
+// reconcileSpec: ensure finalizer → record start → sync member PodCliques → status → record completion.
+func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcsg *grovecorev1alpha1.PodCliqueScalingGroup) error {
+	pcs, err := r.owningPodCliqueSet(ctx, pcsg)
+	if err != nil || pcs == nil {
+		return err
+	}
+	if err := r.ensureFinalizer(ctx, pcsg); err != nil {
+		return err
+	}
+	if err := r.status.RecordStart(ctx, pcsg, grovecorev1alpha1.LastOperationTypeReconcile, "Reconciling PodCliqueScalingGroup"); err != nil {
+		return err
+	}
+	var errs []error
+	syncErr := r.syncPodCliques(ctx, pcs, pcsg)
+	if syncErr != nil {
+		log.Error(syncErr, "Syncing member PodCliques failed")
+		errs = append(errs, syncErr)
+	}
+	if err := r.updateStatus(ctx, pcs, pcsg, syncErr == nil); err != nil {
+		errs = append(errs, err)
+	}
+	description := "PodCliqueScalingGroup reconciled"
+	if len(errs) > 0 {
+		description = "PodCliqueScalingGroup reconcile failed"
+	}
+	if err := r.status.RecordCompletion(ctx, pcsg, grovecorev1alpha1.LastOperationTypeReconcile, description, errs...); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return errs[0]
+	}
+	return nil
+}
+
+// owningPodCliqueSet reads the PodCliqueSet named by the part-of label; nil
+// when it is gone (garbage collection then removes the scaling group).
+func (r *Reconciler) owningPodCliqueSet(ctx context.Context, pcsg *grovecorev1alpha1.PodCliqueScalingGroup) (*grovecorev1alpha1.PodCliqueSet, error) {
+	pcs := &grovecorev1alpha1.PodCliqueSet{}
+	key := client.ObjectKey{Namespace: pcsg.Namespace, Name: pcsg.Labels[apicommon.LabelPartOfKey]}
+	if err := r.d.Client.Get(ctx, key, pcs); err != nil {
+		return nil, groveerr.Wrap(client.IgnoreNotFound(err), "ERR_GET_PODCLIQUESET", groveerr.OperationSync, "reading PodCliqueSet "+key.Name)
+	}
+	return pcs, nil
+}
+
+func pcsReplicaIndex(pcsg *grovecorev1alpha1.PodCliqueScalingGroup) (int32, error) {
+	v, err := strconv.Atoi(pcsg.Labels[apicommon.LabelPodCliqueSetReplicaIndex])
+	if err != nil {
+		return 0, groveerr.Wrap(err, "ERR_MISSING_REPLICA_INDEX", groveerr.OperationSync, "reading label "+apicommon.LabelPodCliqueSetReplicaIndex)
+	}
+	return int32(v), nil
+}
+
+type work struct {
+	want             *grovecorev1alpha1.PodClique
+	templateReplicas int32
+}
+
+// syncPodCliques deletes the member PodCliques of removed replicas (or of
+// cliques no longer in the group) and creates or patches the expected ones.
+func (r *Reconciler) syncPodCliques(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, pcsg *grovecorev1alpha1.PodCliqueScalingGroup) error {
+	pcsReplica, err := pcsReplicaIndex(pcsg)
+	if err != nil {
+		return err
+	}
+	minAvailable := desired.PCSGMinAvailable(pcsg)
+	var todo []work
+	keep := map[string]bool{}
+	for j := int32(0); j < pcsg.Spec.Replicas; j++ {
+		for _, cn := range pcsg.Spec.CliqueNames {
+			tmpl := desired.CliqueTemplate(pcs, cn)
+			if tmpl == nil {
+				return groveerr.New("ERR_MISSING_PODCLIQUE_TEMPLATE", groveerr.OperationSync, "clique "+cn+" is not in PodCliqueSet "+pcs.Name)
+			}
+			member := &desired.Member{PCSGName: pcsg.Name, ReplicaIndex: j, MinAvailable: minAvailable}
+			want, err := desired.PodClique(r.d.Scheme, pcs, pcsReplica, tmpl, member, pcsg)
+			if err != nil {
+				return groveerr.Wrapf(err, "ERR_BUILD_PODCLIQUE", groveerr.OperationSync, "building PodClique for clique %s replica %d", cn, j)
+			}
+			keep[want.Name] = true
+			todo = append(todo, work{want: want, templateReplicas: tmpl.Spec.Replicas})
+		}
+	}
+	if err := r.deleteExcept(ctx, pcsg, keep); err != nil {
+		return err
+	}
+	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
+		w := todo[i]
+		res, err := childsync.Apply(ctx, r.d.Client, w.want, &grovecorev1alpha1.PodClique{}, func(l *grovecorev1alpha1.PodClique) {
+			desired.UpdatePodClique(l, w.want, w.templateReplicas)
+		})
+		r.d.ReportApply(pcsg, podCliqueKind, w.want.Name, res, err)
+		return groveerr.Wrapf(err, "ERR_CREATE_OR_UPDATE_PODCLIQUE", groveerr.OperationSync, "creating or patching PodClique %s", w.want.Name)
+	})
+}
+
+func (r *Reconciler) memberPodCliques(ctx context.Context, pcsg *grovecorev1alpha1.PodCliqueScalingGroup) ([]grovecorev1alpha1.PodClique, error) {
+	list := &grovecorev1alpha1.PodCliqueList{}
+	sel := childsync.Selector(pcsg.Labels[apicommon.LabelPartOfKey], apicommon.LabelComponentPCSGPodClique)
+	sel[apicommon.LabelPodCliqueScalingGroup] = pcsg.Name
+	if err := r.d.Client.List(ctx, list, client.InNamespace(pcsg.Namespace), sel); err != nil {
+		return nil, groveerr.Wrap(err, "ERR_LIST_PODCLIQUE", groveerr.OperationSync, "listing member PodCliques")
+	}
+	return list.Items, nil
+}
+
+func (r *Reconciler) deleteExcept(ctx context.Context, pcsg *grovecorev1alpha1.PodCliqueScalingGroup, keep map[string]bool) error {
+	members, err := r.memberPodCliques(ctx, pcsg)
+	if err != nil {
+		return err
+	}
+	var excess []*grovecorev1alpha1.PodClique
+	for i := range members {
+		if !keep[members[i].Name] && members[i].DeletionTimestamp == nil {
+			excess = append(excess, &members[i])
+		}
+	}
+	return childsync.Parallel(len(excess), childsync.DefaultParallelism, func(i int) error {
+		err := childsync.DeleteIgnoringNotFound(ctx, r.d.Client, excess[i])
+		r.d.ReportDelete(pcsg, podCliqueKind, excess[i].Name, err)
+		return groveerr.Wrapf(err, "ERR_DELETE_PODCLIQUE", groveerr.OperationDelete, "deleting PodClique %s", excess[i].Name)
+	})
+}
+
+// reconcileDelete releases the finalizer; garbage collection removes the
+// member PodCliques through their owner references.
+func (r *Reconciler) reconcileDelete(ctx context.Context, pcsg *grovecorev1alpha1.PodCliqueScalingGroup) error {
+	if !controllerutil.ContainsFinalizer(pcsg, apicommon.FinalizerPodCliqueScalingGroup) {
+		return nil
+	}
+	if err := r.status.RecordStart(ctx, pcsg, grovecorev1alpha1.LastOperationTypeDelete, "Deleting PodCliqueScalingGroup"); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	base := pcsg.DeepCopy()
+	controllerutil.RemoveFinalizer(pcsg, apicommon.FinalizerPodCliqueScalingGroup)
+	return groveerr.Wrap(client.IgnoreNotFound(r.d.Client.Patch(ctx, pcsg, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))),
+		"ERR_REMOVE_FINALIZER", groveerr.OperationDelete, "removing PodCliqueScalingGroup finalizer")
+}
+
+func (r *Reconciler) ensureFinalizer(ctx context.Context, pcsg *grovecorev1alpha1.PodCliqueScalingGroup) error {
+	if controllerutil.ContainsFinalizer(pcsg, apicommon.FinalizerPodCliqueScalingGroup) {
+		return nil
+	}
+	base := pcsg.DeepCopy()
+	controllerutil.AddFinalizer(pcsg, apicommon.FinalizerPodCliqueScalingGroup)
+	return groveerr.Wrap(r.d.Client.Patch(ctx, pcsg, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})),
+		"ERR_ADD_FINALIZER", groveerr.OperationSync, "adding PodCliqueScalingGroup finalizer")
+}

@@ -1,0 +1,136 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package podcliquescalinggroup
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/desired"
+	"github.com/grove-project/grove/operator/internal/groveerr"
+	"github.com/grove-project/grove/operator/internal/hash"
+)
+
+// replicaState is what the status knows about one scaling-group replica.
+type replicaState struct {
+	complete, scheduled, available, updated, breached bool
+}
+
+// updateStatus computes the status from the member PodCliques in the cache
+// and patches it when it changed.
+func (r *Reconciler) updateStatus(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, pcsg *grovecorev1alpha1.PodCliqueScalingGroup, synced bool) error {
+	members, err := r.memberPodCliques(ctx, pcsg)
+	if err != nil {
+		return err
+	}
+	byName := make(map[string]*grovecorev1alpha1.PodClique, len(members))
+	for i := range members {
+		byName[members[i].Name] = &members[i]
+	}
+	hashes := map[string]string{}
+	for _, cn := range pcsg.Spec.CliqueNames {
+		if tmpl := desired.CliqueTemplate(pcs, cn); tmpl != nil {
+			if hashes[cn], err = hash.PodTemplateHash(tmpl, pcs.Spec.Template.PriorityClassName); err != nil {
+				return groveerr.Wrap(err, "ERR_COMPUTE_HASH", groveerr.OperationSync, "computing pod-template hash")
+			}
+		}
+	}
+
+	base := pcsg.DeepCopy()
+	st := &pcsg.Status
+	st.Replicas = pcsg.Spec.Replicas
+	st.ScheduledReplicas, st.AvailableReplicas, st.UpdatedReplicas = 0, 0, 0
+	var notInBreach int32
+	for j := int32(0); j < pcsg.Spec.Replicas; j++ {
+		rs := replica(pcsg, j, byName, hashes)
+		if rs.scheduled {
+			st.ScheduledReplicas++
+		}
+		if rs.available {
+			st.AvailableReplicas++
+		}
+		if rs.updated {
+			st.UpdatedReplicas++
+		}
+		if rs.complete && !rs.breached {
+			notInBreach++
+		}
+	}
+	st.Selector = ptr.To(apicommon.PodCliqueScalingGroupSelector(pcs.Name, pcsg.Name))
+	if synced {
+		st.ObservedGeneration = ptr.To(pcsg.Generation)
+	}
+	meta.SetStatusCondition(&st.Conditions, minAvailableBreached(notInBreach, desired.PCSGMinAvailable(pcsg), pcsg.Generation))
+	if equality.Semantic.DeepEqual(base.Status, pcsg.Status) {
+		return nil
+	}
+	return groveerr.Wrap(r.d.Client.Status().Patch(ctx, pcsg, client.MergeFrom(base)),
+		"ERR_UPDATE_PCSG_STATUS", groveerr.OperationSync, "patching PodCliqueScalingGroup status")
+}
+
+// replica evaluates scaling-group replica j: complete when all its member
+// PodCliques exist; scheduled when each has PodCliqueScheduled=True;
+// available when also each has minAvailable ready pods; updated when also
+// each runs the current template; breached when any reports
+// MinAvailableBreached=True.
+func replica(pcsg *grovecorev1alpha1.PodCliqueScalingGroup, j int32, byName map[string]*grovecorev1alpha1.PodClique, hashes map[string]string) replicaState {
+	rs := replicaState{complete: true, scheduled: true, available: true, updated: true}
+	for _, cn := range pcsg.Spec.CliqueNames {
+		p, ok := byName[apicommon.ScalingGroupPodCliqueName(pcsg.Name, j, cn)]
+		if !ok || p.DeletionTimestamp != nil {
+			return replicaState{}
+		}
+		minAvailable := desired.CliqueMinAvailable(&p.Spec)
+		if !meta.IsStatusConditionTrue(p.Status.Conditions, grovecorev1alpha1.ConditionTypePodCliqueScheduled) {
+			rs.scheduled = false
+		}
+		if p.Status.ReadyReplicas < minAvailable {
+			rs.available = false
+		}
+		if p.Labels[apicommon.LabelPodTemplateHash] != hashes[cn] || p.Status.UpdatedReplicas < minAvailable {
+			rs.updated = false
+		}
+		if meta.IsStatusConditionTrue(p.Status.Conditions, grovecorev1alpha1.ConditionTypeMinAvailableBreached) {
+			rs.breached = true
+		}
+	}
+	rs.available = rs.available && rs.scheduled
+	rs.updated = rs.updated && rs.available
+	return rs
+}
+
+func minAvailableBreached(notInBreach, minAvailable int32, generation int64) metav1.Condition {
+	c := metav1.Condition{
+		Type: grovecorev1alpha1.ConditionTypeMinAvailableBreached, ObservedGeneration: generation,
+		Status:  metav1.ConditionFalse,
+		Reason:  grovecorev1alpha1.ConditionReasonSufficientAvailablePCSGReplicas,
+		Message: fmt.Sprintf("%d replicas are not in breach, minAvailable is %d", notInBreach, minAvailable),
+	}
+	if notInBreach < minAvailable {
+		c.Status = metav1.ConditionTrue
+		c.Reason = grovecorev1alpha1.ConditionReasonInsufficientAvailablePCSGReplicas
+	}
+	return c
+}

@@ -1,0 +1,190 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+// Package childsync holds what every component operator of a PodCliqueSet
+// does the same way: create-or-patch an object only when it differs, run
+// independent writes in parallel, and emit the create/delete events.
+package childsync
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/record"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	apicommon "github.com/grove-project/grove/api/common"
+)
+
+// Result says what Apply did.
+type Result int
+
+// Outcomes of Apply.
+const (
+	Unchanged Result = iota
+	Created
+	Patched
+)
+
+// Apply makes the live object named like desired match it. When the object
+// does not exist, desired is created. Otherwise mutate copies the fields the
+// caller owns from desired into live, and live is merge-patched only when
+// that changed something, so a converged object costs no write.
+func Apply[T client.Object](ctx context.Context, c client.Client, desired, live T, mutate func(live T)) (Result, error) {
+	if err := c.Get(ctx, client.ObjectKeyFromObject(desired), live); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return Unchanged, err
+		}
+		if err := c.Create(ctx, desired); err != nil {
+			if apierrors.IsAlreadyExists(err) {
+				// The cache is behind our own create; the watch event brings the next sync.
+				return Unchanged, nil
+			}
+			return Unchanged, err
+		}
+		return Created, nil
+	}
+	before, ok := live.DeepCopyObject().(T)
+	if !ok {
+		return Unchanged, errors.New("cannot copy live object")
+	}
+	mutate(live)
+	if equality.Semantic.DeepEqual(before, live) {
+		return Unchanged, nil
+	}
+	if err := c.Patch(ctx, live, client.MergeFrom(before)); err != nil {
+		return Unchanged, err
+	}
+	return Patched, nil
+}
+
+// DeleteIgnoringNotFound deletes obj; an object that is already gone is no error.
+func DeleteIgnoringNotFound(ctx context.Context, c client.Client, obj client.Object) error {
+	return client.IgnoreNotFound(c.Delete(ctx, obj))
+}
+
+// Parallel runs fn for every index in [0, n) with at most limit at a time
+// and joins the errors. The client's rate limiter, not this limit, bounds
+// the request rate; parallelism only hides request latency.
+func Parallel(n, limit int, fn func(i int) error) error {
+	if n == 0 {
+		return nil
+	}
+	if limit <= 0 {
+		limit = 1
+	}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+		sem  = make(chan struct{}, limit)
+	)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer func() { <-sem; wg.Done() }()
+			if err := fn(i); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}(i)
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// DefaultParallelism is how many writes a component keeps in flight.
+const DefaultParallelism = 32
+
+// Deps are what a component operator needs from the manager.
+type Deps struct {
+	// Client reads from the cache and writes to the API server.
+	Client client.Client
+	// Scheme resolves owner references.
+	Scheme *runtime.Scheme
+	// Recorder emits events on the PodCliqueSet.
+	Recorder record.EventRecorder
+}
+
+// Labels returns the labels of a PodCliqueSet child: the default labels, its
+// name (with ':' made label-safe) and its component.
+func Labels(pcsName, objectName, component string) map[string]string {
+	l := apicommon.DefaultLabels(pcsName)
+	l[apicommon.LabelAppNameKey] = strings.ReplaceAll(objectName, ":", "-")
+	l[apicommon.LabelComponentKey] = component
+	return l
+}
+
+// Selector selects a PodCliqueSet's children of one component.
+func Selector(pcsName, component string) client.MatchingLabels {
+	l := apicommon.DefaultLabels(pcsName)
+	l[apicommon.LabelComponentKey] = component
+	return l
+}
+
+// ReportApply emits the event for an Apply outcome (nothing when unchanged).
+func (d Deps) ReportApply(owner runtime.Object, kind, name string, res Result, err error) {
+	switch {
+	case err != nil:
+		d.Recorder.Eventf(owner, corev1.EventTypeWarning, kind+"CreateOrUpdateFailed", "Error creating or updating %s %s: %v", kind, name, err)
+	case res == Created:
+		d.Recorder.Eventf(owner, corev1.EventTypeNormal, kind+"CreateSuccessful", "Created %s %s", kind, name)
+	case res == Patched:
+		d.Recorder.Eventf(owner, corev1.EventTypeNormal, kind+"UpdateSuccessful", "Updated %s %s", kind, name)
+	}
+}
+
+// ReportDelete emits the event for a delete.
+func (d Deps) ReportDelete(owner runtime.Object, kind, name string, err error) {
+	if err != nil {
+		d.Recorder.Eventf(owner, corev1.EventTypeWarning, kind+"DeleteFailed", "Error deleting %s %s: %v", kind, name, err)
+		return
+	}
+	d.Recorder.Eventf(owner, corev1.EventTypeNormal, kind+"DeleteSuccessful", "Deleted %s %s", kind, name)
+}
+
+// IndexAtLeast reports whether obj's integer label key is >= min. Objects
+// without a valid index are treated as stray and reported as at least min,
+// so they are cleaned up with the removed indices.
+func IndexAtLeast(obj metav1.Object, key string, min int32) bool {
+	v, err := strconv.Atoi(obj.GetLabels()[key])
+	if err != nil {
+		return true
+	}
+	return int32(v) >= min
+}
+
+// MergeLabels returns live with every owned label set; labels others added stay.
+func MergeLabels(live, owned map[string]string) map[string]string {
+	if live == nil {
+		live = make(map[string]string, len(owned))
+	}
+	for k, v := range owned {
+		live[k] = v
+	}
+	return live
+}

@@ -1,0 +1,103 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+// Package podclique manages the standalone PodCliques of a PodCliqueSet,
+// <pcs>-<i>-<clique> for every replica i and every clique in no scaling
+// group. Scaling-group members belong to the PodCliqueScalingGroup controller.
+package podclique
+
+import (
+	"context"
+
+	"github.com/go-logr/logr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/component"
+	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/childsync"
+	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/desired"
+	"github.com/grove-project/grove/operator/internal/groveerr"
+)
+
+const kind = "PodClique"
+
+type operator struct{ d childsync.Deps }
+
+// New returns the standalone PodClique component operator.
+func New(d childsync.Deps) component.Operator[*grovecorev1alpha1.PodCliqueSet] {
+	return operator{d}
+}
+
+func (operator) Kind() string { return kind }
+
+type work struct {
+	want             *grovecorev1alpha1.PodClique
+	templateReplicas int32
+}
+
+// Sync deletes PodCliques of removed replicas or cliques, then creates or
+// patches the expected ones.
+func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
+	var todo []work
+	keep := map[string]bool{}
+	for i := int32(0); i < pcs.Spec.Replicas; i++ {
+		for _, tmpl := range desired.StandaloneCliques(pcs) {
+			want, err := desired.PodClique(o.d.Scheme, pcs, i, tmpl, nil, pcs)
+			if err != nil {
+				return groveerr.Wrapf(err, "ERR_BUILD_PODCLIQUE", groveerr.OperationSync, "building PodClique for clique %s replica %d", tmpl.Name, i)
+			}
+			keep[want.Name] = true
+			todo = append(todo, work{want: want, templateReplicas: tmpl.Spec.Replicas})
+		}
+	}
+	if err := o.deleteExcept(ctx, pcs, keep); err != nil {
+		return err
+	}
+	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
+		w := todo[i]
+		res, err := childsync.Apply(ctx, o.d.Client, w.want, &grovecorev1alpha1.PodClique{}, func(l *grovecorev1alpha1.PodClique) {
+			desired.UpdatePodClique(l, w.want, w.templateReplicas)
+		})
+		o.d.ReportApply(pcs, kind, w.want.Name, res, err)
+		return groveerr.Wrapf(err, "ERR_CREATE_OR_UPDATE_PODCLIQUE", groveerr.OperationSync, "creating or patching PodClique %s", w.want.Name)
+	})
+}
+
+// Delete deletes every standalone PodClique of the PodCliqueSet.
+func (o operator) Delete(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
+	return o.deleteExcept(ctx, pcs, nil)
+}
+
+func (o operator) deleteExcept(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, keep map[string]bool) error {
+	list := &grovecorev1alpha1.PodCliqueList{}
+	if err := o.d.Client.List(ctx, list, client.InNamespace(pcs.Namespace), childsync.Selector(pcs.Name, apicommon.LabelComponentPCSPodClique)); err != nil {
+		return groveerr.Wrap(err, "ERR_LIST_PODCLIQUE", groveerr.OperationSync, "listing PodCliques")
+	}
+	var excess []*grovecorev1alpha1.PodClique
+	for i := range list.Items {
+		p := &list.Items[i]
+		if !keep[p.Name] && p.DeletionTimestamp == nil {
+			excess = append(excess, p)
+		}
+	}
+	return childsync.Parallel(len(excess), childsync.DefaultParallelism, func(i int) error {
+		err := childsync.DeleteIgnoringNotFound(ctx, o.d.Client, excess[i])
+		o.d.ReportDelete(pcs, kind, excess[i].Name, err)
+		return groveerr.Wrapf(err, "ERR_DELETE_PODCLIQUE", groveerr.OperationDelete, "deleting PodClique %s", excess[i].Name)
+	})
+}

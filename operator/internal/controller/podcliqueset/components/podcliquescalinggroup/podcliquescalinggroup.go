@@ -1,0 +1,139 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+// Package podcliquescalinggroup manages the PodCliqueScalingGroups of a
+// PodCliqueSet, <pcs>-<i>-<sg> for every replica i and scaling-group config.
+package podcliquescalinggroup
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/component"
+	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/childsync"
+	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/desired"
+	"github.com/grove-project/grove/operator/internal/groveerr"
+)
+
+const kind = "PodCliqueScalingGroup"
+
+type operator struct{ d childsync.Deps }
+
+// New returns the PodCliqueScalingGroup component operator.
+func New(d childsync.Deps) component.Operator[*grovecorev1alpha1.PodCliqueSet] {
+	return operator{d}
+}
+
+func (operator) Kind() string { return kind }
+
+type work struct {
+	want *grovecorev1alpha1.PodCliqueScalingGroup
+	cfg  *grovecorev1alpha1.PodCliqueScalingGroupConfig
+}
+
+// Sync deletes PodCliqueScalingGroups of removed replicas or configs, then
+// creates or patches the expected ones.
+func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
+	var todo []work
+	keep := map[string]bool{}
+	for i := int32(0); i < pcs.Spec.Replicas; i++ {
+		for j := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
+			cfg := &pcs.Spec.Template.PodCliqueScalingGroupConfigs[j]
+			want, err := o.build(pcs, i, cfg)
+			if err != nil {
+				return err
+			}
+			keep[want.Name] = true
+			todo = append(todo, work{want: want, cfg: cfg})
+		}
+	}
+	if err := o.deleteExcept(ctx, pcs, keep); err != nil {
+		return err
+	}
+	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
+		w := todo[i]
+		res, err := childsync.Apply(ctx, o.d.Client, w.want, &grovecorev1alpha1.PodCliqueScalingGroup{}, func(l *grovecorev1alpha1.PodCliqueScalingGroup) {
+			l.Spec.Replicas = desired.Replicas(l.Spec.Replicas, l.Annotations, desired.ScalingGroupReplicas(w.cfg), w.cfg.ScaleConfig != nil)
+			l.Labels = childsync.MergeLabels(l.Labels, w.want.Labels)
+			l.Annotations = childsync.MergeLabels(l.Annotations, w.want.Annotations)
+			l.OwnerReferences = w.want.OwnerReferences
+			controllerutil.AddFinalizer(l, apicommon.FinalizerPodCliqueScalingGroup)
+			l.Spec.MinAvailable = w.want.Spec.MinAvailable
+			l.Spec.CliqueNames = w.want.Spec.CliqueNames
+		})
+		o.d.ReportApply(pcs, kind, w.want.Name, res, err)
+		return groveerr.Wrapf(err, "ERR_SYNC_PODCLIQUESCALINGGROUP", groveerr.OperationSync, "creating or patching PodCliqueScalingGroup %s", w.want.Name)
+	})
+}
+
+// Delete deletes every PodCliqueScalingGroup of the PodCliqueSet.
+func (o operator) Delete(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
+	return o.deleteExcept(ctx, pcs, nil)
+}
+
+func (o operator) deleteExcept(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, keep map[string]bool) error {
+	list := &grovecorev1alpha1.PodCliqueScalingGroupList{}
+	if err := o.d.Client.List(ctx, list, client.InNamespace(pcs.Namespace), childsync.Selector(pcs.Name, apicommon.LabelComponentPCSG)); err != nil {
+		return groveerr.Wrap(err, "ERR_LIST_PODCLIQUESCALINGGROUP", groveerr.OperationSync, "listing PodCliqueScalingGroups")
+	}
+	var excess []*grovecorev1alpha1.PodCliqueScalingGroup
+	for i := range list.Items {
+		p := &list.Items[i]
+		if !keep[p.Name] && p.DeletionTimestamp == nil {
+			excess = append(excess, p)
+		}
+	}
+	return childsync.Parallel(len(excess), childsync.DefaultParallelism, func(i int) error {
+		err := childsync.DeleteIgnoringNotFound(ctx, o.d.Client, excess[i])
+		o.d.ReportDelete(pcs, kind, excess[i].Name, err)
+		return groveerr.Wrapf(err, "ERR_DELETE_PODCLIQUESCALINGGROUP", groveerr.OperationDelete, "deleting PodCliqueScalingGroup %s", excess[i].Name)
+	})
+}
+
+func (o operator) build(pcs *grovecorev1alpha1.PodCliqueSet, replica int32, cfg *grovecorev1alpha1.PodCliqueScalingGroupConfig) (*grovecorev1alpha1.PodCliqueScalingGroup, error) {
+	name := apicommon.PodCliqueScalingGroupName(pcs.Name, replica, cfg.Name)
+	labels := childsync.Labels(pcs.Name, name, apicommon.LabelComponentPCSG)
+	labels[apicommon.LabelPodCliqueSetReplicaIndex] = desired.ReplicaIndexLabel(replica)
+	annotations := map[string]string{}
+	for k, v := range cfg.Annotations {
+		annotations[k] = v
+	}
+	annotations[apicommon.AnnotationTemplateReplicas] = strconv.Itoa(int(desired.ScalingGroupReplicas(cfg)))
+	minAvailable := desired.ScalingGroupMinAvailable(cfg)
+	pcsg := &grovecorev1alpha1.PodCliqueScalingGroup{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: pcs.Namespace, Labels: labels, Annotations: annotations,
+			Finalizers: []string{apicommon.FinalizerPodCliqueScalingGroup},
+		},
+		Spec: grovecorev1alpha1.PodCliqueScalingGroupSpec{
+			Replicas:     desired.ScalingGroupReplicas(cfg),
+			MinAvailable: &minAvailable,
+			CliqueNames:  append([]string(nil), cfg.CliqueNames...),
+		},
+	}
+	if err := controllerutil.SetControllerReference(pcs, pcsg, o.d.Scheme); err != nil {
+		return nil, groveerr.Wrap(err, "ERR_SYNC_PODCLIQUESCALINGGROUP", groveerr.OperationSync, "setting owner of PodCliqueScalingGroup "+name)
+	}
+	return pcsg, nil
+}

@@ -1,0 +1,410 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package podgang manages the PodGangs of a PodCliqueSet, the contract with
+// the gang scheduler. Per replica i there is a base PodGang <pcs>-<i> with
+// every standalone clique and the scaling-group replicas below minAvailable,
+// and a scaled PodGang <pcsg>-<j-minAvailable> for every scaling-group
+// replica j at or above minAvailable. Each pod group lists the pods of one
+// PodClique. The operator writes only the Initialized condition (and the
+// phase while it is empty); the scheduler owns the rest of the status.
+package podgang
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/backend"
+	"github.com/grove-project/grove/operator/internal/component"
+	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/childsync"
+	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/desired"
+	"github.com/grove-project/grove/operator/internal/groveerr"
+	"github.com/grove-project/grove/operator/internal/metrics"
+)
+
+const kind = "PodGang"
+
+type operator struct {
+	d          childsync.Deps
+	backends   *backend.Registry
+	tasEnabled bool
+}
+
+// New returns the PodGang component operator. tasEnabled says whether
+// topology constraints are translated into the PodGangs.
+func New(d childsync.Deps, backends *backend.Registry, tasEnabled bool) component.Operator[*grovecorev1alpha1.PodCliqueSet] {
+	return operator{d: d, backends: backends, tasEnabled: tasEnabled}
+}
+
+func (operator) Kind() string { return kind }
+
+// member is one pod group of a PodGang being built.
+type member struct {
+	pclqName string
+	tmpl     *grovecorev1alpha1.PodCliqueTemplateSpec
+}
+
+// gang is a PodGang being built.
+type gang struct {
+	name         string
+	replica      int32
+	members      []member
+	constraint   *grovecorev1alpha1.TopologyConstraint
+	groupConfigs []groupConfig
+}
+
+type groupConfig struct {
+	name       string
+	pclqs      []string
+	constraint *grovecorev1alpha1.TopologyConstraint
+}
+
+// state is what one sync reads from the cache.
+type state struct {
+	pods       map[string]map[string][]string // podgang -> podclique -> pod names
+	pclqs      map[string]*grovecorev1alpha1.PodClique
+	pcsgs      map[string]*grovecorev1alpha1.PodCliqueScalingGroup
+	translator translator
+}
+
+// Sync builds the expected PodGangs, deletes the others, and creates or
+// patches each, then sets its Initialized condition.
+func (o operator) Sync(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
+	st, err := o.read(ctx, log, pcs)
+	if err != nil {
+		return err
+	}
+	gangs := expectedGangs(pcs, st)
+	keep := make(map[string]bool, len(gangs))
+	for _, g := range gangs {
+		keep[g.name] = true
+	}
+	if err := o.deleteExcept(ctx, pcs, keep); err != nil {
+		return err
+	}
+	schedulerName, err := o.schedulerName(pcs)
+	if err != nil {
+		return err
+	}
+	var pending atomic.Int32
+	err = childsync.Parallel(len(gangs), childsync.DefaultParallelism, func(i int) error {
+		initialized, err := o.syncGang(ctx, pcs, st, gangs[i], schedulerName)
+		if !initialized {
+			pending.Add(1)
+		}
+		return err
+	})
+	metrics.PodGangsPending.WithLabelValues(pcs.Namespace, pcs.Name).Set(float64(pending.Load()))
+	return err
+}
+
+// Delete deletes every PodGang of the PodCliqueSet.
+func (o operator) Delete(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
+	metrics.PodGangsPending.DeleteLabelValues(pcs.Namespace, pcs.Name)
+	return o.deleteExcept(ctx, pcs, nil)
+}
+
+func (o operator) read(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) (*state, error) {
+	st := &state{
+		pods:  map[string]map[string][]string{},
+		pclqs: map[string]*grovecorev1alpha1.PodClique{},
+		pcsgs: map[string]*grovecorev1alpha1.PodCliqueScalingGroup{},
+	}
+	ns, sel := client.InNamespace(pcs.Namespace), client.MatchingLabels(apicommon.DefaultLabels(pcs.Name))
+	pods := &corev1.PodList{}
+	if err := o.d.Client.List(ctx, pods, ns, sel); err != nil {
+		return nil, groveerr.Wrap(err, "ERR_LIST_PODS", groveerr.OperationSync, "listing pods")
+	}
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if p.DeletionTimestamp != nil {
+			continue
+		}
+		gangName, pclqName := p.Labels[apicommon.LabelPodGang], p.Labels[apicommon.LabelPodClique]
+		if gangName == "" || pclqName == "" {
+			continue
+		}
+		if st.pods[gangName] == nil {
+			st.pods[gangName] = map[string][]string{}
+		}
+		st.pods[gangName][pclqName] = append(st.pods[gangName][pclqName], p.Name)
+	}
+	pclqs := &grovecorev1alpha1.PodCliqueList{}
+	if err := o.d.Client.List(ctx, pclqs, ns, sel); err != nil {
+		return nil, groveerr.Wrap(err, "ERR_LIST_PODCLIQUE", groveerr.OperationSync, "listing PodCliques")
+	}
+	for i := range pclqs.Items {
+		st.pclqs[pclqs.Items[i].Name] = &pclqs.Items[i]
+	}
+	pcsgs := &grovecorev1alpha1.PodCliqueScalingGroupList{}
+	if err := o.d.Client.List(ctx, pcsgs, ns, sel); err != nil {
+		return nil, groveerr.Wrap(err, "ERR_LIST_PODCLIQUESCALINGGROUP", groveerr.OperationSync, "listing PodCliqueScalingGroups")
+	}
+	for i := range pcsgs.Items {
+		st.pcsgs[pcsgs.Items[i].Name] = &pcsgs.Items[i]
+	}
+	if o.tasEnabled {
+		t, err := o.loadTopology(ctx, log, pcs)
+		if err != nil {
+			return nil, err
+		}
+		st.translator = t
+	}
+	return st, nil
+}
+
+// expectedGangs lists the PodGangs the PodCliqueSet should have, in replica order.
+func expectedGangs(pcs *grovecorev1alpha1.PodCliqueSet, st *state) []*gang {
+	tmpl := &pcs.Spec.Template
+	var out []*gang
+	for i := int32(0); i < pcs.Spec.Replicas; i++ {
+		base := &gang{name: apicommon.BasePodGangName(pcs.Name, i), replica: i, constraint: tmpl.TopologyConstraint}
+		for _, c := range desired.StandaloneCliques(pcs) {
+			base.members = append(base.members, member{pclqName: apicommon.PodCliqueName(pcs.Name, i, c.Name), tmpl: c})
+		}
+		var scaled []*gang
+		for k := range tmpl.PodCliqueScalingGroupConfigs {
+			cfg := &tmpl.PodCliqueScalingGroupConfigs[k]
+			pcsgName := apicommon.PodCliqueScalingGroupName(pcs.Name, i, cfg.Name)
+			minAvailable := desired.ScalingGroupMinAvailable(cfg)
+			replicas := desired.ScalingGroupReplicas(cfg)
+			if live, ok := st.pcsgs[pcsgName]; ok {
+				replicas = live.Spec.Replicas
+			}
+			for j := int32(0); j < max(minAvailable, replicas); j++ {
+				var members []member
+				var names []string
+				for _, cn := range cfg.CliqueNames {
+					if c := desired.CliqueTemplate(pcs, cn); c != nil {
+						n := apicommon.ScalingGroupPodCliqueName(pcsgName, j, cn)
+						members = append(members, member{pclqName: n, tmpl: c})
+						names = append(names, n)
+					}
+				}
+				if j < minAvailable {
+					base.members = append(base.members, members...)
+					if cfg.TopologyConstraint != nil {
+						base.groupConfigs = append(base.groupConfigs, groupConfig{
+							name: apicommon.TopologyConstraintGroupConfigName(pcsgName, j), pclqs: names, constraint: cfg.TopologyConstraint,
+						})
+					}
+					continue
+				}
+				constraint := cfg.TopologyConstraint
+				if constraint == nil {
+					constraint = tmpl.TopologyConstraint
+				}
+				scaled = append(scaled, &gang{
+					name: apicommon.ScaledPodGangName(pcsgName, j, minAvailable), replica: i, members: members, constraint: constraint,
+				})
+			}
+		}
+		out = append(out, base)
+		out = append(out, scaled...)
+	}
+	return out
+}
+
+// syncGang creates or patches one PodGang and its Initialized condition. It
+// reports whether the PodGang is initialized.
+func (o operator) syncGang(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, st *state, g *gang, schedulerName string) (bool, error) {
+	want, err := o.build(pcs, st, g, schedulerName)
+	if err != nil {
+		return false, err
+	}
+	live := &groveschedulerv1alpha1.PodGang{}
+	res, err := childsync.Apply(ctx, o.d.Client, want, live, func(l *groveschedulerv1alpha1.PodGang) {
+		l.Labels = childsync.MergeLabels(l.Labels, want.Labels)
+		l.Annotations = childsync.MergeLabels(l.Annotations, want.Annotations)
+		if _, ok := want.Annotations[apicommon.AnnotationTopologyName]; !ok {
+			delete(l.Annotations, apicommon.AnnotationTopologyName)
+		}
+		l.OwnerReferences = want.OwnerReferences
+		l.Spec = want.Spec
+	})
+	o.d.ReportApply(pcs, kind, want.Name, res, err)
+	if err != nil {
+		return false, groveerr.Wrapf(err, "ERR_CREATE_OR_PATCH_PODGANG", groveerr.OperationSync, "creating or patching PodGang %s", want.Name)
+	}
+	if res == childsync.Created {
+		live = want
+	}
+	if live.UID == "" {
+		// Created concurrently and not in the cache yet; its watch event brings the next sync.
+		return false, nil
+	}
+	return o.syncInitialized(ctx, live, allPodsCreated(st, g))
+}
+
+// allPodsCreated reports whether every PodClique of the gang exists and has
+// at least spec.replicas live pods labelled with this PodGang.
+func allPodsCreated(st *state, g *gang) bool {
+	for _, m := range g.members {
+		pclq, ok := st.pclqs[m.pclqName]
+		if !ok || pclq.DeletionTimestamp != nil {
+			return false
+		}
+		if int32(len(st.pods[g.name][m.pclqName])) < pclq.Spec.Replicas {
+			return false
+		}
+	}
+	return true
+}
+
+// syncInitialized writes the Initialized condition when it is missing or
+// turns True, and the phase Pending when the scheduler has not set one. The
+// patch carries the resourceVersion, so it can never overwrite conditions the
+// scheduler wrote meanwhile: a conflict retries the sync instead.
+func (o operator) syncInitialized(ctx context.Context, pg *groveschedulerv1alpha1.PodGang, created bool) (bool, error) {
+	current := meta.FindStatusCondition(pg.Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeInitialized)
+	if current != nil && current.Status == metav1.ConditionTrue {
+		return true, nil
+	}
+	cond := metav1.Condition{
+		Type: groveschedulerv1alpha1.PodGangConditionTypeInitialized, Status: metav1.ConditionFalse,
+		Reason:  groveschedulerv1alpha1.PodGangReasonPodsCreationPending,
+		Message: "Waiting for all pods of the PodGang to be created",
+	}
+	if created {
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, groveschedulerv1alpha1.PodGangReasonPodsCreated, "PodGang is fully initialized"
+	}
+	if current != nil && current.Status == cond.Status && pg.Status.Phase != "" {
+		return false, nil
+	}
+	base := pg.DeepCopy()
+	if pg.Status.Phase == "" {
+		pg.Status.Phase = groveschedulerv1alpha1.PodGangPhasePending
+	}
+	meta.SetStatusCondition(&pg.Status.Conditions, cond)
+	if err := o.d.Client.Status().Patch(ctx, pg, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return false, groveerr.Wrapf(err, "ERR_UPDATE_PODGANG_STATUS", groveerr.OperationSync, "setting Initialized on PodGang %s", pg.Name)
+	}
+	if created {
+		metrics.PodGangInitializationSeconds.Observe(time.Since(pg.CreationTimestamp.Time).Seconds())
+	}
+	return created, nil
+}
+
+func (o operator) build(pcs *grovecorev1alpha1.PodCliqueSet, st *state, g *gang, schedulerName string) (*groveschedulerv1alpha1.PodGang, error) {
+	labels := map[string]string{}
+	for k, v := range pcs.Labels {
+		if !strings.HasPrefix(k, "grove.io/") {
+			labels[k] = v
+		}
+	}
+	labels = childsync.MergeLabels(labels, childsync.Labels(pcs.Name, g.name, apicommon.LabelComponentPodGang))
+	labels[apicommon.LabelSchedulerName] = schedulerName
+	labels[apicommon.LabelPodCliqueSetReplicaIndex] = desired.ReplicaIndexLabel(g.replica)
+	annotations := map[string]string{}
+	for k, v := range pcs.Annotations {
+		if !strings.HasPrefix(k, "grove.io/") && k != "kubectl.kubernetes.io/last-applied-configuration" {
+			annotations[k] = v
+		}
+	}
+	spec := groveschedulerv1alpha1.PodGangSpec{
+		PodGroups:         make([]groveschedulerv1alpha1.PodGroup, 0, len(g.members)),
+		PriorityClassName: pcs.Spec.Template.PriorityClassName,
+	}
+	translated := false
+	tr := func(tc *grovecorev1alpha1.TopologyConstraint) *groveschedulerv1alpha1.TopologyConstraint {
+		out := st.translator.translate(tc)
+		if out != nil {
+			translated = true
+		}
+		return out
+	}
+	spec.TopologyConstraint = tr(g.constraint)
+	for _, m := range g.members {
+		names := append([]string(nil), st.pods[g.name][m.pclqName]...)
+		sort.Strings(names)
+		refs := make([]groveschedulerv1alpha1.NamespacedName, 0, len(names))
+		for _, n := range names {
+			refs = append(refs, groveschedulerv1alpha1.NamespacedName{Namespace: pcs.Namespace, Name: n})
+		}
+		spec.PodGroups = append(spec.PodGroups, groveschedulerv1alpha1.PodGroup{
+			Name: m.pclqName, PodReferences: refs,
+			MinReplicas:        desired.CliqueMinAvailable(&m.tmpl.Spec),
+			TopologyConstraint: tr(m.tmpl.TopologyConstraint),
+		})
+	}
+	for _, gc := range g.groupConfigs {
+		if c := tr(gc.constraint); c != nil {
+			spec.TopologyConstraintGroupConfigs = append(spec.TopologyConstraintGroupConfigs, groveschedulerv1alpha1.TopologyConstraintGroupConfig{
+				Name: gc.name, PodGroupNames: gc.pclqs, TopologyConstraint: c,
+			})
+		}
+	}
+	if translated {
+		annotations[apicommon.AnnotationTopologyName] = st.translator.name
+	}
+	pg := &groveschedulerv1alpha1.PodGang{
+		ObjectMeta: metav1.ObjectMeta{Name: g.name, Namespace: pcs.Namespace, Labels: labels, Annotations: annotations},
+		Spec:       spec,
+	}
+	if err := controllerutil.SetControllerReference(pcs, pg, o.d.Scheme); err != nil {
+		return nil, groveerr.Wrap(err, "ERR_CREATE_OR_PATCH_PODGANG", groveerr.OperationSync, "setting owner of PodGang "+g.name)
+	}
+	return pg, nil
+}
+
+// schedulerName is the backend handling the PodCliqueSet's pods: the one
+// named by the first clique's podSpec.schedulerName (all cliques must agree).
+func (o operator) schedulerName(pcs *grovecorev1alpha1.PodCliqueSet) (string, error) {
+	name := ""
+	if len(pcs.Spec.Template.Cliques) > 0 {
+		name = pcs.Spec.Template.Cliques[0].Spec.PodSpec.SchedulerName
+	}
+	b, err := o.backends.ForSchedulerName(name)
+	if err != nil {
+		return "", groveerr.Wrap(err, "ERR_SCHEDULER_BACKEND", groveerr.OperationSync, "resolving the scheduler backend")
+	}
+	return b.Name(), nil
+}
+
+func (o operator) deleteExcept(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, keep map[string]bool) error {
+	list := &groveschedulerv1alpha1.PodGangList{}
+	if err := o.d.Client.List(ctx, list, client.InNamespace(pcs.Namespace), childsync.Selector(pcs.Name, apicommon.LabelComponentPodGang)); err != nil {
+		return groveerr.Wrap(err, "ERR_LIST_PODGANGS", groveerr.OperationSync, "listing PodGangs")
+	}
+	var excess []*groveschedulerv1alpha1.PodGang
+	for i := range list.Items {
+		if !keep[list.Items[i].Name] && list.Items[i].DeletionTimestamp == nil {
+			excess = append(excess, &list.Items[i])
+		}
+	}
+	return childsync.Parallel(len(excess), childsync.DefaultParallelism, func(i int) error {
+		err := childsync.DeleteIgnoringNotFound(ctx, o.d.Client, excess[i])
+		o.d.ReportDelete(pcs, kind, excess[i].Name, err)
+		return groveerr.Wrapf(err, "ERR_DELETE_PODGANG", groveerr.OperationDelete, "deleting PodGang %s", excess[i].Name)
+	})
+}

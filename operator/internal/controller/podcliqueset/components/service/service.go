@@ -1,0 +1,123 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+// Package service manages the headless Service of every PodCliqueSet
+// replica, <pcs>-<i>, which gives pods stable DNS names. Services of removed
+// replica indices are deleted on scale-in.
+package service
+
+import (
+	"context"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/component"
+	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/childsync"
+	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/desired"
+	"github.com/grove-project/grove/operator/internal/groveerr"
+)
+
+const kind = "Service"
+
+type operator struct{ d childsync.Deps }
+
+// New returns the headless Service component operator.
+func New(d childsync.Deps) component.Operator[*grovecorev1alpha1.PodCliqueSet] {
+	return operator{d}
+}
+
+func (operator) Kind() string { return kind }
+
+// Sync creates or patches the Services of replicas [0, spec.replicas) and
+// deletes those of higher indices.
+func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
+	if err := o.deleteExcess(ctx, pcs); err != nil {
+		return err
+	}
+	return childsync.Parallel(int(pcs.Spec.Replicas), childsync.DefaultParallelism, func(i int) error {
+		want, err := o.build(pcs, int32(i))
+		if err != nil {
+			return err
+		}
+		res, err := childsync.Apply(ctx, o.d.Client, want, &corev1.Service{}, func(l *corev1.Service) {
+			l.Labels = childsync.MergeLabels(l.Labels, want.Labels)
+			l.OwnerReferences = want.OwnerReferences
+			l.Spec.Selector = want.Spec.Selector
+			l.Spec.PublishNotReadyAddresses = want.Spec.PublishNotReadyAddresses
+		})
+		o.d.ReportApply(pcs, kind, want.Name, res, err)
+		return groveerr.Wrapf(err, "ERR_SYNC_PODCLIQUESET_SERVICE", groveerr.OperationSync, "creating or patching Service %s", want.Name)
+	})
+}
+
+// Delete deletes every headless Service of the PodCliqueSet.
+func (o operator) Delete(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
+	return o.deleteFrom(ctx, pcs, 0)
+}
+
+func (o operator) deleteExcess(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet) error {
+	return o.deleteFrom(ctx, pcs, pcs.Spec.Replicas)
+}
+
+func (o operator) deleteFrom(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, firstRemoved int32) error {
+	list := &corev1.ServiceList{}
+	if err := o.d.Client.List(ctx, list, client.InNamespace(pcs.Namespace), childsync.Selector(pcs.Name, apicommon.LabelComponentHeadlessService)); err != nil {
+		return groveerr.Wrap(err, "ERR_LIST_SERVICE", groveerr.OperationSync, "listing headless Services")
+	}
+	var excess []*corev1.Service
+	for i := range list.Items {
+		if !childsync.IndexAtLeast(&list.Items[i], apicommon.LabelPodCliqueSetReplicaIndex, firstRemoved) {
+			continue
+		}
+		excess = append(excess, &list.Items[i])
+	}
+	return childsync.Parallel(len(excess), childsync.DefaultParallelism, func(i int) error {
+		err := childsync.DeleteIgnoringNotFound(ctx, o.d.Client, excess[i])
+		o.d.ReportDelete(pcs, kind, excess[i].Name, err)
+		return groveerr.Wrapf(err, "ERR_DELETE_PODCLIQUESET_SERVICE", groveerr.OperationDelete, "deleting Service %s", excess[i].Name)
+	})
+}
+
+func (o operator) build(pcs *grovecorev1alpha1.PodCliqueSet, replica int32) (*corev1.Service, error) {
+	name := apicommon.HeadlessServiceName(pcs.Name, replica)
+	labels := childsync.Labels(pcs.Name, name, apicommon.LabelComponentHeadlessService)
+	labels[apicommon.LabelPodCliqueSetReplicaIndex] = desired.ReplicaIndexLabel(replica)
+	selector := apicommon.DefaultLabels(pcs.Name)
+	selector[apicommon.LabelPodCliqueSetReplicaIndex] = desired.ReplicaIndexLabel(replica)
+	publishNotReady := true
+	if cfg := pcs.Spec.Template.HeadlessServiceConfig; cfg != nil {
+		publishNotReady = cfg.PublishNotReadyAddresses
+	}
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: pcs.Namespace, Labels: labels},
+		Spec: corev1.ServiceSpec{
+			ClusterIP:                corev1.ClusterIPNone,
+			Selector:                 selector,
+			PublishNotReadyAddresses: publishNotReady,
+		},
+	}
+	if err := controllerutil.SetControllerReference(pcs, svc, o.d.Scheme); err != nil {
+		return nil, groveerr.Wrap(err, "ERR_SYNC_PODCLIQUESET_SERVICE", groveerr.OperationSync, "setting owner of Service "+name)
+	}
+	return svc, nil
+}

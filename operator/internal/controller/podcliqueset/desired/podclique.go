@@ -1,0 +1,155 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+package desired
+
+import (
+	"fmt"
+	"strconv"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/hash"
+	"github.com/grove-project/grove/operator/internal/startuporder"
+)
+
+// Member places a PodClique in a replica of a PodCliqueScalingGroup.
+type Member struct {
+	// PCSGName is the PodCliqueScalingGroup's name.
+	PCSGName string
+	// ReplicaIndex is the scaling-group replica index j.
+	ReplicaIndex int32
+	// MinAvailable is the scaling group's minAvailable: replicas below it are
+	// in the base PodGang, the others each in a scaled PodGang.
+	MinAvailable int32
+}
+
+// PodClique builds the PodClique of clique template tmpl in PodCliqueSet
+// replica pcsReplica: standalone (member nil, owned by the PodCliqueSet) or
+// a scaling-group member (owned by owner, the PodCliqueScalingGroup).
+// spec.replicas is the template's; callers keep a live value with Replicas.
+func PodClique(scheme *runtime.Scheme, pcs *grovecorev1alpha1.PodCliqueSet, pcsReplica int32, tmpl *grovecorev1alpha1.PodCliqueTemplateSpec, member *Member, owner client.Object) (*grovecorev1alpha1.PodClique, error) {
+	templateHash, err := hash.PodTemplateHash(tmpl, pcs.Spec.Template.PriorityClassName)
+	if err != nil {
+		return nil, err
+	}
+	basePodGang := apicommon.BasePodGangName(pcs.Name, pcsReplica)
+	grove := map[string]string{
+		apicommon.LabelManagedByKey:             apicommon.LabelManagedByValue,
+		apicommon.LabelPartOfKey:                pcs.Name,
+		apicommon.LabelComponentKey:             apicommon.LabelComponentPCSPodClique,
+		apicommon.LabelPodCliqueSetReplicaIndex: ReplicaIndexLabel(pcsReplica),
+		apicommon.LabelPodGang:                  basePodGang,
+		apicommon.LabelPodTemplateHash:          templateHash,
+		apicommon.LabelPodCliqueTemplateName:    tmpl.Name,
+	}
+	var name string
+	pcsgReplica := int32(0)
+	if member == nil {
+		name = apicommon.PodCliqueName(pcs.Name, pcsReplica, tmpl.Name)
+	} else {
+		pcsgReplica = member.ReplicaIndex
+		name = apicommon.ScalingGroupPodCliqueName(member.PCSGName, member.ReplicaIndex, tmpl.Name)
+		grove[apicommon.LabelComponentKey] = apicommon.LabelComponentPCSGPodClique
+		grove[apicommon.LabelPodCliqueScalingGroup] = member.PCSGName
+		grove[apicommon.LabelPodCliqueScalingGroupReplicaIndex] = ReplicaIndexLabel(member.ReplicaIndex)
+		grove[apicommon.LabelPodGang] = apicommon.PodGangNameForScalingGroupReplica(pcs.Name, pcsReplica, member.PCSGName, member.ReplicaIndex, member.MinAvailable)
+		if member.ReplicaIndex >= member.MinAvailable {
+			grove[apicommon.LabelBasePodGang] = basePodGang
+		}
+	}
+	grove[apicommon.LabelAppNameKey] = name
+
+	annotations := merge(tmpl.Annotations)
+	delete(annotations, apicommon.AnnotationTopologyName)
+	annotations[apicommon.AnnotationTemplateReplicas] = strconv.Itoa(int(tmpl.Spec.Replicas))
+
+	pclq := &grovecorev1alpha1.PodClique{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        name,
+			Namespace:   pcs.Namespace,
+			Labels:      merge(tmpl.Labels, grove),
+			Annotations: annotations,
+			Finalizers:  []string{apicommon.FinalizerPodClique},
+		},
+		Spec: *tmpl.Spec.DeepCopy(),
+	}
+	if pclq.Spec.MinAvailable == nil {
+		minAvailable := pclq.Spec.Replicas
+		pclq.Spec.MinAvailable = &minAvailable
+	}
+	parents, err := startuporder.Parents(pcs, pcsReplica, tmpl.Name, pcsgReplica)
+	if err != nil {
+		return nil, fmt.Errorf("resolving startup order of %s: %w", name, err)
+	}
+	pclq.Spec.StartsAfter = nil
+	for _, p := range parents {
+		pclq.Spec.StartsAfter = append(pclq.Spec.StartsAfter, p.Name)
+	}
+	if err := controllerutil.SetControllerReference(owner, pclq, scheme); err != nil {
+		return nil, err
+	}
+	return pclq, nil
+}
+
+// Replicas decides spec.replicas of an existing PodClique or
+// PodCliqueScalingGroup (design decision 3): an autoscaled child keeps its
+// live value; otherwise a kubectl scale on the child persists until the
+// template value changes from the one recorded in AnnotationTemplateReplicas.
+func Replicas(live int32, liveAnnotations map[string]string, templateReplicas int32, autoscaled bool) int32 {
+	if autoscaled {
+		return live
+	}
+	if liveAnnotations[apicommon.AnnotationTemplateReplicas] == strconv.Itoa(int(templateReplicas)) {
+		return live
+	}
+	return templateReplicas
+}
+
+// UpdatePodClique copies the fields Grove owns from want into the live
+// PodClique. The pod spec is copied only when the template hash changed:
+// the API server defaults fields inside it, so comparing specs would patch
+// forever. spec.replicas follows Replicas.
+func UpdatePodClique(live, want *grovecorev1alpha1.PodClique, templateReplicas int32) {
+	live.Spec.Replicas = Replicas(live.Spec.Replicas, live.Annotations, templateReplicas, want.Spec.AutoScalingConfig != nil)
+	if live.Labels[apicommon.LabelPodTemplateHash] != want.Labels[apicommon.LabelPodTemplateHash] {
+		live.Spec.PodSpec = want.Spec.PodSpec
+	}
+	live.Labels = mergeInto(live.Labels, want.Labels)
+	live.Annotations = mergeInto(live.Annotations, want.Annotations)
+	controllerutil.AddFinalizer(live, apicommon.FinalizerPodClique)
+	live.OwnerReferences = want.OwnerReferences
+	live.Spec.RoleName = want.Spec.RoleName
+	live.Spec.MinAvailable = want.Spec.MinAvailable
+	live.Spec.StartsAfter = want.Spec.StartsAfter
+	live.Spec.AutoScalingConfig = want.Spec.AutoScalingConfig
+}
+
+func mergeInto(live, owned map[string]string) map[string]string {
+	if live == nil {
+		live = make(map[string]string, len(owned))
+	}
+	for k, v := range owned {
+		live[k] = v
+	}
+	return live
+}

@@ -1,0 +1,166 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package podcliqueset is the PodCliqueSet controller: it turns a
+// PodCliqueSet into its grove-initc access objects, headless Services, HPAs,
+// standalone PodCliques, PodCliqueScalingGroups and PodGangs (one component
+// operator each, under components/), and reports the set's status.
+package podcliqueset
+
+import (
+	"context"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/backend"
+	"github.com/grove-project/grove/operator/internal/component"
+	"github.com/grove-project/grove/operator/internal/config"
+	"github.com/grove-project/grove/operator/internal/controller/common"
+	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/childsync"
+	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/hpa"
+	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/initcaccess"
+	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/podclique"
+	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/podcliquescalinggroup"
+	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/podgang"
+	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/service"
+	"github.com/grove-project/grove/operator/internal/groveerr"
+	"github.com/grove-project/grove/operator/internal/metrics"
+)
+
+// ControllerName is the name of the PodCliqueSet controller.
+const ControllerName = "podcliqueset-controller"
+
+// Reconciler reconciles PodCliqueSets.
+type Reconciler struct {
+	client   client.Client
+	recorder record.EventRecorder
+	status   common.StatusRecorder
+	// groups are the component operators in dependency order: a group runs
+	// only when every earlier group synced without error.
+	groups [][]component.Operator[*grovecorev1alpha1.PodCliqueSet]
+}
+
+// NewReconciler wires the reconciler's component operators.
+func NewReconciler(c client.Client, d childsync.Deps, cfg *config.OperatorConfiguration, backends *backend.Registry) *Reconciler {
+	tas := cfg.TopologyAwareScheduling.Enabled != nil && *cfg.TopologyAwareScheduling.Enabled
+	first := append(initcaccess.Operators(d), service.New(d), hpa.New(d))
+	return &Reconciler{
+		client:   c,
+		recorder: d.Recorder,
+		status:   common.StatusRecorder{Client: c},
+		groups: [][]component.Operator[*grovecorev1alpha1.PodCliqueSet]{
+			first,
+			{podclique.New(d), podcliquescalinggroup.New(d)},
+			{podgang.New(d, backends, tas)},
+		},
+	}
+}
+
+// Reconcile brings one PodCliqueSet's children and status in line with its spec.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	pcs := &grovecorev1alpha1.PodCliqueSet{}
+	if err := r.client.Get(ctx, req.NamespacedName, pcs); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if pcs.DeletionTimestamp != nil {
+		return ctrl.Result{}, r.reconcileDelete(ctx, log, pcs)
+	}
+	return ctrl.Result{}, r.reconcileSpec(ctx, log, pcs)
+}
+
+// reconcileSpec: ensure finalizer → record start → sync components → status → record completion.
+func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
+	if err := r.ensureFinalizer(ctx, pcs); err != nil {
+		return err
+	}
+	if err := r.status.RecordStart(ctx, pcs, grovecorev1alpha1.LastOperationTypeReconcile, "Reconciling PodCliqueSet"); err != nil {
+		return err
+	}
+	errs := r.syncComponents(ctx, log, pcs)
+	if err := r.updateStatus(ctx, pcs, len(errs) == 0); err != nil {
+		errs = append(errs, err)
+	}
+	description := "PodCliqueSet reconciled"
+	if len(errs) > 0 {
+		description = "PodCliqueSet reconcile failed"
+	}
+	if err := r.status.RecordCompletion(ctx, pcs, grovecorev1alpha1.LastOperationTypeReconcile, description, errs...); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		r.recorder.Eventf(pcs, "Warning", "ReconcileError", "%v", errs[0])
+		return errs[0]
+	}
+	return nil
+}
+
+// syncComponents runs the component groups in order and stops after the
+// first group that failed; its errors are returned.
+func (r *Reconciler) syncComponents(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) []error {
+	for _, group := range r.groups {
+		var errs []error
+		for _, op := range group {
+			start := time.Now()
+			err := op.Sync(ctx, log.WithValues("component", op.Kind()), pcs)
+			metrics.ComponentSyncSeconds.WithLabelValues(op.Kind()).Observe(time.Since(start).Seconds())
+			if err != nil {
+				log.Error(err, "Component sync failed", "component", op.Kind())
+				errs = append(errs, err)
+			}
+		}
+		if len(errs) > 0 {
+			return errs
+		}
+	}
+	return nil
+}
+
+// reconcileDelete lets garbage collection remove the children (they all carry
+// a controller reference to the PodCliqueSet) and releases the finalizer.
+func (r *Reconciler) reconcileDelete(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
+	if !controllerutil.ContainsFinalizer(pcs, apicommon.FinalizerPodCliqueSet) {
+		return nil
+	}
+	if err := r.status.RecordStart(ctx, pcs, grovecorev1alpha1.LastOperationTypeDelete, "Deleting PodCliqueSet"); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	metrics.PodGangsPending.DeleteLabelValues(pcs.Namespace, pcs.Name)
+	base := pcs.DeepCopy()
+	controllerutil.RemoveFinalizer(pcs, apicommon.FinalizerPodCliqueSet)
+	if err := r.client.Patch(ctx, pcs, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		return groveerr.Wrap(client.IgnoreNotFound(err), "ERR_REMOVE_FINALIZER", groveerr.OperationDelete, "removing PodCliqueSet finalizer")
+	}
+	log.Info("Released PodCliqueSet; its children are garbage-collected")
+	return nil
+}
+
+func (r *Reconciler) ensureFinalizer(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet) error {
+	if controllerutil.ContainsFinalizer(pcs, apicommon.FinalizerPodCliqueSet) {
+		return nil
+	}
+	base := pcs.DeepCopy()
+	controllerutil.AddFinalizer(pcs, apicommon.FinalizerPodCliqueSet)
+	return groveerr.Wrap(r.client.Patch(ctx, pcs, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})),
+		"ERR_ADD_FINALIZER", groveerr.OperationSync, "adding PodCliqueSet finalizer")
+}

@@ -1,0 +1,163 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package podcliqueset
+
+import (
+	"context"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/backend"
+	"github.com/grove-project/grove/operator/internal/config"
+	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/childsync"
+)
+
+// Setup registers the PodCliqueSet controller with the manager.
+//
+// Watches: the PodCliqueSet itself (spec changes, deletion, the
+// grove.io/reconcile-trigger annotation); its PodCliques, scaling groups,
+// PodGangs and pods, mapped to the owning PodCliqueSet through the part-of
+// label, when something the sync or the status reads changes; deletion of
+// the other objects it owns, to recreate them.
+func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry) error {
+	d := childsync.Deps{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorderFor(ControllerName)}
+	r := NewReconciler(mgr.GetClient(), d, cfg, backends)
+	toPCS := handler.EnqueueRequestsFromMapFunc(mapToPodCliqueSet)
+	deleteOnly := builder.WithPredicates(predicate.Funcs{
+		CreateFunc: func(event.CreateEvent) bool { return false },
+		UpdateFunc: func(event.UpdateEvent) bool { return false },
+	})
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(ControllerName).
+		WithOptions(controller.Options{
+			MaxConcurrentReconciles: cfg.Controllers.PodCliqueSet.ConcurrentSyncs,
+			RecoverPanic:            ptr.To(true),
+		}).
+		For(&grovecorev1alpha1.PodCliqueSet{}, builder.WithPredicates(podCliqueSetChanged())).
+		Watches(&grovecorev1alpha1.PodClique{}, toPCS, builder.WithPredicates(podCliqueChanged())).
+		Watches(&grovecorev1alpha1.PodCliqueScalingGroup{}, toPCS, builder.WithPredicates(scalingGroupChanged())).
+		Watches(&groveschedulerv1alpha1.PodGang{}, toPCS, builder.WithPredicates(podGangChanged())).
+		Watches(&corev1.Pod{}, toPCS, builder.WithPredicates(podChanged())).
+		Owns(&corev1.Service{}, deleteOnly).
+		Owns(&autoscalingv2.HorizontalPodAutoscaler{}, deleteOnly).
+		Owns(&corev1.ServiceAccount{}, deleteOnly).
+		Owns(&rbacv1.Role{}, deleteOnly).
+		Owns(&rbacv1.RoleBinding{}, deleteOnly).
+		Owns(&corev1.Secret{}, deleteOnly).
+		Complete(r)
+}
+
+// mapToPodCliqueSet maps a Grove-managed object to its PodCliqueSet.
+func mapToPodCliqueSet(_ context.Context, obj client.Object) []reconcile.Request {
+	labels := obj.GetLabels()
+	if labels[apicommon.LabelManagedByKey] != apicommon.LabelManagedByValue || labels[apicommon.LabelPartOfKey] == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: labels[apicommon.LabelPartOfKey]}}}
+}
+
+func podCliqueSetChanged() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, n := e.ObjectOld, e.ObjectNew
+			return o.GetGeneration() != n.GetGeneration() ||
+				(o.GetDeletionTimestamp() == nil) != (n.GetDeletionTimestamp() == nil) ||
+				o.GetAnnotations()[apicommon.AnnotationReconcileTrigger] != n.GetAnnotations()[apicommon.AnnotationReconcileTrigger] ||
+				!equality.Semantic.DeepEqual(o.GetFinalizers(), n.GetFinalizers())
+		},
+	}
+}
+
+func podCliqueChanged() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, ok1 := e.ObjectOld.(*grovecorev1alpha1.PodClique)
+			n, ok2 := e.ObjectNew.(*grovecorev1alpha1.PodClique)
+			if !ok1 || !ok2 {
+				return false
+			}
+			return o.Spec.Replicas != n.Spec.Replicas ||
+				(o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil) ||
+				!equality.Semantic.DeepEqual(o.Labels, n.Labels) ||
+				o.Status.ReadyReplicas != n.Status.ReadyReplicas ||
+				o.Status.UpdatedReplicas != n.Status.UpdatedReplicas ||
+				o.Status.ScheduledReplicas != n.Status.ScheduledReplicas ||
+				o.Status.Replicas != n.Status.Replicas
+		},
+	}
+}
+
+func scalingGroupChanged() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, ok1 := e.ObjectOld.(*grovecorev1alpha1.PodCliqueScalingGroup)
+			n, ok2 := e.ObjectNew.(*grovecorev1alpha1.PodCliqueScalingGroup)
+			if !ok1 || !ok2 {
+				return false
+			}
+			return o.Spec.Replicas != n.Spec.Replicas ||
+				(o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil) ||
+				o.Status.AvailableReplicas != n.Status.AvailableReplicas ||
+				o.Status.UpdatedReplicas != n.Status.UpdatedReplicas ||
+				o.Status.ScheduledReplicas != n.Status.ScheduledReplicas
+		},
+	}
+}
+
+func podGangChanged() predicate.Predicate {
+	return predicate.Funcs{
+		CreateFunc: func(event.CreateEvent) bool { return false },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, ok1 := e.ObjectOld.(*groveschedulerv1alpha1.PodGang)
+			n, ok2 := e.ObjectNew.(*groveschedulerv1alpha1.PodGang)
+			if !ok1 || !ok2 {
+				return false
+			}
+			return !equality.Semantic.DeepEqual(o.Status, n.Status) ||
+				(o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil)
+		},
+	}
+}
+
+// podChanged passes pod creations and deletions and the updates that change
+// which PodGang a pod counts for; status changes of pods reach the
+// PodCliqueSet through its PodCliques' status.
+func podChanged() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, n := e.ObjectOld, e.ObjectNew
+			return (o.GetDeletionTimestamp() == nil) != (n.GetDeletionTimestamp() == nil) ||
+				o.GetLabels()[apicommon.LabelPodGang] != n.GetLabels()[apicommon.LabelPodGang]
+		},
+	}
+}

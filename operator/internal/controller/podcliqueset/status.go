@@ -1,0 +1,159 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package podcliqueset
+
+import (
+	"context"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/desired"
+	"github.com/grove-project/grove/operator/internal/groveerr"
+	"github.com/grove-project/grove/operator/internal/hash"
+)
+
+// updateStatus computes the PodCliqueSet status from its children in the
+// cache and patches it when it changed. observedGeneration advances only
+// after a sync without errors.
+func (r *Reconciler) updateStatus(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, synced bool) error {
+	base := pcs.DeepCopy()
+	if err := r.computeStatus(ctx, pcs); err != nil {
+		return err
+	}
+	if synced {
+		pcs.Status.ObservedGeneration = ptr.To(pcs.Generation)
+	}
+	if equality.Semantic.DeepEqual(base.Status, pcs.Status) {
+		return nil
+	}
+	return groveerr.Wrap(r.client.Status().Patch(ctx, pcs, client.MergeFrom(base)),
+		"ERR_UPDATE_PCS_STATUS", groveerr.OperationSync, "patching PodCliqueSet status")
+}
+
+func (r *Reconciler) computeStatus(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet) error {
+	ns, sel := client.InNamespace(pcs.Namespace), client.MatchingLabels(apicommon.DefaultLabels(pcs.Name))
+	pclqs := &grovecorev1alpha1.PodCliqueList{}
+	if err := r.client.List(ctx, pclqs, ns, sel); err != nil {
+		return groveerr.Wrap(err, "ERR_LIST_PODCLIQUE", groveerr.OperationSync, "listing PodCliques for status")
+	}
+	pcsgs := &grovecorev1alpha1.PodCliqueScalingGroupList{}
+	if err := r.client.List(ctx, pcsgs, ns, sel); err != nil {
+		return groveerr.Wrap(err, "ERR_LIST_PODCLIQUESCALINGGROUP", groveerr.OperationSync, "listing PodCliqueScalingGroups for status")
+	}
+	gangs := &groveschedulerv1alpha1.PodGangList{}
+	if err := r.client.List(ctx, gangs, ns, sel); err != nil {
+		return groveerr.Wrap(err, "ERR_LIST_PODGANGS", groveerr.OperationSync, "listing PodGangs for status")
+	}
+	genHash, err := hash.GenerationHash(pcs)
+	if err != nil {
+		return groveerr.Wrap(err, "ERR_COMPUTE_HASH", groveerr.OperationSync, "computing generation hash")
+	}
+	templateHashes := map[string]string{}
+	for i := range pcs.Spec.Template.Cliques {
+		c := &pcs.Spec.Template.Cliques[i]
+		if templateHashes[c.Name], err = hash.PodTemplateHash(c, pcs.Spec.Template.PriorityClassName); err != nil {
+			return groveerr.Wrap(err, "ERR_COMPUTE_HASH", groveerr.OperationSync, "computing pod-template hash")
+		}
+	}
+
+	byName := map[string]*grovecorev1alpha1.PodClique{}
+	for i := range pclqs.Items {
+		byName[pclqs.Items[i].Name] = &pclqs.Items[i]
+	}
+	pcsgByName := map[string]*grovecorev1alpha1.PodCliqueScalingGroup{}
+	for i := range pcsgs.Items {
+		pcsgByName[pcsgs.Items[i].Name] = &pcsgs.Items[i]
+	}
+
+	var available, updated int32
+	for i := int32(0); i < pcs.Spec.Replicas; i++ {
+		a, u := replicaHealth(pcs, i, byName, pcsgByName, templateHashes)
+		if a {
+			available++
+		}
+		if u {
+			updated++
+		}
+	}
+
+	st := &pcs.Status
+	st.Replicas = pcs.Spec.Replicas
+	st.AvailableReplicas = available
+	st.UpdatedReplicas = updated
+	st.HPAPodSelector = apicommon.PodCliqueSetSelector(pcs.Name)
+	st.CurrentGenerationHash = &genHash
+	st.PodGangStatuses = podGangStatuses(gangs.Items)
+	return nil
+}
+
+// replicaHealth says whether PodCliqueSet replica i is available (every
+// standalone PodClique has minAvailable ready pods and every scaling group
+// minAvailable available replicas) and updated (available, and all of it
+// runs the current templates).
+func replicaHealth(pcs *grovecorev1alpha1.PodCliqueSet, i int32, pclqs map[string]*grovecorev1alpha1.PodClique,
+	pcsgs map[string]*grovecorev1alpha1.PodCliqueScalingGroup, templateHashes map[string]string) (available, updated bool) {
+	available, updated = true, true
+	for _, c := range desired.StandaloneCliques(pcs) {
+		p, ok := pclqs[apicommon.PodCliqueName(pcs.Name, i, c.Name)]
+		if !ok || p.DeletionTimestamp != nil {
+			return false, false
+		}
+		minAvailable := desired.CliqueMinAvailable(&p.Spec)
+		if p.Status.ReadyReplicas < minAvailable {
+			return false, false
+		}
+		if p.Labels[apicommon.LabelPodTemplateHash] != templateHashes[c.Name] || p.Status.UpdatedReplicas < minAvailable {
+			updated = false
+		}
+	}
+	for k := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
+		cfg := &pcs.Spec.Template.PodCliqueScalingGroupConfigs[k]
+		g, ok := pcsgs[apicommon.PodCliqueScalingGroupName(pcs.Name, i, cfg.Name)]
+		if !ok || g.DeletionTimestamp != nil {
+			return false, false
+		}
+		minAvailable := desired.PCSGMinAvailable(g)
+		if g.Status.AvailableReplicas < minAvailable {
+			return false, false
+		}
+		if g.Status.UpdatedReplicas < minAvailable {
+			updated = false
+		}
+	}
+	return available, updated
+}
+
+// podGangStatuses mirrors the phase and conditions the scheduler wrote on
+// each PodGang, sorted by name. PodGangs without a phase yet are left out.
+func podGangStatuses(gangs []groveschedulerv1alpha1.PodGang) []grovecorev1alpha1.PodGangStatus {
+	var out []grovecorev1alpha1.PodGangStatus
+	for i := range gangs {
+		g := &gangs[i]
+		if g.Status.Phase == "" || g.DeletionTimestamp != nil {
+			continue
+		}
+		out = append(out, grovecorev1alpha1.PodGangStatus{Name: g.Name, Phase: g.Status.Phase, Conditions: g.Status.Conditions})
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Name < out[b].Name })
+	return out
+}

@@ -1,0 +1,186 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package manager builds grove-operator's controller-runtime manager from
+// the operator configuration and registers the controllers on it.
+package manager
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/go-logr/logr"
+	"go.uber.org/zap/zapcore"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/backend"
+	"github.com/grove-project/grove/operator/internal/config"
+	"github.com/grove-project/grove/operator/internal/controller/podcliquescalinggroup"
+	"github.com/grove-project/grove/operator/internal/controller/podcliqueset"
+)
+
+// PodOwnerUIDIndex is the field index on Pods by the UID of their controller
+// owner (the PodClique), so a PodClique's pods are listed without a label scan.
+const PodOwnerUIDIndex = ".metadata.controller.uid"
+
+// GracefulShutdownTimeout is how long running reconciles get to finish on shutdown.
+const GracefulShutdownTimeout = 5 * time.Second
+
+// Scheme returns the scheme of everything grove-operator reads and writes:
+// the client-go types, grove.io and scheduler.grove.io.
+func Scheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(grovecorev1alpha1.AddToScheme(s))
+	utilruntime.Must(groveschedulerv1alpha1.AddToScheme(s))
+	return s
+}
+
+// Logger returns the operator's logger: JSON or text, at the configured level.
+func Logger(cfg *config.OperatorConfiguration) (logr.Logger, error) {
+	opts := []zap.Opts{zap.UseDevMode(false)}
+	switch cfg.LogFormat {
+	case config.LogFormatText:
+		opts = append(opts, zap.ConsoleEncoder())
+	default:
+		opts = append(opts, zap.JSONEncoder())
+	}
+	switch cfg.LogLevel {
+	case config.LogLevelDebug:
+		opts = append(opts, zap.Level(zapcore.DebugLevel))
+	case config.LogLevelError:
+		opts = append(opts, zap.Level(zapcore.ErrorLevel))
+	default:
+		opts = append(opts, zap.Level(zapcore.InfoLevel))
+	}
+	return zap.New(opts...), nil
+}
+
+// New builds the manager: scheme, client rate limits, leader election,
+// health and metrics servers, the webhook server settings, the cache filter
+// and the pod owner index. It registers no controllers (see RegisterControllers).
+func New(cfg *config.OperatorConfiguration, restConfig *rest.Config) (ctrl.Manager, error) {
+	restConfig = rest.CopyConfig(restConfig)
+	restConfig.QPS = cfg.RuntimeClientConnection.QPS
+	restConfig.Burst = cfg.RuntimeClientConnection.Burst
+	if ct := cfg.RuntimeClientConnection.ContentType; ct != "" {
+		restConfig.ContentType = ct
+	}
+	if act := cfg.RuntimeClientConnection.AcceptContentTypes; act != "" {
+		restConfig.AcceptContentTypes = act
+	}
+	le := cfg.LeaderElection
+	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
+		Scheme:                        Scheme(),
+		LeaderElection:                le.Enabled,
+		LeaderElectionID:              le.ResourceName,
+		LeaderElectionNamespace:       le.ResourceNamespace,
+		LeaderElectionResourceLock:    le.ResourceLock,
+		LeaderElectionReleaseOnCancel: true,
+		LeaseDuration:                 &le.LeaseDuration.Duration,
+		RenewDeadline:                 &le.RenewDeadline.Duration,
+		RetryPeriod:                   &le.RetryPeriod.Duration,
+		HealthProbeBindAddress:        address(cfg.Server.HealthProbes),
+		Metrics:                       metricsserver.Options{BindAddress: address(cfg.Server.Metrics)},
+		WebhookServer: webhook.NewServer(webhook.Options{
+			Host: cfg.Server.Webhooks.BindAddress, Port: cfg.Server.Webhooks.Port, CertDir: cfg.Server.Webhooks.ServerCertDir,
+		}),
+		GracefulShutdownTimeout: ptrTo(GracefulShutdownTimeout),
+		Cache:                   cacheOptions(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating manager: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return nil, fmt.Errorf("adding health check: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return nil, fmt.Errorf("adding readiness check: %w", err)
+	}
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, PodOwnerUIDIndex, podOwnerUID); err != nil {
+		return nil, fmt.Errorf("indexing pods by owner: %w", err)
+	}
+	return mgr, nil
+}
+
+// RegisterControllers registers the PodCliqueSet and PodCliqueScalingGroup
+// controllers. (The PodClique controller and the webhooks are registered next
+// to it by the caller.)
+func RegisterControllers(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry) error {
+	if err := podcliqueset.Setup(mgr, cfg, backends); err != nil {
+		return fmt.Errorf("setting up %s: %w", podcliqueset.ControllerName, err)
+	}
+	if err := podcliquescalinggroup.Setup(mgr, cfg); err != nil {
+		return fmt.Errorf("setting up %s: %w", podcliquescalinggroup.ControllerName, err)
+	}
+	return nil
+}
+
+// cacheOptions caches core objects only when Grove manages them: the
+// operator never needs the cluster's other pods, Services or Secrets, and
+// caching them all would cost memory in proportion to the cluster.
+func cacheOptions() cache.Options {
+	managed := cache.ByObject{Label: labels.SelectorFromSet(labels.Set{apicommon.LabelManagedByKey: apicommon.LabelManagedByValue})}
+	return cache.Options{ByObject: map[client.Object]cache.ByObject{
+		&corev1.Pod{}:                            managed,
+		&corev1.Service{}:                        managed,
+		&corev1.ServiceAccount{}:                 managed,
+		&corev1.Secret{}:                         managed,
+		&rbacv1.Role{}:                           managed,
+		&rbacv1.RoleBinding{}:                    managed,
+		&autoscalingv2.HorizontalPodAutoscaler{}: managed,
+	}}
+}
+
+func podOwnerUID(obj client.Object) []string {
+	for _, ref := range obj.GetOwnerReferences() {
+		if ref.Controller != nil && *ref.Controller {
+			return []string{string(ref.UID)}
+		}
+	}
+	return nil
+}
+
+// address renders a bind server; port 0 picks a free port and a negative
+// port disables the server.
+func address(s config.BindServer) string {
+	if s.Port < 0 {
+		return "0"
+	}
+	return net.JoinHostPort(s.BindAddress, strconv.Itoa(s.Port))
+}
+
+func ptrTo[T any](v T) *T { return &v }

@@ -1,0 +1,52 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+// Package metrics defines grove-operator's own Prometheus metrics, registered
+// with controller-runtime's registry and served next to its controller
+// metrics on the metrics endpoint.
+package metrics
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+var (
+	// PodGangInitializationSeconds is the time from a PodGang's creation to
+	// its Initialized condition turning True (all pods created and referenced).
+	PodGangInitializationSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "grove_operator_podgang_initialization_seconds",
+		Help:    "Time from PodGang creation until all its pods exist and are referenced (Initialized=True).",
+		Buckets: prometheus.ExponentialBuckets(0.05, 2, 14),
+	})
+	// PodGangsPending is the number of PodGangs, per namespace, still waiting
+	// for their pods (Initialized=False) as seen by the last PodCliqueSet syncs.
+	PodGangsPending = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "grove_operator_podgangs_pending",
+		Help: "PodGangs of a PodCliqueSet whose pods are not all created yet.",
+	}, []string{"namespace", "podcliqueset"})
+	// ComponentSyncSeconds is how long a PodCliqueSet component sync takes.
+	ComponentSyncSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "grove_operator_component_sync_seconds",
+		Help:    "Duration of one component sync of a PodCliqueSet reconcile, by component kind.",
+		Buckets: prometheus.ExponentialBuckets(0.001, 2, 16),
+	}, []string{"kind"})
+)
+
+func init() {
+	ctrlmetrics.Registry.MustRegister(PodGangInitializationSeconds, PodGangsPending, ComponentSyncSeconds)
+}
