@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package hash computes the pod-template hash of a clique template and the
 // generation hash of a PodCliqueSet. Only what the user wrote takes part: the
 // template's JSON as stored, with empty values dropped, so upgrading Grove or

@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package metrics defines grove-operator's own Prometheus metrics, registered
 // with controller-runtime's registry and served next to its controller
 // metrics on the metrics endpoint.

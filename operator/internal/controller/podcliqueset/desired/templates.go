@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package desired builds the objects a PodCliqueSet should have: it looks up
 // templates and scaling-group configs and builds PodCliques exactly as the
 // PodCliqueSet and PodCliqueScalingGroup controllers create them. Template

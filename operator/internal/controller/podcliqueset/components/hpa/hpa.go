@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package hpa manages the HorizontalPodAutoscalers of a PodCliqueSet: one per
 // replica for every standalone clique with autoScalingConfig (target
 // PodClique) and every scaling group with scaleConfig (target

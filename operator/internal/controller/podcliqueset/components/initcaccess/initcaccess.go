@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package initcaccess manages what grove-initc needs to read pods: one
 // ServiceAccount, Role, RoleBinding and service-account token Secret per
 // PodCliqueSet. Each kind is its own component operator.

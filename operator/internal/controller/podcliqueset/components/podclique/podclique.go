@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package podclique manages the standalone PodCliques of a PodCliqueSet,
 // <pcs>-<i>-<clique> for every replica i and every clique in no scaling
 // group. Scaling-group members belong to the PodCliqueScalingGroup controller.

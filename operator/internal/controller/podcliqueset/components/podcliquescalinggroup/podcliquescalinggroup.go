@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package podcliquescalinggroup manages the PodCliqueScalingGroups of a
 // PodCliqueSet, <pcs>-<i>-<sg> for every replica i and scaling-group config.
 package podcliquescalinggroup

@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package service manages the headless Service of every PodCliqueSet
 // replica, <pcs>-<i>, which gives pods stable DNS names. Services of removed
 // replica indices are deleted on scale-in.
