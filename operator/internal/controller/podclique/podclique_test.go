@@ -1,0 +1,407 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package podclique
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	groveschedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+)
+
+const (
+	timeout  = 20 * time.Second
+	interval = 100 * time.Millisecond
+)
+
+var ctx = context.Background()
+
+// inferencePCS is PodCliqueSet "svc": a standalone frontend (3 pods,
+// minAvailable 2) and a scaling group mn = [leader(1), worker(2)] with two
+// replicas, one in the base PodGang.
+func inferencePCS(ns string) *grovecorev1alpha1.PodCliqueSet {
+	spec := func(replicas int32) grovecorev1alpha1.PodCliqueSpec {
+		return grovecorev1alpha1.PodCliqueSpec{Replicas: replicas,
+			PodSpec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "registry.example/engine:1"}}}}
+	}
+	frontend := spec(3)
+	frontend.MinAvailable = ptr.To[int32](2)
+	return &grovecorev1alpha1.PodCliqueSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "svc", Namespace: ns},
+		Spec: grovecorev1alpha1.PodCliqueSetSpec{Replicas: 1, Template: grovecorev1alpha1.PodCliqueSetTemplateSpec{
+			Cliques: []grovecorev1alpha1.PodCliqueTemplateSpec{
+				{Name: "frontend", Spec: frontend}, {Name: "leader", Spec: spec(1)}, {Name: "worker", Spec: spec(2)},
+			},
+			PodCliqueScalingGroupConfigs: []grovecorev1alpha1.PodCliqueScalingGroupConfig{
+				{Name: "mn", CliqueNames: []string{"leader", "worker"}, Replicas: ptr.To[int32](2), MinAvailable: ptr.To[int32](1)},
+			},
+		}},
+	}
+}
+
+// podCliqueOf builds the PodClique the PodCliqueSet or scaling-group
+// controller would create for a clique (pcsgReplica < 0: standalone).
+func podCliqueOf(pcs *grovecorev1alpha1.PodCliqueSet, clique string, pcsgReplica int32) *grovecorev1alpha1.PodClique {
+	var tmpl grovecorev1alpha1.PodCliqueTemplateSpec
+	for _, c := range pcs.Spec.Template.Cliques {
+		if c.Name == clique {
+			tmpl = c
+		}
+	}
+	labels := common.DefaultLabels(pcs.Name)
+	labels[common.LabelPodCliqueSetReplicaIndex] = "0"
+	labels[common.LabelPodCliqueTemplateName] = clique
+	labels[common.LabelPodTemplateHash] = "hash-1"
+	name := common.PodCliqueName(pcs.Name, 0, clique)
+	labels[common.LabelPodGang] = common.BasePodGangName(pcs.Name, 0)
+	if pcsgReplica >= 0 {
+		pcsg := common.PodCliqueScalingGroupName(pcs.Name, 0, "mn")
+		name = common.ScalingGroupPodCliqueName(pcsg, pcsgReplica, clique)
+		labels[common.LabelPodCliqueScalingGroup] = pcsg
+		labels[common.LabelPodCliqueScalingGroupReplicaIndex] = strconv.Itoa(int(pcsgReplica))
+		labels[common.LabelPodGang] = common.PodGangNameForScalingGroupReplica(pcs.Name, 0, pcsg, pcsgReplica, 1)
+		if pcsgReplica >= 1 {
+			labels[common.LabelBasePodGang] = common.BasePodGangName(pcs.Name, 0)
+		}
+	}
+	labels[common.LabelAppNameKey] = name
+	return &grovecorev1alpha1.PodClique{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: pcs.Namespace, Labels: labels},
+		Spec:       tmpl.Spec,
+	}
+}
+
+func podsOf(pclq *grovecorev1alpha1.PodClique) []corev1.Pod {
+	GinkgoHelper()
+	list := &corev1.PodList{}
+	Expect(k8sClient.List(ctx, list, client.InNamespace(pclq.Namespace), client.MatchingLabels{common.LabelPodClique: pclq.Name})).To(Succeed())
+	sort.Slice(list.Items, func(i, j int) bool { return list.Items[i].Spec.Hostname < list.Items[j].Spec.Hostname })
+	return list.Items
+}
+
+func hostnames(pods []corev1.Pod) []string {
+	out := make([]string, 0, len(pods))
+	for _, p := range pods {
+		out = append(out, p.Spec.Hostname)
+	}
+	return out
+}
+
+func gated(pods []corev1.Pod) []string {
+	var out []string
+	for _, p := range pods {
+		for _, g := range p.Spec.SchedulingGates {
+			if g.Name == common.PodGangSchedulingGate {
+				out = append(out, p.Spec.Hostname)
+			}
+		}
+	}
+	return out
+}
+
+// setPodConditions marks a pod scheduled and, optionally, ready, through the
+// status subresource (there is no scheduler or kubelet in envtest).
+func setPodConditions(pod *corev1.Pod, ready bool) {
+	GinkgoHelper()
+	readyStatus := corev1.ConditionFalse
+	if ready {
+		readyStatus = corev1.ConditionTrue
+	}
+	Eventually(func() error {
+		p := &corev1.Pod{}
+		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(pod), p); err != nil {
+			return err
+		}
+		p.Status.Phase = corev1.PodRunning
+		p.Status.Conditions = []corev1.PodCondition{
+			{Type: corev1.PodScheduled, Status: corev1.ConditionTrue},
+			{Type: corev1.PodReady, Status: readyStatus},
+		}
+		return k8sClient.Status().Update(ctx, p)
+	}, timeout, interval).Should(Succeed())
+}
+
+func podGang(ns, name string, groups map[string][]corev1.Pod, minReplicas map[string]int32) *groveschedv1alpha1.PodGang {
+	pg := &groveschedv1alpha1.PodGang{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}}
+	names := make([]string, 0, len(groups))
+	for g := range groups {
+		names = append(names, g)
+	}
+	sort.Strings(names)
+	for _, g := range names {
+		group := groveschedv1alpha1.PodGroup{Name: g, MinReplicas: minReplicas[g], PodReferences: []groveschedv1alpha1.NamespacedName{}}
+		for _, p := range groups[g] {
+			group.PodReferences = append(group.PodReferences, groveschedv1alpha1.NamespacedName{Namespace: ns, Name: p.Name})
+		}
+		pg.Spec.PodGroups = append(pg.Spec.PodGroups, group)
+	}
+	return pg
+}
+
+func getPCLQ(pclq *grovecorev1alpha1.PodClique) *grovecorev1alpha1.PodClique {
+	GinkgoHelper()
+	got := &grovecorev1alpha1.PodClique{}
+	Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pclq), got)).To(Succeed())
+	return got
+}
+
+func conditionOf(pclq *grovecorev1alpha1.PodClique, t string) (metav1.ConditionStatus, string) {
+	c := meta.FindStatusCondition(getPCLQ(pclq).Status.Conditions, t)
+	if c == nil {
+		return "", ""
+	}
+	return c.Status, c.Reason
+}
+
+var _ = Describe("PodClique controller", func() {
+	var (
+		ns  string
+		pcs *grovecorev1alpha1.PodCliqueSet
+	)
+	BeforeEach(func() {
+		ns = newNamespace()
+		pcs = inferencePCS(ns)
+		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
+	})
+
+	It("creates the pods with Grove's labels, hostnames and gate, and reports them gated", func() {
+		pclq := podCliqueOf(pcs, "frontend", -1)
+		Expect(k8sClient.Create(ctx, pclq)).To(Succeed())
+
+		Eventually(func() []string { return hostnames(podsOf(pclq)) }, timeout, interval).
+			Should(Equal([]string{"svc-0-frontend-0", "svc-0-frontend-1", "svc-0-frontend-2"}))
+		for _, p := range podsOf(pclq) {
+			Expect(p.GenerateName).To(Equal("svc-0-frontend-"))
+			Expect(p.Labels).To(HaveKeyWithValue(common.LabelPodGang, "svc-0"))
+			Expect(p.Labels).To(HaveKeyWithValue(common.LabelPartOfKey, "svc"))
+			Expect(p.Labels).To(HaveKeyWithValue(common.LabelManagedByKey, "grove-operator"))
+			Expect(p.Labels).To(HaveKeyWithValue(common.LabelPodCliquePodIndex, p.Spec.Hostname[len("svc-0-frontend-"):]))
+			Expect(p.Spec.Subdomain).To(Equal("svc-0"))
+			Expect(p.Spec.SchedulerName).To(Equal("grove-scheduler"))
+			Expect(p.OwnerReferences).To(ConsistOf(HaveField("Name", "svc-0-frontend")))
+		}
+		Expect(gated(podsOf(pclq))).To(HaveLen(3))
+		Eventually(func(g Gomega) {
+			st := getPCLQ(pclq).Status
+			g.Expect(st.Replicas).To(BeEquivalentTo(3))
+			g.Expect(st.ScheduleGatedReplicas).To(BeEquivalentTo(3))
+			g.Expect(st.UpdatedReplicas).To(BeEquivalentTo(3))
+			g.Expect(st.HPAPodSelector).To(Equal("app.kubernetes.io/managed-by=grove-operator,app.kubernetes.io/part-of=svc,grove.io/podclique=svc-0-frontend"))
+			g.Expect(st.LastOperation).NotTo(BeNil())
+			g.Expect(st.LastOperation.State).To(Equal(grovecorev1alpha1.LastOperationStateProcessing))
+			g.Expect(st.LastOperation.Description).To(Equal("3 pods wait for PodGang svc-0"))
+		}, timeout, interval).Should(Succeed())
+		Expect(getPCLQ(pclq).Finalizers).To(ContainElement(common.FinalizerPodClique))
+	})
+
+	It("lifts the gate only of the pods its PodGang references", func() {
+		pclq := podCliqueOf(pcs, "frontend", -1)
+		Expect(k8sClient.Create(ctx, pclq)).To(Succeed())
+		Eventually(func() []corev1.Pod { return podsOf(pclq) }, timeout, interval).Should(HaveLen(3))
+		pods := podsOf(pclq)
+
+		pg := podGang(ns, "svc-0", map[string][]corev1.Pod{pclq.Name: pods[:2]}, map[string]int32{pclq.Name: 2})
+		Expect(k8sClient.Create(ctx, pg)).To(Succeed())
+		Eventually(func() []string { return gated(podsOf(pclq)) }, timeout, interval).Should(Equal([]string{"svc-0-frontend-2"}))
+
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pg), pg)).To(Succeed())
+		pg.Spec.PodGroups[0].PodReferences = append(pg.Spec.PodGroups[0].PodReferences, groveschedv1alpha1.NamespacedName{Namespace: ns, Name: pods[2].Name})
+		Expect(k8sClient.Update(ctx, pg)).To(Succeed())
+		Eventually(func() []string { return gated(podsOf(pclq)) }, timeout, interval).Should(BeEmpty())
+		Eventually(func(g Gomega) {
+			st := getPCLQ(pclq).Status
+			g.Expect(st.ScheduleGatedReplicas).To(BeZero())
+			g.Expect(st.LastOperation.State).To(Equal(grovecorev1alpha1.LastOperationStateSucceeded))
+		}, timeout, interval).Should(Succeed())
+	})
+
+	It("keeps other controllers' scheduling gates when lifting its own", func() {
+		pcs.Spec.Template.Cliques[0].Spec.PodSpec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/quota"}}
+		pclq := podCliqueOf(pcs, "frontend", -1)
+		Expect(k8sClient.Create(ctx, pclq)).To(Succeed())
+		Eventually(func() []corev1.Pod { return podsOf(pclq) }, timeout, interval).Should(HaveLen(3))
+		Expect(k8sClient.Create(ctx, podGang(ns, "svc-0", map[string][]corev1.Pod{pclq.Name: podsOf(pclq)}, map[string]int32{pclq.Name: 2}))).To(Succeed())
+		Eventually(func() []string { return gated(podsOf(pclq)) }, timeout, interval).Should(BeEmpty())
+		for _, p := range podsOf(pclq) {
+			Expect(p.Spec.SchedulingGates).To(Equal([]corev1.PodSchedulingGate{{Name: "example.com/quota"}}))
+		}
+	})
+
+	It("releases the pods of a scaled PodGang only after the base PodGang is scheduled", func() {
+		baseLeader, baseWorker := podCliqueOf(pcs, "leader", 0), podCliqueOf(pcs, "worker", 0)
+		scaledLeader, scaledWorker := podCliqueOf(pcs, "leader", 1), podCliqueOf(pcs, "worker", 1)
+		for _, p := range []*grovecorev1alpha1.PodClique{baseLeader, baseWorker, scaledLeader, scaledWorker} {
+			Expect(k8sClient.Create(ctx, p)).To(Succeed())
+		}
+		for _, p := range []*grovecorev1alpha1.PodClique{baseLeader, baseWorker, scaledLeader, scaledWorker} {
+			Eventually(func() []corev1.Pod { return podsOf(p) }, timeout, interval).Should(HaveLen(int(p.Spec.Replicas)))
+		}
+		Expect(scaledWorker.Labels).To(HaveKeyWithValue(common.LabelPodGang, "svc-0-mn-0"))
+		scaled := podGang(ns, "svc-0-mn-0",
+			map[string][]corev1.Pod{scaledLeader.Name: podsOf(scaledLeader), scaledWorker.Name: podsOf(scaledWorker)},
+			map[string]int32{scaledLeader.Name: 1, scaledWorker.Name: 2})
+		Expect(k8sClient.Create(ctx, scaled)).To(Succeed())
+		base := podGang(ns, "svc-0",
+			map[string][]corev1.Pod{baseLeader.Name: podsOf(baseLeader), baseWorker.Name: podsOf(baseWorker)},
+			map[string]int32{baseLeader.Name: 1, baseWorker.Name: 2})
+		Expect(k8sClient.Create(ctx, base)).To(Succeed())
+
+		Eventually(func() []string { return gated(podsOf(baseWorker)) }, timeout, interval).Should(BeEmpty())
+		Consistently(func() []string { return gated(podsOf(scaledWorker)) }, 2*time.Second, interval).Should(HaveLen(2))
+
+		// The base gang's leader is scheduled, its workers not yet: still held.
+		setPodConditions(&podsOf(baseLeader)[0], false)
+		Consistently(func() []string { return gated(podsOf(scaledLeader)) }, 2*time.Second, interval).Should(HaveLen(1))
+		for _, p := range podsOf(baseWorker) {
+			setPodConditions(&p, false)
+		}
+		Eventually(func() []string { return append(gated(podsOf(scaledLeader)), gated(podsOf(scaledWorker))...) }, timeout, interval).Should(BeEmpty())
+	})
+
+	It("reports scheduled, ready and lost pods in status and conditions", func() {
+		pclq := podCliqueOf(pcs, "frontend", -1)
+		Expect(k8sClient.Create(ctx, pclq)).To(Succeed())
+		Eventually(func() []corev1.Pod { return podsOf(pclq) }, timeout, interval).Should(HaveLen(3))
+		Eventually(func() metav1.ConditionStatus {
+			s, _ := conditionOf(pclq, grovecorev1alpha1.ConditionTypeMinAvailableBreached)
+			return s
+		}, timeout, interval).Should(Equal(metav1.ConditionTrue))
+		_, reason := conditionOf(pclq, grovecorev1alpha1.ConditionTypeMinAvailableBreached)
+		Expect(reason).To(Equal(grovecorev1alpha1.ConditionReasonScheduledReplicasBelowMinAvailable))
+
+		for _, p := range podsOf(pclq) {
+			setPodConditions(&p, true)
+		}
+		Eventually(func(g Gomega) {
+			st := getPCLQ(pclq).Status
+			g.Expect(st.ScheduledReplicas).To(BeEquivalentTo(3))
+			g.Expect(st.ReadyReplicas).To(BeEquivalentTo(3))
+			s, r := conditionOf(pclq, grovecorev1alpha1.ConditionTypePodCliqueScheduled)
+			g.Expect([]string{string(s), r}).To(Equal([]string{"True", grovecorev1alpha1.ConditionReasonSufficientScheduledPods}))
+			s, r = conditionOf(pclq, grovecorev1alpha1.ConditionTypeMinAvailableBreached)
+			g.Expect([]string{string(s), r}).To(Equal([]string{"False", grovecorev1alpha1.ConditionReasonSufficientReadyPods}))
+		}, timeout, interval).Should(Succeed())
+
+		// Two pods are lost: replacements are created, unscheduled, and the
+		// clique falls below minAvailable.
+		pods := podsOf(pclq)
+		lost := map[string]bool{pods[0].Name: true, pods[1].Name: true}
+		Expect(k8sClient.Delete(ctx, &pods[0])).To(Succeed())
+		Expect(k8sClient.Delete(ctx, &pods[1])).To(Succeed())
+		Eventually(func(g Gomega) {
+			current := podsOf(pclq)
+			g.Expect(current).To(HaveLen(3))
+			for _, p := range current {
+				g.Expect(lost).NotTo(HaveKey(p.Name))
+			}
+			g.Expect(hostnames(current)).To(Equal([]string{"svc-0-frontend-0", "svc-0-frontend-1", "svc-0-frontend-2"}))
+			st := getPCLQ(pclq).Status
+			g.Expect(st.ScheduledReplicas).To(BeEquivalentTo(1))
+			s, r := conditionOf(pclq, grovecorev1alpha1.ConditionTypeMinAvailableBreached)
+			g.Expect([]string{string(s), r}).To(Equal([]string{"True", grovecorev1alpha1.ConditionReasonScheduledReplicasBelowMinAvailable}))
+			s, r = conditionOf(pclq, grovecorev1alpha1.ConditionTypePodCliqueScheduled)
+			g.Expect([]string{string(s), r}).To(Equal([]string{"False", grovecorev1alpha1.ConditionReasonInsufficientScheduledPods}))
+		}, timeout, interval).Should(Succeed())
+
+		// The last scheduled pod is lost too.
+		for _, p := range podsOf(pclq) {
+			if p.Status.Phase == corev1.PodRunning {
+				Expect(k8sClient.Delete(ctx, &p)).To(Succeed())
+			}
+		}
+		Eventually(func() []string {
+			events := &corev1.EventList{}
+			Expect(k8sClient.List(ctx, events, client.InNamespace(ns))).To(Succeed())
+			var reasons []string
+			for _, e := range events.Items {
+				if e.InvolvedObject.Name == pclq.Name {
+					reasons = append(reasons, e.Reason)
+				}
+			}
+			return reasons
+		}, timeout, interval).Should(ContainElements(ReasonAllScheduledReplicasLost, "PodCreateSuccessful"))
+	})
+
+	It("scales in by deleting unscheduled pods and the highest indices first", func() {
+		pclq := podCliqueOf(pcs, "frontend", -1)
+		pclq.Spec.Replicas, pclq.Spec.MinAvailable = 4, ptr.To[int32](1)
+		Expect(k8sClient.Create(ctx, pclq)).To(Succeed())
+		Eventually(func() []corev1.Pod { return podsOf(pclq) }, timeout, interval).Should(HaveLen(4))
+		pods := podsOf(pclq)
+		// Pods 0 and 3 run; 1 and 2 were never scheduled.
+		setPodConditions(&pods[0], true)
+		setPodConditions(&pods[3], true)
+		Expect(hostnames(pods)).To(Equal([]string{"svc-0-frontend-0", "svc-0-frontend-1", "svc-0-frontend-2", "svc-0-frontend-3"}))
+		Eventually(func() int32 { return getPCLQ(pclq).Status.ReadyReplicas }, timeout, interval).Should(BeEquivalentTo(2))
+
+		Expect(k8sClient.Patch(ctx, &grovecorev1alpha1.PodClique{ObjectMeta: metav1.ObjectMeta{Name: pclq.Name, Namespace: ns}},
+			client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"replicas":1}}`)))).To(Succeed())
+		// Unscheduled 1 and 2 go first, then the higher of the two running pods.
+		Eventually(func() []string { return hostnames(podsOf(pclq)) }, timeout, interval).Should(Equal([]string{"svc-0-frontend-0"}))
+		Consistently(func() []corev1.Pod { return podsOf(pclq) }, time.Second, interval).Should(HaveLen(1))
+
+		// Scaling out fills the lowest free indices.
+		Expect(k8sClient.Patch(ctx, &grovecorev1alpha1.PodClique{ObjectMeta: metav1.ObjectMeta{Name: pclq.Name, Namespace: ns}},
+			client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"replicas":3}}`)))).To(Succeed())
+		Eventually(func() []string { return hostnames(podsOf(pclq)) }, timeout, interval).
+			Should(Equal([]string{"svc-0-frontend-0", "svc-0-frontend-1", "svc-0-frontend-2"}))
+	})
+
+	It("leaves exactly the desired pods when the manager restarts in the middle of creating 200", func() {
+		pclq := podCliqueOf(pcs, "frontend", -1)
+		pclq.Spec.Replicas, pclq.Spec.MinAvailable = 200, ptr.To[int32](1)
+		Expect(k8sClient.Create(ctx, pclq)).To(Succeed())
+		Eventually(func() int { return len(podsOf(pclq)) }, timeout, 10*time.Millisecond).Should(BeNumerically(">=", 20))
+		stopMgr()
+		created := len(podsOf(pclq))
+		GinkgoWriter.Printf("manager stopped with %d of 200 pods created\n", created)
+		stopMgr = startManager()
+
+		Eventually(func() int { return len(podsOf(pclq)) }, 60*time.Second, interval).Should(Equal(200))
+		Consistently(func() int { return len(podsOf(pclq)) }, 2*time.Second, interval).Should(Equal(200))
+		want := make([]string, 200)
+		for i := range want {
+			want[i] = fmt.Sprintf("svc-0-frontend-%d", i)
+		}
+		sort.Strings(want)
+		Expect(hostnames(podsOf(pclq))).To(Equal(want))
+	})
+
+	It("releases the PodClique when it is deleted", func() {
+		pclq := podCliqueOf(pcs, "frontend", -1)
+		Expect(k8sClient.Create(ctx, pclq)).To(Succeed())
+		Eventually(func() []string { return getPCLQ(pclq).Finalizers }, timeout, interval).Should(ContainElement(common.FinalizerPodClique))
+		Expect(k8sClient.Delete(ctx, pclq)).To(Succeed())
+		Eventually(func() bool {
+			return client.IgnoreNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(pclq), &grovecorev1alpha1.PodClique{})) == nil &&
+				k8sClient.Get(ctx, client.ObjectKeyFromObject(pclq), &grovecorev1alpha1.PodClique{}) != nil
+		}, timeout, interval).Should(BeTrue())
+	})
+})
