@@ -382,6 +382,7 @@ var _ = Describe("PodClique controller", func() {
 		stopMgr()
 		created := len(podsOf(pclq))
 		GinkgoWriter.Printf("manager stopped with %d of 200 pods created\n", created)
+		Expect(created).To(BeNumerically("<", 200), "the manager must be stopped before it created every pod")
 		stopMgr = startManager()
 
 		Eventually(func() int { return len(podsOf(pclq)) }, 60*time.Second, interval).Should(Equal(200))
