@@ -1,0 +1,99 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package podcliqueset
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+)
+
+func TestDefault(t *testing.T) {
+	tests := []struct {
+		name string
+		in   *corev1alpha1.PodCliqueSet
+		want *corev1alpha1.PodCliqueSet
+	}{
+		{
+			name: "every default applied",
+			in: &corev1alpha1.PodCliqueSet{Spec: corev1alpha1.PodCliqueSetSpec{Template: corev1alpha1.PodCliqueSetTemplateSpec{
+				Cliques: []corev1alpha1.PodCliqueTemplateSpec{
+					{Name: "frontend", Spec: corev1alpha1.PodCliqueSpec{}},
+					{Name: "worker", Spec: corev1alpha1.PodCliqueSpec{Replicas: 3, AutoScalingConfig: &corev1alpha1.AutoScalingConfig{MaxReplicas: 5}}},
+				},
+				PodCliqueScalingGroupConfigs: []corev1alpha1.PodCliqueScalingGroupConfig{
+					{Name: "model", CliqueNames: []string{"worker"}, Replicas: ptr.To[int32](2), ScaleConfig: &corev1alpha1.AutoScalingConfig{MaxReplicas: 4}},
+				},
+			}}},
+			want: &corev1alpha1.PodCliqueSet{
+				ObjectMeta: metav1.ObjectMeta{Namespace: "default"},
+				Spec: corev1alpha1.PodCliqueSetSpec{Template: corev1alpha1.PodCliqueSetTemplateSpec{
+					Cliques: []corev1alpha1.PodCliqueTemplateSpec{
+						{Name: "frontend", Spec: corev1alpha1.PodCliqueSpec{RoleName: "frontend", Replicas: 1, MinAvailable: ptr.To[int32](1),
+							PodSpec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyAlways, TerminationGracePeriodSeconds: ptr.To[int64](30)}}},
+						{Name: "worker", Spec: corev1alpha1.PodCliqueSpec{RoleName: "worker", Replicas: 3, MinAvailable: ptr.To[int32](3),
+							AutoScalingConfig: &corev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](3), MaxReplicas: 5},
+							PodSpec:           corev1.PodSpec{RestartPolicy: corev1.RestartPolicyAlways, TerminationGracePeriodSeconds: ptr.To[int64](30)}}},
+					},
+					PodCliqueScalingGroupConfigs: []corev1alpha1.PodCliqueScalingGroupConfig{
+						{Name: "model", CliqueNames: []string{"worker"}, Replicas: ptr.To[int32](2), MinAvailable: ptr.To[int32](1),
+							ScaleConfig: &corev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](2), MaxReplicas: 4}},
+					},
+					TerminationDelay:      &metav1.Duration{Duration: 4 * time.Hour},
+					HeadlessServiceConfig: &corev1alpha1.HeadlessServiceConfig{PublishNotReadyAddresses: true},
+				}},
+			},
+		},
+		{
+			name: "written values kept",
+			in: &corev1alpha1.PodCliqueSet{
+				ObjectMeta: metav1.ObjectMeta{Namespace: "prod"},
+				Spec: corev1alpha1.PodCliqueSetSpec{Template: corev1alpha1.PodCliqueSetTemplateSpec{
+					Cliques: []corev1alpha1.PodCliqueTemplateSpec{{Name: "frontend", Spec: corev1alpha1.PodCliqueSpec{
+						RoleName: "web", Replicas: 4, MinAvailable: ptr.To[int32](2),
+						PodSpec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, TerminationGracePeriodSeconds: ptr.To[int64](5)}}}},
+					TerminationDelay:      &metav1.Duration{Duration: time.Minute},
+					HeadlessServiceConfig: &corev1alpha1.HeadlessServiceConfig{PublishNotReadyAddresses: false},
+				}},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := tt.want
+			if want == nil {
+				want = tt.in.DeepCopy()
+			}
+			got := tt.in.DeepCopy()
+			Default(got)
+			if d := cmp.Diff(want, got); d != "" {
+				t.Fatalf("Default() mismatch (-want +got):\n%s", d)
+			}
+			again := got.DeepCopy()
+			Default(again)
+			if d := cmp.Diff(got, again); d != "" {
+				t.Fatalf("Default() is not idempotent (-first +second):\n%s", d)
+			}
+		})
+	}
+}
