@@ -29,6 +29,6 @@ demo-down: ## Stop the local cluster and delete its state.
 	$(LOCAL_CLUSTER) down --purge
 
 .PHONY: e2e
-e2e: ## Run the end-to-end suite against the local cluster (started when not running).
-	@$(LOCAL_CLUSTER) status >/dev/null 2>&1 || $(LOCAL_CLUSTER) up --nodes $(NODES)
+e2e: ## Run the end-to-end suite against the local cluster (brought up, or updated to the checkout's binaries, first).
+	$(LOCAL_CLUSTER) up --nodes $(NODES)
 	cd test && go test -tags e2e -count=1 -timeout 14m ./e2e -args -ginkgo.v $(E2E_FLAGS)

@@ -222,13 +222,11 @@ func createGangPool(n int) {
 				Unschedulable: true,
 				Taints:        []corev1.Taint{{Key: gangPoolLabel, Value: gangPoolValue, Effect: corev1.TaintEffectNoSchedule}},
 			},
+			// The capacity is part of the created object: kwok keeps what a node
+			// reports when it initializes it, and would race a later status patch.
+			Status: corev1.NodeStatus{Capacity: capacity, Allocatable: capacity},
 		}
 		Expect(client.IgnoreAlreadyExists(k8s.Create(ctx, node))).To(Succeed())
-		// kwok keeps the capacity a node reports; a merge patch does not race
-		// with kwok initializing the node's conditions.
-		patch := client.MergeFrom(node.DeepCopy())
-		node.Status = corev1.NodeStatus{Capacity: capacity, Allocatable: capacity}
-		Expect(k8s.Status().Patch(ctx, node, patch)).To(Succeed())
 	}
 	DeferCleanup(func() {
 		for i := 1; i <= n; i++ {
@@ -304,6 +302,19 @@ func dumpDiagnostics(report SpecReport) {
 			data, _ := yaml.Marshal(list)
 			_ = os.WriteFile(filepath.Join(dir, ns+"-"+kind+".yaml"), data, 0o644)
 		}
+		fmt.Fprintf(w, "--- PodCliques in %s (replicas ready/scheduled/gated, last errors)\n", ns)
+		for _, q := range lists["podcliques"].(*corev1alpha1.PodCliqueList).Items {
+			fmt.Fprintf(w, "%-60s %d %d/%d/%d %v\n", q.Name, q.Spec.Replicas, q.Status.ReadyReplicas,
+				q.Status.ScheduledReplicas, q.Status.ScheduleGatedReplicas, q.Status.LastErrors)
+		}
+		fmt.Fprintf(w, "--- PodGangs in %s (phase, conditions)\n", ns)
+		for _, pg := range lists["podgangs"].(*schedv1alpha1.PodGangList).Items {
+			var conds []string
+			for _, c := range pg.Status.Conditions {
+				conds = append(conds, fmt.Sprintf("%s=%s/%s: %s", c.Type, c.Status, c.Reason, c.Message))
+			}
+			fmt.Fprintf(w, "%-40s %-9s %v\n", pg.Name, pg.Status.Phase, conds)
+		}
 		pods := lists["pods"].(*corev1.PodList)
 		fmt.Fprintf(w, "--- pods in %s\n", ns)
 		for _, p := range pods.Items {
@@ -328,16 +339,18 @@ func dumpDiagnostics(report SpecReport) {
 		data, _ := yaml.Marshal(nodes)
 		_ = os.WriteFile(filepath.Join(dir, "nodes.yaml"), data, 0o644)
 	}
+	// Every log is copied; the report shows the tails of Grove's own components.
+	printed := map[string]int{"grove-operator": 100, "grove-scheduler": 100, "kube-controller-manager": 20}
 	for _, c := range []string{"grove-operator", "grove-scheduler", "kube-controller-manager", "kube-apiserver", "kwok", "etcd"} {
-		lines := 60
-		if strings.HasPrefix(c, "grove-") {
-			lines = 150
-		}
 		data, err := os.ReadFile(filepath.Join(localDir, "logs", c+".log"))
 		if err != nil {
 			continue
 		}
 		_ = os.WriteFile(filepath.Join(dir, c+".log"), data, 0o644)
+		lines, ok := printed[c]
+		if !ok {
+			continue
+		}
 		all := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
 		fmt.Fprintf(w, "--- last %d lines of %s.log\n%s\n", lines, c, strings.Join(all[max(0, len(all)-lines):], "\n"))
 	}
