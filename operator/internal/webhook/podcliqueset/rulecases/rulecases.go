@@ -181,7 +181,7 @@ func Create() []Case {
 				p.Spec.Template.Cliques = p.Spec.Template.Cliques[:1]
 				p.Spec.Template.PodCliqueScalingGroupConfigs = nil
 			}},
-		{Name: "clique names unique", Path: "spec.template.cliques[3].name", Message: "Duplicate value",
+		{Name: "clique names unique", Path: "spec.template.cliques[3].name", Message: "Duplicate value", SchemaFirst: true, SchemaPath: "spec.template.cliques[3]",
 			Bad: func(p *corev1alpha1.PodCliqueSet) {
 				c := Clique("frontend", 1)
 				c.Spec.RoleName = "frontend-2"
@@ -286,8 +286,10 @@ func Create() []Case {
 		{Name: "env var names valid", Path: "spec.template.cliques[0].spec.podSpec.containers[0].env[1].name", Message: "a valid environment variable name",
 			Bad: func(p *corev1alpha1.PodCliqueSet) { env(p, "frontend", "MODEL", "1=BAD") }, Good: func(p *corev1alpha1.PodCliqueSet) { env(p, "frontend", "MODEL", "BAD_1") }},
 		{Name: "env var names unique per container", Path: "spec.template.cliques[0].spec.podSpec.containers[0].env[1].name", Message: "Duplicate value",
+			SchemaFirst: true, SchemaPath: "spec.template.cliques[0].spec.podSpec.containers[0].env[1]",
 			Bad: func(p *corev1alpha1.PodCliqueSet) { env(p, "frontend", "MODEL", "MODEL") }, Good: func(p *corev1alpha1.PodCliqueSet) { env(p, "frontend", "MODEL", "MODEL_2") }},
 		{Name: "init container env var names unique", Path: "spec.template.cliques[0].spec.podSpec.initContainers[0].env[1].name", Message: "Duplicate value",
+			SchemaFirst: true, SchemaPath: "spec.template.cliques[0].spec.podSpec.initContainers[0].env[1]",
 			Bad: func(p *corev1alpha1.PodCliqueSet) {
 				clique(p, "frontend").Spec.PodSpec.InitContainers = []corev1.Container{{Name: "init", Image: "busybox",
 					Env: []corev1.EnvVar{{Name: "A", Value: "1"}, {Name: "A", Value: "2"}}}}
@@ -321,6 +323,7 @@ func Create() []Case {
 				}
 			}},
 		{Name: "scaling group names unique", Path: "spec.template.podCliqueScalingGroups[1].name", Message: "Duplicate value",
+			SchemaFirst: true, SchemaPath: "spec.template.podCliqueScalingGroups[1]",
 			Bad: func(p *corev1alpha1.PodCliqueSet) {
 				addClique(p, Clique("extra", 1))
 				p.Spec.Template.PodCliqueScalingGroupConfigs = append(p.Spec.Template.PodCliqueScalingGroupConfigs,
@@ -333,11 +336,13 @@ func Create() []Case {
 			}},
 		{Name: "scaling group name is a DNS label", Path: "spec.template.podCliqueScalingGroups[0].name", Message: "RFC 1123", SchemaFirst: true,
 			Bad: func(p *corev1alpha1.PodCliqueSet) { group(p).Name = "Model" }, Good: func(p *corev1alpha1.PodCliqueSet) { group(p).Name = "model-a" }},
-		{Name: "scaling group cliqueNames exist", Path: "spec.template.podCliqueScalingGroups[0].cliqueNames[1]", Message: "Not found", SchemaFirst: true,
+		{Name: "scaling group cliqueNames exist", Path: "spec.template.podCliqueScalingGroups[0].cliqueNames[1]", Message: "Not found",
+			SchemaFirst: true, SchemaPath: "spec.template.podCliqueScalingGroups",
 			Bad: func(p *corev1alpha1.PodCliqueSet) { group(p).CliqueNames = []string{"leader", "workers"} }},
 		{Name: "scaling group cliqueNames not repeated", Path: "spec.template.podCliqueScalingGroups[0].cliqueNames[2]", Message: "Duplicate value",
 			Bad: func(p *corev1alpha1.PodCliqueSet) { group(p).CliqueNames = []string{"leader", "worker", "leader"} }},
-		{Name: "clique in at most one scaling group", Path: "spec.template.podCliqueScalingGroups[1].cliqueNames[0]", Message: `already belongs to scaling group "model"`, SchemaFirst: true,
+		{Name: "clique in at most one scaling group", Path: "spec.template.podCliqueScalingGroups[1].cliqueNames[0]", Message: `already belongs to scaling group "model"`,
+			SchemaFirst: true, SchemaPath: "spec.template.podCliqueScalingGroups",
 			Bad: func(p *corev1alpha1.PodCliqueSet) {
 				p.Spec.Template.PodCliqueScalingGroupConfigs = append(p.Spec.Template.PodCliqueScalingGroupConfigs,
 					corev1alpha1.PodCliqueScalingGroupConfig{Name: "model-2", CliqueNames: []string{"worker"}, Replicas: ptr.To[int32](1), MinAvailable: ptr.To[int32](1)})
@@ -346,7 +351,7 @@ func Create() []Case {
 			Bad: func(p *corev1alpha1.PodCliqueSet) { group(p).Replicas = ptr.To[int32](0) }, Good: func(p *corev1alpha1.PodCliqueSet) { group(p).Replicas = ptr.To[int32](1) }},
 		{Name: "scaling group minAvailable positive", Path: "spec.template.podCliqueScalingGroups[0].minAvailable", Message: "must be greater than 0", SchemaFirst: true,
 			Bad: func(p *corev1alpha1.PodCliqueSet) { group(p).MinAvailable = ptr.To[int32](0) }, Good: func(p *corev1alpha1.PodCliqueSet) { group(p).MinAvailable = ptr.To[int32](2) }},
-		{Name: "scaling group minAvailable at most replicas", Path: "spec.template.podCliqueScalingGroups[0].minAvailable", Message: "less than or equal to replicas (2)",
+		{Name: "scaling group minAvailable at most replicas", Path: "spec.template.podCliqueScalingGroups[0].minAvailable", Message: "less than or equal to replicas (2)", SchemaFirst: true,
 			Bad: func(p *corev1alpha1.PodCliqueSet) { group(p).MinAvailable = ptr.To[int32](3) }},
 		{Name: "scaling group scaleConfig minReplicas at least minAvailable", Path: "spec.template.podCliqueScalingGroups[0].scaleConfig.minReplicas", Message: "greater than or equal to minAvailable (2)",
 			Bad: func(p *corev1alpha1.PodCliqueSet) {
@@ -468,9 +473,9 @@ func Updates() []Case {
 		immutable("cliqueStartupType", "spec.template.cliqueStartupType", func(p *corev1alpha1.PodCliqueSet) {
 			p.Spec.Template.StartupType = ptr.To(corev1alpha1.CliqueStartupTypeAnyOrder)
 		}),
-		{Name: "cliques not added", Update: true, Path: "spec.template.cliques", Message: "may not be added, removed or renamed",
+		{Name: "cliques not added", Update: true, Path: "spec.template.cliques", Message: "may not be added, removed or renamed", Good: podTemplateChange,
 			Bad: func(p *corev1alpha1.PodCliqueSet) { addClique(p, Clique("router", 1)) }},
-		{Name: "cliques not reordered", Update: true, Path: "spec.template.cliques", Message: "may not be reordered",
+		{Name: "cliques not reordered", Update: true, Path: "spec.template.cliques", Message: "may not be reordered", Good: podTemplateChange,
 			Bad: func(p *corev1alpha1.PodCliqueSet) {
 				c := p.Spec.Template.Cliques
 				c[0], c[1] = c[1], c[0]
@@ -485,7 +490,7 @@ func Updates() []Case {
 				p.Spec.Template.Cliques[i].Spec.PodSpec.SchedulerName = "default-scheduler"
 			}
 		}),
-		{Name: "scaling groups not added", Update: true, Path: "spec.template.podCliqueScalingGroups", Message: "may not be added, removed or renamed",
+		{Name: "scaling groups not added", Update: true, Path: "spec.template.podCliqueScalingGroups", Message: "may not be added, removed or renamed", Good: podTemplateChange,
 			Bad: func(p *corev1alpha1.PodCliqueSet) { group(p).Name = "model-2" }},
 		immutable("scaling group cliqueNames", "spec.template.podCliqueScalingGroups[0].cliqueNames", func(p *corev1alpha1.PodCliqueSet) {
 			group(p).CliqueNames = []string{"leader"}
