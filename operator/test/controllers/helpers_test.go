@@ -212,3 +212,64 @@ func groupSummary(ns, name string) func() []string {
 		return out
 	}
 }
+
+func getPCS(ns, name string) func() *grovecorev1alpha1.PodCliqueSet {
+	return func() *grovecorev1alpha1.PodCliqueSet {
+		p := &grovecorev1alpha1.PodCliqueSet{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, p)).To(Succeed())
+		return p
+	}
+}
+
+func getPCSG(ns, name string) func() *grovecorev1alpha1.PodCliqueScalingGroup {
+	return func() *grovecorev1alpha1.PodCliqueScalingGroup {
+		g := &grovecorev1alpha1.PodCliqueScalingGroup{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, g)).To(Succeed())
+		return g
+	}
+}
+
+// updatePCS changes a PodCliqueSet's spec, retrying on conflicts.
+func updatePCS(ns, name string, mutate func(*grovecorev1alpha1.PodCliqueSet)) {
+	GinkgoHelper()
+	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		p := getPCS(ns, name)()
+		mutate(p)
+		return k8sClient.Update(ctx, p)
+	})).To(Succeed())
+}
+
+// setPodsStatus marks the live pods of a PodCliqueSet (or of one PodClique
+// when pclq is set) scheduled and ready or not, through the status
+// subresource, as the scheduler and kubelet would.
+func setPodsStatus(ns, pcs, pclq string, scheduled, ready bool) {
+	GinkgoHelper()
+	sel := client.MatchingLabels{apicommon.LabelPartOfKey: pcs}
+	if pclq != "" {
+		sel[apicommon.LabelPodClique] = pclq
+	}
+	pods := &corev1.PodList{}
+	Expect(k8sClient.List(ctx, pods, client.InNamespace(ns), sel)).To(Succeed())
+	Expect(pods.Items).NotTo(BeEmpty())
+	status := func(b bool) corev1.ConditionStatus {
+		if b {
+			return corev1.ConditionTrue
+		}
+		return corev1.ConditionFalse
+	}
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(p), p); err != nil {
+				return err
+			}
+			now := metav1.Now()
+			p.Status.Phase = corev1.PodRunning
+			p.Status.Conditions = []corev1.PodCondition{
+				{Type: corev1.PodScheduled, Status: status(scheduled), LastTransitionTime: now},
+				{Type: corev1.PodReady, Status: status(ready), LastTransitionTime: now},
+			}
+			return k8sClient.Status().Update(ctx, p)
+		})).To(Succeed())
+	}
+}

@@ -193,14 +193,20 @@ func (r *Reconciler) deleteExcept(ctx context.Context, pcsg *grovecorev1alpha1.P
 	})
 }
 
-// reconcileDelete releases the finalizer; garbage collection removes the
-// member PodCliques through their owner references.
+// reconcileDelete deletes the member PodCliques, then releases the
+// finalizer. Deleting them here rather than leaving them to garbage
+// collection removes a scaled-in replica's PodCliques at once, and also where
+// no garbage collector runs.
 func (r *Reconciler) reconcileDelete(ctx context.Context, pcsg *grovecorev1alpha1.PodCliqueScalingGroup) error {
 	if !controllerutil.ContainsFinalizer(pcsg, apicommon.FinalizerPodCliqueScalingGroup) {
 		return nil
 	}
 	if err := r.status.RecordStart(ctx, pcsg, grovecorev1alpha1.LastOperationTypeDelete, "Deleting PodCliqueScalingGroup"); err != nil {
 		return client.IgnoreNotFound(err)
+	}
+	if err := r.deleteExcept(ctx, pcsg, nil); err != nil {
+		_ = r.status.RecordCompletion(ctx, pcsg, grovecorev1alpha1.LastOperationTypeDelete, "Deleting member PodCliques failed", err)
+		return err
 	}
 	base := pcsg.DeepCopy()
 	controllerutil.RemoveFinalizer(pcsg, apicommon.FinalizerPodCliqueScalingGroup)
