@@ -50,7 +50,7 @@ var (
 
 func TestE2E(t *testing.T) {
 	RegisterFailHandler(Fail)
-	SetDefaultEventuallyTimeout(60 * time.Second)
+	SetDefaultEventuallyTimeout(90 * time.Second)
 	SetDefaultEventuallyPollingInterval(250 * time.Millisecond)
 	SetDefaultConsistentlyDuration(4 * time.Second)
 	SetDefaultConsistentlyPollingInterval(200 * time.Millisecond)
