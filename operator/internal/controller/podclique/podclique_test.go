@@ -395,6 +395,51 @@ var _ = Describe("PodClique controller", func() {
 		Expect(hostnames(podsOf(pclq))).To(Equal(want))
 	})
 
+	It("injects grove-initc into pods of cliques with dependencies and leaves AnyOrder pods alone", func() {
+		explicit := inferencePCS(ns)
+		explicit.Name = "ordered"
+		explicit.Spec.Template.StartupType = ptr.To(grovecorev1alpha1.CliqueStartupTypeExplicit)
+		explicit.Spec.Template.Cliques[2].Spec.StartsAfter = []string{"leader"}
+		explicit.Spec.Template.Cliques[2].Spec.PodSpec.ServiceAccountName = "engine"
+		explicit.Spec.Template.Cliques[2].Spec.PodSpec.InitContainers = []corev1.Container{{Name: "fetch-weights", Image: "registry.example/fetch:1"}}
+		Expect(k8sClient.Create(ctx, explicit)).To(Succeed())
+		Expect(k8sClient.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "engine", Namespace: ns}})).To(Succeed())
+		worker := podCliqueOf(explicit, "worker", 0)
+		worker.Spec.StartsAfter = []string{"ordered-0-mn-0-leader"}
+		Expect(k8sClient.Create(ctx, worker)).To(Succeed())
+		Eventually(func() []corev1.Pod { return podsOf(worker) }, timeout, interval).Should(HaveLen(2))
+		for _, p := range podsOf(worker) {
+			Expect(p.Spec.InitContainers).To(HaveLen(2))
+			Expect(p.Spec.InitContainers[0].Name).To(Equal("fetch-weights"), "grove-initc comes after the user's init containers")
+			initc := p.Spec.InitContainers[1]
+			Expect(initc.Name).To(Equal(common.InitContainerName))
+			Expect(initc.Image).To(Equal("grove-initc:v0.0.0-dev"))
+			Expect(initc.Args).To(Equal([]string{"--podcliques=ordered-0-mn-0-leader:1"}))
+			Expect(initc.VolumeMounts).To(ContainElements(
+				And(HaveField("Name", "pod-info-vol"), HaveField("MountPath", common.PodInfoMountPath), HaveField("ReadOnly", true)),
+				And(HaveField("Name", "sa-token-secret-vol"), HaveField("MountPath", common.ServiceAccountTokenMountPath), HaveField("ReadOnly", true)),
+			))
+			var volumes []string
+			for _, v := range p.Spec.Volumes {
+				volumes = append(volumes, v.Name)
+			}
+			Expect(volumes).To(ContainElements("pod-info-vol", "sa-token-secret-vol"))
+			Expect(p.Annotations).To(HaveKeyWithValue(common.AnnotationStartsAfter, "ordered-0-mn-0-leader"))
+			Expect(p.Spec.ServiceAccountName).To(Equal("engine"), "the user's ServiceAccount is untouched")
+		}
+
+		anyOrder := podCliqueOf(pcs, "frontend", -1)
+		Expect(k8sClient.Create(ctx, anyOrder)).To(Succeed())
+		Eventually(func() []corev1.Pod { return podsOf(anyOrder) }, timeout, interval).Should(HaveLen(3))
+		for _, p := range podsOf(anyOrder) {
+			Expect(p.Spec.InitContainers).To(BeEmpty())
+			Expect(p.Annotations).NotTo(HaveKey(common.AnnotationStartsAfter))
+			for _, v := range p.Spec.Volumes {
+				Expect(v.Name).NotTo(BeElementOf("pod-info-vol", "sa-token-secret-vol"))
+			}
+		}
+	})
+
 	It("releases the PodClique when it is deleted", func() {
 		pclq := podCliqueOf(pcs, "frontend", -1)
 		Expect(k8sClient.Create(ctx, pclq)).To(Succeed())
