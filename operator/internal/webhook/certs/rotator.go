@@ -40,6 +40,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/grove-project/grove/api/common"
@@ -172,8 +173,21 @@ func (r *Rotator) ensureFiles(ctx context.Context) error {
 	return r.writeFiles(data)
 }
 
-// ensureSecret returns valid certificate data, creating or renewing the Secret when needed.
+// ensureSecret returns valid certificate data, creating or renewing the Secret
+// when needed. Losing a race with another replica (AlreadyExists, Conflict)
+// means re-reading what that replica stored.
 func (r *Rotator) ensureSecret(ctx context.Context) (map[string][]byte, error) {
+	var data map[string][]byte
+	lostRace := func(err error) bool { return apierrors.IsAlreadyExists(err) || apierrors.IsConflict(err) }
+	err := retry.OnError(retry.DefaultBackoff, lostRace, func() error {
+		var err error
+		data, err = r.ensureSecretOnce(ctx)
+		return err
+	})
+	return data, err
+}
+
+func (r *Rotator) ensureSecretOnce(ctx context.Context) (map[string][]byte, error) {
 	secret := &corev1.Secret{}
 	err := r.client.Get(ctx, r.secret, secret)
 	switch {
@@ -188,7 +202,6 @@ func (r *Rotator) ensureSecret(ctx context.Context) (map[string][]byte, error) {
 			Data:       data,
 		}
 		if err := r.client.Create(ctx, secret); err != nil {
-			// Another replica won the race; its certificates are checked next time.
 			return nil, fmt.Errorf("creating webhook certificate Secret %s: %w", r.secret, err)
 		}
 		r.log.Info("Created webhook certificate Secret", "secret", r.secret)

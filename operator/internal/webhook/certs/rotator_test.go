@@ -33,7 +33,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/grove-project/grove/api/common"
 	"github.com/grove-project/grove/operator/internal/webhook/configuration"
@@ -225,5 +227,37 @@ func TestSubjectAltNames(t *testing.T) {
 	}
 	if len(ips) != 2 || !ips[0].Equal(net.ParseIP("127.0.0.1")) || !ips[1].Equal(net.ParseIP("::1")) {
 		t.Fatalf("IPs %v", ips)
+	}
+}
+
+func TestEnsureSecretAdoptsTheWinnerOfACreateRace(t *testing.T) {
+	scheme := runtime.NewScheme()
+	_ = corev1.AddToScheme(scheme)
+	_ = admissionregistrationv1.AddToScheme(scheme)
+	key := types.NamespacedName{Namespace: "grove-system", Name: "grove-webhook-server-cert"}
+	other := NewRotator(nil, key, testDNS, testIPs, "", Options{}, logr.Discard())
+	winner, _, err := other.plan(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithInterceptorFuncs(interceptor.Funcs{
+		// Another replica creates the Secret between our Get and Create.
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace, Labels: secretLabels()},
+				Type: corev1.SecretTypeTLS, Data: winner}
+			if err := c.Create(ctx, s); err != nil {
+				return err
+			}
+			return c.Create(ctx, obj, opts...)
+		},
+	}).Build()
+	dir := t.TempDir()
+	r := NewRotator(c, key, testDNS, testIPs, dir, Options{}, logr.Discard())
+	if err := r.Reconcile(context.Background()); err != nil {
+		t.Fatalf("lost create race was not resolved: %v", err)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, SecretKeyTLSCert))
+	if err != nil || string(got) != string(winner[SecretKeyTLSCert]) {
+		t.Fatalf("serving the loser's certificate instead of the stored one (%v)", err)
 	}
 }
