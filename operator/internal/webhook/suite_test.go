@@ -18,6 +18,7 @@ package webhook_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
@@ -144,6 +145,12 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	ready, err := certs.SetupWithOptions(mgr, operator, operatorNamespace, certs.Options{CheckInterval: 200 * time.Millisecond})
 	Expect(err).NotTo(HaveOccurred())
+	// The files are in place before the manager (and its webhook server) starts.
+	secret := &corev1.Secret{}
+	Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: operatorNamespace, Name: operator.Server.Webhooks.SecretName}, secret)).To(Succeed())
+	served, err := os.ReadFile(filepath.Join(wio.LocalServingCertDir, certs.SecretKeyTLSCert))
+	Expect(err).NotTo(HaveOccurred())
+	Expect(served).To(Equal(secret.Data[certs.SecretKeyTLSCert]))
 	checker := certs.ReadyChecker(ready, mgr.GetWebhookServer())
 	readyCheck = func() error { return checker(nil) }
 	Expect(readyCheck()).To(MatchError(ContainSubstring("not ready")), "ready before the manager started")
