@@ -18,6 +18,7 @@ package podcliqueset
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -107,6 +108,9 @@ func (v *Validator) validateTopology(ctx context.Context, pcs *corev1alpha1.PodC
 	if len(errs) > 0 {
 		r.Errors = append(r.Errors, errs...)
 		return nil
+	}
+	if v.Topologies == nil {
+		return errors.New("topology-aware scheduling is enabled but the validator has no ClusterTopology reader")
 	}
 	ct := &corev1alpha1.ClusterTopology{}
 	if err := v.Topologies.Get(ctx, client.ObjectKey{Name: name}, ct); err != nil {
