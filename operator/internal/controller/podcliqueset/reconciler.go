@@ -22,6 +22,8 @@ package podcliqueset
 
 import (
 	"context"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -56,22 +58,25 @@ type Reconciler struct {
 	recorder record.EventRecorder
 	status   common.StatusRecorder
 	// groups are the component operators in dependency order: a group runs
-	// only when every earlier group synced without error.
+	// only when every earlier group synced without error. Components only
+	// read the PodCliqueSet, so a group's members run concurrently.
 	groups [][]component.Operator[*grovecorev1alpha1.PodCliqueSet]
 }
 
 // NewReconciler wires the reconciler's component operators.
 func NewReconciler(c client.Client, d childsync.Deps, cfg *config.OperatorConfiguration, backends *backend.Registry) *Reconciler {
 	tas := cfg.TopologyAwareScheduling.Enabled != nil && *cfg.TopologyAwareScheduling.Enabled
-	first := append(initcaccess.Operators(d), service.New(d), hpa.New(d))
+	// PodCliques and scaling groups come first: they are the critical path to
+	// pods. PodGangs need them; the Services, HPAs and grove-initc access
+	// objects depend on nothing and are needed only once pods run.
 	return &Reconciler{
 		client:   c,
 		recorder: d.Recorder,
 		status:   common.StatusRecorder{Client: c},
 		groups: [][]component.Operator[*grovecorev1alpha1.PodCliqueSet]{
-			first,
 			{podclique.New(d), podcliquescalinggroup.New(d)},
 			{podgang.New(d, backends, tas)},
+			append(initcaccess.Operators(d), service.New(d), hpa.New(d)),
 		},
 	}
 }
@@ -115,22 +120,28 @@ func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcs *gr
 	return nil
 }
 
-// syncComponents runs the component groups in order and stops after the
-// first group that failed; its errors are returned.
+// syncComponents runs the component groups in order, the members of a group
+// concurrently, and stops after the first group that failed; its errors are
+// returned.
 func (r *Reconciler) syncComponents(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) []error {
 	for _, group := range r.groups {
-		var errs []error
-		for _, op := range group {
-			start := time.Now()
-			err := op.Sync(ctx, log.WithValues("component", op.Kind()), pcs)
-			metrics.ComponentSyncSeconds.WithLabelValues(op.Kind()).Observe(time.Since(start).Seconds())
-			if err != nil {
-				log.Error(err, "Component sync failed", "component", op.Kind())
-				errs = append(errs, err)
-			}
+		errs := make([]error, len(group))
+		var wg sync.WaitGroup
+		for i, op := range group {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				start := time.Now()
+				errs[i] = op.Sync(ctx, log.WithValues("component", op.Kind()), pcs)
+				metrics.ComponentSyncSeconds.WithLabelValues(op.Kind()).Observe(time.Since(start).Seconds())
+				if errs[i] != nil {
+					log.Error(errs[i], "Component sync failed", "component", op.Kind())
+				}
+			}()
 		}
-		if len(errs) > 0 {
-			return errs
+		wg.Wait()
+		if failed := slices.DeleteFunc(errs, func(err error) bool { return err == nil }); len(failed) > 0 {
+			return failed
 		}
 	}
 	return nil
