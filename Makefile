@@ -40,6 +40,10 @@ vet: ## go vet every module.
 verify-fmt: ## Fail when gofmt would change a file.
 	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
+.PHONY: verify-chart
+verify-chart: ## Lint the Helm chart and render it in auto and manual certificate modes.
+	hack/verify-chart.sh
+
 .PHONY: verify-api-standalone
 verify-api-standalone: ## Check the api module builds alone and pulls in neither controller-runtime nor k8s.io/kubernetes.
 	cd api && GOWORK=off go build ./...
