@@ -48,6 +48,7 @@ import (
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/config"
+	"github.com/grove-project/grove/operator/internal/controller/podclique"
 	"github.com/grove-project/grove/operator/internal/controller/podcliquescalinggroup"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset"
 )
@@ -92,7 +93,8 @@ func Logger(cfg *config.OperatorConfiguration) (logr.Logger, error) {
 // New builds the manager: scheme, client rate limits, leader election,
 // health and metrics servers, the webhook server settings, the cache filter
 // and the pod owner index. It registers no controllers (see RegisterControllers).
-func New(cfg *config.OperatorConfiguration, restConfig *rest.Config) (ctrl.Manager, error) {
+// Options may adjust the controller-runtime options last, e.g. for tests.
+func New(cfg *config.OperatorConfiguration, restConfig *rest.Config, options ...func(*ctrl.Options)) (ctrl.Manager, error) {
 	restConfig = rest.CopyConfig(restConfig)
 	restConfig.QPS = cfg.RuntimeClientConnection.QPS
 	restConfig.Burst = cfg.RuntimeClientConnection.Burst
@@ -103,7 +105,7 @@ func New(cfg *config.OperatorConfiguration, restConfig *rest.Config) (ctrl.Manag
 		restConfig.AcceptContentTypes = act
 	}
 	le := cfg.LeaderElection
-	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
+	opts := ctrl.Options{
 		Scheme:                        Scheme(),
 		LeaderElection:                le.Enabled,
 		LeaderElectionID:              le.ResourceName,
@@ -120,7 +122,11 @@ func New(cfg *config.OperatorConfiguration, restConfig *rest.Config) (ctrl.Manag
 		}),
 		GracefulShutdownTimeout: ptrTo(GracefulShutdownTimeout),
 		Cache:                   cacheOptions(),
-	})
+	}
+	for _, o := range options {
+		o(&opts)
+	}
+	mgr, err := ctrl.NewManager(restConfig, opts)
 	if err != nil {
 		return nil, fmt.Errorf("creating manager: %w", err)
 	}
@@ -136,15 +142,17 @@ func New(cfg *config.OperatorConfiguration, restConfig *rest.Config) (ctrl.Manag
 	return mgr, nil
 }
 
-// RegisterControllers registers the PodCliqueSet and PodCliqueScalingGroup
-// controllers. (The PodClique controller and the webhooks are registered next
-// to it by the caller.)
+// RegisterControllers registers the PodCliqueSet, PodCliqueScalingGroup and
+// PodClique controllers. (Webhooks are registered next to it by the caller.)
 func RegisterControllers(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry) error {
 	if err := podcliqueset.Setup(mgr, cfg, backends); err != nil {
 		return fmt.Errorf("setting up %s: %w", podcliqueset.ControllerName, err)
 	}
 	if err := podcliquescalinggroup.Setup(mgr, cfg); err != nil {
 		return fmt.Errorf("setting up %s: %w", podcliquescalinggroup.ControllerName, err)
+	}
+	if err := podclique.Setup(mgr, cfg, backends); err != nil {
+		return fmt.Errorf("setting up %s: %w", podclique.ControllerName, err)
 	}
 	return nil
 }

@@ -30,15 +30,16 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	groveclient "github.com/grove-project/grove/api/client/clientset/versioned"
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/config"
-	"github.com/grove-project/grove/operator/internal/controller/podclique"
 	"github.com/grove-project/grove/operator/internal/manager"
 )
 
@@ -102,15 +103,17 @@ func testConfig() *config.OperatorConfiguration {
 }
 
 // startManager runs grove-operator's manager with every controller, as
-// cmd/grove-operator wires it.
+// cmd/grove-operator wires it. Controller names are registered once per
+// process, so a restarted manager skips that check.
 func startManager(cfg *rest.Config) (context.CancelFunc, chan struct{}) {
 	opCfg := testConfig()
-	mgr, err := manager.New(opCfg, cfg)
+	mgr, err := manager.New(opCfg, cfg, func(o *ctrl.Options) {
+		o.Controller = ctrlconfig.Controller{SkipNameValidation: ptr.To(true)}
+	})
 	Expect(err).NotTo(HaveOccurred())
 	backends, err := backend.NewRegistry(opCfg)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(manager.RegisterControllers(mgr, opCfg, backends)).To(Succeed())
-	Expect(podclique.Setup(mgr, opCfg, backends)).To(Succeed())
 	mctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {

@@ -55,7 +55,6 @@ import (
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/config"
-	"github.com/grove-project/grove/operator/internal/controller/podclique"
 	"github.com/grove-project/grove/operator/internal/manager"
 )
 
@@ -163,9 +162,6 @@ func grove(ctx context.Context, restCfg *rest.Config, opCfg *config.OperatorConf
 		return err
 	}
 	if err := manager.RegisterControllers(mgr, opCfg, backends); err != nil {
-		return err
-	}
-	if err := podclique.Setup(mgr, opCfg, backends); err != nil {
 		return err
 	}
 	mctx, stop := context.WithCancel(ctx)
