@@ -36,6 +36,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -162,14 +163,14 @@ func expectRunningLayout(ns, pcsName string, perClique map[string]int, nodeName 
 }
 
 // scaleTo sets spec.replicas of a PodCliqueSet, PodClique or
-// PodCliqueScalingGroup through its /scale subresource, as kubectl scale does.
+// PodCliqueScalingGroup through its /scale subresource with a merge patch,
+// as kubectl scale does (no resourceVersion, so status writes never conflict).
 func scaleTo(obj client.Object, replicas int32) {
 	GinkgoHelper()
-	Expect(k8s.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+	patch := client.RawPatch(types.MergePatchType, []byte(fmt.Sprintf(`{"spec":{"replicas":%d}}`, replicas)))
 	scale := &autoscalingv1.Scale{}
-	Expect(k8s.SubResource("scale").Get(ctx, obj, scale)).To(Succeed())
-	scale.Spec.Replicas = replicas
-	Expect(k8s.SubResource("scale").Update(ctx, obj, client.WithSubResourceBody(scale))).To(Succeed())
+	Expect(k8s.SubResource("scale").Patch(ctx, obj, patch, &client.SubResourcePatchOptions{SubResourceBody: scale})).To(Succeed())
+	Expect(scale.Spec.Replicas).To(Equal(replicas))
 }
 
 // currentScale reads spec.replicas through the /scale subresource.
