@@ -1,0 +1,69 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command grove-scheduler is kube-scheduler v1.34 with Grove's GroveGang
+// plugin registered. Besides every kube-scheduler flag it takes
+// --grove-metrics-bind-address, a plain HTTP /metrics endpoint (default
+// 0.0.0.0:8080; "0" or "off" disables it).
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	"k8s.io/component-base/cli"
+	_ "k8s.io/component-base/metrics/prometheus/clientgo" // client-go metrics in the legacy registry
+	_ "k8s.io/component-base/metrics/prometheus/version"  // build info metric
+	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+
+	"github.com/grove-project/grove/scheduler/pkg/gang"
+	"github.com/grove-project/grove/scheduler/pkg/metrics"
+)
+
+func main() {
+	os.Exit(cli.Run(newCommand()))
+}
+
+// newCommand wraps kube-scheduler's command so the plain metrics server runs
+// for the scheduler's whole lifetime.
+func newCommand() *cobra.Command {
+	cmd := app.NewSchedulerCommand(app.WithPlugin(gang.Name, gang.New))
+	cmd.Use = "grove-scheduler"
+	var metricsAddr string
+	cmd.Flags().StringVar(&metricsAddr, "grove-metrics-bind-address", "0.0.0.0:8080",
+		"address of the plain HTTP /metrics endpoint with the grove_ and scheduler_ metrics; \"0\" or \"off\" disables it")
+	run := cmd.RunE
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		metrics.Register()
+		ln, err := metrics.Listen(metricsAddr)
+		if err != nil {
+			return err
+		}
+		if ln != nil {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go func() {
+				if err := metrics.Serve(ctx, ln); err != nil {
+					fmt.Fprintf(os.Stderr, "metrics server: %v\n", err)
+				}
+			}()
+		}
+		return run(c, args)
+	}
+	return cmd
+}

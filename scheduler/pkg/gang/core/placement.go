@@ -1,0 +1,317 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package core
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+// Resources is a compact request or capacity vector: milli-CPU, bytes of memory,
+// pod slots and scalar (extended) resources by name.
+type Resources struct {
+	MilliCPU int64
+	Memory   int64
+	Pods     int64
+	Scalar   map[v1.ResourceName]int64
+}
+
+// copyOf returns a deep copy so simulations never alias the caller's maps.
+func (r Resources) copyOf() Resources {
+	out := r
+	if r.Scalar != nil {
+		out.Scalar = make(map[v1.ResourceName]int64, len(r.Scalar))
+		for k, v := range r.Scalar {
+			out.Scalar[k] = v
+		}
+	}
+	return out
+}
+
+// copies returns how many copies of req fit into r.
+func (r Resources) copies(req Resources) int64 {
+	n := int64(1 << 40)
+	limit := func(free, want int64) {
+		if want <= 0 {
+			return
+		}
+		if free < 0 {
+			free = 0
+		}
+		if c := free / want; c < n {
+			n = c
+		}
+	}
+	limit(r.MilliCPU, req.MilliCPU)
+	limit(r.Memory, req.Memory)
+	limit(r.Pods, req.Pods)
+	for name, want := range req.Scalar {
+		limit(r.Scalar[name], want)
+	}
+	return n
+}
+
+// sub removes n copies of req from r.
+func (r *Resources) sub(req Resources, n int64) {
+	r.MilliCPU -= req.MilliCPU * n
+	r.Memory -= req.Memory * n
+	r.Pods -= req.Pods * n
+	for name, want := range req.Scalar {
+		if r.Scalar == nil {
+			r.Scalar = map[v1.ResourceName]int64{}
+		}
+		r.Scalar[name] -= want * n
+	}
+}
+
+// Add adds req to r (used to give back the resources of preemption victims).
+func (r *Resources) Add(req Resources) {
+	r.sub(req, -1)
+}
+
+// String renders the request the way users write it, extended resources first,
+// e.g. "4 nvidia.com/gpu, 1000m cpu".
+func (r Resources) String() string {
+	var parts []string
+	names := make([]string, 0, len(r.Scalar))
+	for name, v := range r.Scalar {
+		if v > 0 {
+			names = append(names, string(name))
+		}
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		parts = append(parts, fmt.Sprintf("%d %s", r.Scalar[v1.ResourceName(name)], name))
+	}
+	if r.MilliCPU > 0 {
+		parts = append(parts, fmt.Sprintf("%dm cpu", r.MilliCPU))
+	}
+	if r.Memory > 0 {
+		parts = append(parts, fmt.Sprintf("%d memory", r.Memory))
+	}
+	if len(parts) == 0 {
+		return "no resources"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// SimNode is a node as the placement search sees it: its name, labels and free resources.
+type SimNode struct {
+	Name   string
+	Labels map[string]string
+	Free   Resources
+
+	node *v1.Node
+}
+
+// GroupDemand is what one pod group still needs placed for its gang's minimum set.
+type GroupDemand struct {
+	// Name is the pod group name.
+	Name string
+	// Count is the number of pods still to place.
+	Count int64
+	// Request is the per-pod request.
+	Request Resources
+	// Eligible reports whether a node may host this group's pods at all
+	// (taints, node selectors, node affinity); nil means every node.
+	Eligible func(*SimNode) bool
+}
+
+// Scope is a topology pack scope: a set of pod groups (directly or through
+// child scopes) that must share one domain of RequiredKey, and should share one
+// of PreferredKey. The root scope is the gang itself.
+type Scope struct {
+	// Name names the scope in messages (gang, group config or group name).
+	Name string
+	// RequiredKey is a node label key all pods of the scope must share a value of; empty means none.
+	RequiredKey string
+	// PreferredKey is a node label key the scope's pods should share a value of.
+	PreferredKey string
+	// FixedRequired is the domain value already chosen (pods of the scope are placed); empty means free.
+	FixedRequired string
+	// Groups are indexes into the demand list placed directly in this scope.
+	Groups []int
+	// Children are nested scopes.
+	Children []*Scope
+}
+
+// Placement is the outcome of a successful search: for every group, the
+// label constraints its pods must satisfy (hard) and should satisfy (soft).
+type Placement struct {
+	// Required maps group index to required node labels.
+	Required map[int]map[string]string
+	// Preferred maps group index to preferred node labels.
+	Preferred map[int]map[string]string
+}
+
+// Infeasible explains why a search failed.
+type Infeasible struct {
+	// Message is the human readable reason, e.g.
+	// "group decode needs 4 pods with 4 nvidia.com/gpu, 2 fit".
+	Message string
+}
+
+// Search places every demand onto nodes (a what-if on copies of the free
+// resources) honouring the pack scopes. It tries required domains smallest
+// first so gangs pack tightly and leave large domains for large gangs; preferred
+// keys pick the domain that holds the whole scope when one exists. The cost is
+// O(nodes × groups × domains tried), independent of the number of pods in the cluster.
+func Search(nodes []*SimNode, demands []GroupDemand, root *Scope) (*Placement, *Infeasible) {
+	free := make(map[string]Resources, len(nodes))
+	for _, n := range nodes {
+		free[n.Name] = n.Free.copyOf()
+	}
+	p := &Placement{Required: map[int]map[string]string{}, Preferred: map[int]map[string]string{}}
+	if fail := placeScope(nodes, free, demands, root, p, nil, nil); fail != nil {
+		return nil, fail
+	}
+	return p, nil
+}
+
+// placeScope places one scope within candidate nodes, committing to free only on success.
+func placeScope(nodes []*SimNode, free map[string]Resources, demands []GroupDemand, s *Scope, p *Placement, req, pref map[string]string) *Infeasible {
+	if s.RequiredKey == "" {
+		return placeWithPreference(nodes, free, demands, s, p, req, pref)
+	}
+	domains, order := partition(nodes, s.RequiredKey)
+	if s.FixedRequired != "" {
+		order = []string{s.FixedRequired}
+	}
+	var lastFail *Infeasible
+	for _, value := range order {
+		trial := cloneFree(free, domains[value])
+		childReq := withLabel(req, s.RequiredKey, value)
+		if fail := placeWithPreference(domains[value], trial, demands, s, p, childReq, pref); fail != nil {
+			lastFail = fail
+			continue
+		}
+		for name, r := range trial {
+			free[name] = r
+		}
+		return nil
+	}
+	if lastFail == nil {
+		return &Infeasible{Message: fmt.Sprintf("no node has topology label %q required by %s", s.RequiredKey, s.Name)}
+	}
+	if len(order) == 1 {
+		return lastFail
+	}
+	return &Infeasible{Message: fmt.Sprintf("%s does not fit in any single %q domain (%d tried): %s", s.Name, s.RequiredKey, len(order), lastFail.Message)}
+}
+
+// placeWithPreference tries the preferred domains first and falls back to all nodes.
+func placeWithPreference(nodes []*SimNode, free map[string]Resources, demands []GroupDemand, s *Scope, p *Placement, req, pref map[string]string) *Infeasible {
+	if s.PreferredKey != "" {
+		domains, order := partition(nodes, s.PreferredKey)
+		for _, value := range order {
+			trial := cloneFree(free, domains[value])
+			if placeMembers(domains[value], trial, demands, s, p, req, withLabel(pref, s.PreferredKey, value)) == nil {
+				for name, r := range trial {
+					free[name] = r
+				}
+				return nil
+			}
+		}
+	}
+	return placeMembers(nodes, free, demands, s, p, req, pref)
+}
+
+// placeMembers places child scopes first (they are the most constrained), then direct groups.
+func placeMembers(nodes []*SimNode, free map[string]Resources, demands []GroupDemand, s *Scope, p *Placement, req, pref map[string]string) *Infeasible {
+	for _, child := range s.Children {
+		if fail := placeScope(nodes, free, demands, child, p, req, pref); fail != nil {
+			return fail
+		}
+	}
+	for _, gi := range s.Groups {
+		d := demands[gi]
+		placed := placeGroup(nodes, free, d)
+		if placed < d.Count {
+			return &Infeasible{Message: fmt.Sprintf("group %s needs %d pods with %s, %d fit", d.Name, d.Count, d.Request, placed)}
+		}
+		p.Required[gi] = req
+		p.Preferred[gi] = pref
+	}
+	return nil
+}
+
+// placeGroup places up to d.Count copies of the request, most-allocated nodes
+// first (in node order), and returns how many it placed.
+func placeGroup(nodes []*SimNode, free map[string]Resources, d GroupDemand) int64 {
+	var placed int64
+	for _, n := range nodes {
+		if placed >= d.Count {
+			break
+		}
+		if d.Eligible != nil && !d.Eligible(n) {
+			continue
+		}
+		r := free[n.Name]
+		c := r.copies(d.Request)
+		if c <= 0 {
+			continue
+		}
+		if c > d.Count-placed {
+			c = d.Count - placed
+		}
+		r.sub(d.Request, c)
+		free[n.Name] = r
+		placed += c
+	}
+	return placed
+}
+
+// partition groups nodes by the value of key, ordering domains smallest first, then by value.
+func partition(nodes []*SimNode, key string) (map[string][]*SimNode, []string) {
+	domains := map[string][]*SimNode{}
+	for _, n := range nodes {
+		if v, ok := n.Labels[key]; ok {
+			domains[v] = append(domains[v], n)
+		}
+	}
+	order := make([]string, 0, len(domains))
+	for v := range domains {
+		order = append(order, v)
+	}
+	sort.Slice(order, func(i, j int) bool {
+		if len(domains[order[i]]) != len(domains[order[j]]) {
+			return len(domains[order[i]]) < len(domains[order[j]])
+		}
+		return order[i] < order[j]
+	})
+	return domains, order
+}
+
+func cloneFree(free map[string]Resources, nodes []*SimNode) map[string]Resources {
+	out := make(map[string]Resources, len(nodes))
+	for _, n := range nodes {
+		out[n.Name] = free[n.Name].copyOf()
+	}
+	return out
+}
+
+func withLabel(m map[string]string, key, value string) map[string]string {
+	out := make(map[string]string, len(m)+1)
+	for k, v := range m {
+		out[k] = v
+	}
+	out[key] = value
+	return out
+}

@@ -1,0 +1,267 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package core
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
+
+	groveclient "github.com/grove-project/grove/api/client/clientset/versioned"
+	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	"github.com/grove-project/grove/scheduler/pkg/metrics"
+)
+
+// Condition reasons grove-scheduler writes on PodGangs.
+const (
+	// ReasonMinimumSetScheduled: every pod group has minReplicas pods bound.
+	ReasonMinimumSetScheduled = "MinimumSetScheduled"
+	// ReasonUnschedulable: the last attempt found the gang does not fit; the message says what.
+	ReasonUnschedulable = "Unschedulable"
+	// ReasonWaitingForMinimumSet: some pods hold nodes at Permit, the rest are being scheduled.
+	ReasonWaitingForMinimumSet = "WaitingForMinimumSet"
+	// ReasonSchedulingPending: no attempt has finished yet.
+	ReasonSchedulingPending = "SchedulingPending"
+	// ReasonMinimumSetReady: every pod group has minReplicas Ready pods.
+	ReasonMinimumSetReady = "MinimumSetReady"
+	// ReasonMinimumSetNotReady: some pod group has fewer than minReplicas Ready pods.
+	ReasonMinimumSetNotReady = "MinimumSetNotReady"
+)
+
+// statusDebounce batches the burst of pod events of one gang into one write.
+const statusDebounce = 100 * time.Millisecond
+
+// StatusWriter owns PodGang status: phase, Scheduled and Ready conditions and
+// placementScore. It leaves the operator's Initialized condition untouched.
+type StatusWriter struct {
+	log      logr.Logger
+	client   groveclient.Interface
+	manager  *Manager
+	recorder events.EventRecorder
+	queue    workqueue.TypedDelayingInterface[string]
+}
+
+func newStatusWriter(log logr.Logger, client groveclient.Interface, m *Manager, recorder events.EventRecorder) *StatusWriter {
+	return &StatusWriter{
+		log:      log,
+		client:   client,
+		manager:  m,
+		recorder: recorder,
+		queue:    workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[string]{Name: "grove-podgang-status"}),
+	}
+}
+
+// Enqueue schedules a status recomputation for a gang ("namespace/name").
+func (w *StatusWriter) Enqueue(key string) {
+	w.queue.AddAfter(key, statusDebounce)
+}
+
+// Run writes statuses with the given number of workers until ctx ends.
+func (w *StatusWriter) Run(ctx context.Context, workers int) {
+	go func() {
+		<-ctx.Done()
+		w.queue.ShutDown()
+	}()
+	for i := 0; i < workers; i++ {
+		go wait.UntilWithContext(ctx, w.work, time.Second)
+	}
+}
+
+func (w *StatusWriter) work(ctx context.Context) {
+	for {
+		key, shutdown := w.queue.Get()
+		if shutdown {
+			return
+		}
+		if err := w.sync(ctx, key); err != nil {
+			w.log.V(2).Info("Retrying PodGang status", "podGang", key, "error", err.Error())
+			w.queue.AddAfter(key, time.Second)
+		}
+		w.queue.Done(key)
+	}
+}
+
+// gangObservation is what the pods of a gang say right now.
+type gangObservation struct {
+	boundMin, readyMin bool
+	bound, ready, refs int
+	score              *float64
+}
+
+func (w *StatusWriter) observe(spec *gangSpec, pg *schedv1alpha1.PodGang) gangObservation {
+	o := gangObservation{boundMin: true, readyMin: true}
+	nodeOf := map[string]string{}
+	for _, g := range spec.groups {
+		var bound, ready int64
+		for _, ref := range g.refs {
+			o.refs++
+			p, err := w.manager.pods.Pods(spec.namespace).Get(ref)
+			if err != nil || p.DeletionTimestamp != nil || p.Spec.NodeName == "" {
+				continue
+			}
+			bound++
+			nodeOf[ref] = p.Spec.NodeName
+			if podReady(p) {
+				ready++
+			}
+		}
+		o.bound += int(bound)
+		o.ready += int(ready)
+		if bound < g.min {
+			o.boundMin = false
+		}
+		if ready < g.min {
+			o.readyMin = false
+		}
+	}
+	if o.boundMin {
+		o.score = w.placementScore(pg, nodeOf)
+	}
+	return o
+}
+
+// placementScore is the share of bound pods inside the most common domain of
+// the gang's pack key (preferred, else required); 1 when the gang has no key.
+func (w *StatusWriter) placementScore(pg *schedv1alpha1.PodGang, nodeOf map[string]string) *float64 {
+	req, pref := packKeys(pg.Spec.TopologyConstraint)
+	key := pref
+	if key == "" {
+		key = req
+	}
+	score := 1.0
+	if key == "" || len(nodeOf) == 0 {
+		return &score
+	}
+	labelsOf := w.manager.nodeLabels
+	perDomain := map[string]int{}
+	best := 0
+	for _, node := range nodeOf {
+		v := labelsOf(node)[key]
+		perDomain[v]++
+		if perDomain[v] > best {
+			best = perDomain[v]
+		}
+	}
+	score = float64(best) / float64(len(nodeOf))
+	return &score
+}
+
+func podReady(p *v1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == v1.PodReady {
+			return c.Status == v1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func (w *StatusWriter) sync(ctx context.Context, key string) error {
+	spec := w.manager.spec(key)
+	if spec == nil {
+		return nil
+	}
+	pg, err := w.manager.podGangs.PodGangs(spec.namespace).Get(spec.name)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	obs := w.observe(spec, pg)
+	w.manager.mu.RLock()
+	var failure string
+	var waiting bool
+	if st := w.manager.states[key]; st != nil {
+		failure, waiting = st.lastFailure, st.waiting
+	}
+	w.manager.mu.RUnlock()
+
+	desired := pg.Status.DeepCopy()
+	switch {
+	case obs.boundMin && obs.readyMin:
+		desired.Phase = schedv1alpha1.PodGangPhaseRunning
+	case obs.boundMin:
+		desired.Phase = schedv1alpha1.PodGangPhaseStarting
+	default:
+		desired.Phase = schedv1alpha1.PodGangPhasePending
+	}
+	scheduled := metav1.Condition{Type: schedv1alpha1.PodGangConditionTypeScheduled, ObservedGeneration: pg.Generation}
+	switch {
+	case obs.boundMin:
+		scheduled.Status, scheduled.Reason = metav1.ConditionTrue, ReasonMinimumSetScheduled
+		scheduled.Message = fmt.Sprintf("every pod group has its minReplicas bound; %d of %d referenced pods bound", obs.bound, obs.refs)
+	case failure != "":
+		scheduled.Status, scheduled.Reason, scheduled.Message = metav1.ConditionFalse, ReasonUnschedulable, failure
+	case waiting:
+		scheduled.Status, scheduled.Reason = metav1.ConditionFalse, ReasonWaitingForMinimumSet
+		scheduled.Message = "some pods hold their nodes at Permit while the rest of the minimum set is scheduled"
+	default:
+		scheduled.Status, scheduled.Reason = metav1.ConditionFalse, ReasonSchedulingPending
+		scheduled.Message = fmt.Sprintf("%d of %d referenced pods bound; the minimum set is not placed yet", obs.bound, obs.refs)
+	}
+	meta.SetStatusCondition(&desired.Conditions, scheduled)
+	ready := metav1.Condition{Type: schedv1alpha1.PodGangConditionTypeReady, ObservedGeneration: pg.Generation}
+	if obs.readyMin {
+		ready.Status, ready.Reason = metav1.ConditionTrue, ReasonMinimumSetReady
+		ready.Message = fmt.Sprintf("every pod group has its minReplicas Ready; %d of %d referenced pods Ready", obs.ready, obs.refs)
+	} else {
+		ready.Status, ready.Reason = metav1.ConditionFalse, ReasonMinimumSetNotReady
+		ready.Message = fmt.Sprintf("%d of %d referenced pods Ready; some pod group is below minReplicas", obs.ready, obs.refs)
+	}
+	meta.SetStatusCondition(&desired.Conditions, ready)
+	desired.PlacementScore = obs.score
+
+	if equality.Semantic.DeepEqual(desired, &pg.Status) {
+		return nil
+	}
+	updated := pg.DeepCopy()
+	updated.Status = *desired
+	if _, err := w.client.SchedulerV1alpha1().PodGangs(spec.namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("updating status of PodGang %s: %w", key, err)
+	}
+	if obs.boundMin && (pg.Status.Phase == "" || pg.Status.Phase == schedv1alpha1.PodGangPhasePending) {
+		metrics.TimeToMinimumSetBound.Observe(time.Since(spec.created).Seconds())
+	}
+	return nil
+}
+
+// EventOnGang records an Event on the PodGang named by key.
+func (w *StatusWriter) EventOnGang(key, eventType, reason, note string) {
+	spec := w.manager.spec(key)
+	if spec == nil || w.recorder == nil {
+		return
+	}
+	pg, err := w.manager.podGangs.PodGangs(spec.namespace).Get(spec.name)
+	if err != nil {
+		return
+	}
+	ref := pg.DeepCopy()
+	// Lister objects carry no TypeMeta; the recorder needs it to build the reference.
+	ref.APIVersion = schedv1alpha1.SchemeGroupVersion.String()
+	ref.Kind = "PodGang"
+	w.recorder.Eventf(ref, nil, eventType, reason, "Scheduling", "%s", note)
+}

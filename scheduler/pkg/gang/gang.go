@@ -1,0 +1,277 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package gang is the GroveGang scheduler plugin: all-or-nothing placement of
+// Grove PodGangs (hierarchical gangs of pod groups with minReplicas each),
+// topology packing, gang priority ordering and whole-gang preemption. The
+// bookkeeping lives in package core; this file maps framework extension points
+// onto it, in the layout of scheduler-plugins' coscheduling plugin.
+package gang
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+
+	groveclient "github.com/grove-project/grove/api/client/clientset/versioned"
+	groveinformers "github.com/grove-project/grove/api/client/informers/externalversions"
+	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	"github.com/grove-project/grove/scheduler/pkg/gang/core"
+	"github.com/grove-project/grove/scheduler/pkg/metrics"
+)
+
+// Name is the plugin name used in KubeSchedulerConfiguration.
+const Name = core.PluginName
+
+// Args configures the plugin (pluginConfig args of GroveGang).
+type Args struct {
+	// PermitWaitingTimeSeconds bounds how long reserved pods of an incomplete
+	// gang hold their nodes before the whole waiting set is released. Default 60.
+	PermitWaitingTimeSeconds float64 `json:"permitWaitingTimeSeconds,omitempty"`
+	// StatusWorkers is the number of PodGang status writers. Default 4.
+	StatusWorkers int `json:"statusWorkers,omitempty"`
+}
+
+const (
+	defaultPermitWaitingTime = 60 * time.Second
+	defaultStatusWorkers     = 4
+	stateKey                 = fwk.StateKey(Name)
+)
+
+// Plugin is the GroveGang plugin.
+type Plugin struct {
+	handle  framework.Handle
+	manager *core.Manager
+}
+
+var (
+	_ framework.PreEnqueuePlugin  = &Plugin{}
+	_ framework.QueueSortPlugin   = &Plugin{}
+	_ framework.PreFilterPlugin   = &Plugin{}
+	_ framework.PostFilterPlugin  = &Plugin{}
+	_ framework.ScorePlugin       = &Plugin{}
+	_ framework.ReservePlugin     = &Plugin{}
+	_ framework.PermitPlugin      = &Plugin{}
+	_ framework.EnqueueExtensions = &Plugin{}
+)
+
+// podGangResource is the event resource name kube-scheduler watches through
+// its dynamic informers ("<plural>.<version>.<group>").
+var podGangResource = fwk.EventResource("podgangs." + schedv1alpha1.SchemeGroupVersion.Version + "." + schedv1alpha1.GroupName)
+
+// New builds the plugin: it decodes Args, starts a PodGang informer on the
+// scheduler's kubeconfig and the PodGang status writer, and registers the grove_ metrics.
+func New(ctx context.Context, obj runtime.Object, handle framework.Handle) (framework.Plugin, error) {
+	log := klog.FromContext(ctx).WithValues("plugin", Name)
+	args := Args{}
+	if obj != nil {
+		if err := frameworkruntime.DecodeInto(obj, &args); err != nil {
+			return nil, fmt.Errorf("decoding %s args: %w", Name, err)
+		}
+	}
+	permitTimeout := defaultPermitWaitingTime
+	if args.PermitWaitingTimeSeconds > 0 {
+		permitTimeout = time.Duration(args.PermitWaitingTimeSeconds * float64(time.Second))
+	}
+	workers := args.StatusWorkers
+	if workers <= 0 {
+		workers = defaultStatusWorkers
+	}
+	metrics.Register()
+
+	client, err := groveclient.NewForConfig(handle.KubeConfig())
+	if err != nil {
+		return nil, fmt.Errorf("building PodGang client: %w", err)
+	}
+	factory := groveinformers.NewSharedInformerFactory(client, 0)
+	pgInformer := factory.Scheduler().V1alpha1().PodGangs()
+	manager, err := core.NewManager(log, handle, client, pgInformer.Informer(), pgInformer.Lister(), permitTimeout)
+	if err != nil {
+		return nil, err
+	}
+	factory.Start(ctx.Done())
+	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return nil, fmt.Errorf("syncing informer for %v", typ)
+		}
+	}
+	manager.StatusWriter().Run(ctx, workers)
+	return &Plugin{handle: handle, manager: manager}, nil
+}
+
+// Name returns the plugin name.
+func (p *Plugin) Name() string { return Name }
+
+// EventsToRegister requeues gang pods when what blocked them may have changed:
+// their PodGang appears or changes, capacity is freed, or nodes change.
+func (p *Plugin) EventsToRegister(_ context.Context) ([]fwk.ClusterEventWithHint, error) {
+	return []fwk.ClusterEventWithHint{
+		{Event: fwk.ClusterEvent{Resource: podGangResource, ActionType: fwk.Add | fwk.Update}},
+		{Event: fwk.ClusterEvent{Resource: fwk.Pod, ActionType: fwk.Add | fwk.Delete}},
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeLabel | fwk.UpdateNodeTaint}},
+	}, nil
+}
+
+// PreEnqueue holds gang pods until their PodGang references them.
+func (p *Plugin) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
+	return p.manager.PreEnqueue(pod)
+}
+
+// Less orders by priority (the gang's for gang pods), then by age (the
+// PodGang's for gang pods), then by gang so a gang's pods stay adjacent.
+func (p *Plugin) Less(a, b fwk.QueuedPodInfo) bool {
+	pa, ta, ga, oka := p.manager.SortKey(a.GetPodInfo().GetPod())
+	pb, tb, gb, okb := p.manager.SortKey(b.GetPodInfo().GetPod())
+	if pa != pb {
+		return pa > pb
+	}
+	if !oka {
+		ta = a.GetTimestamp()
+	}
+	if !okb {
+		tb = b.GetTimestamp()
+	}
+	if !ta.Equal(tb) {
+		return ta.Before(tb)
+	}
+	if ga != gb {
+		return ga < gb
+	}
+	podA, podB := a.GetPodInfo().GetPod(), b.GetPodInfo().GetPod()
+	if podA.Namespace != podB.Namespace {
+		return podA.Namespace < podB.Namespace
+	}
+	return podA.Name < podB.Name
+}
+
+// cycleDecision carries PreFilter's decision to Filter-time consumers.
+type cycleDecision struct {
+	decision *core.Decision
+}
+
+// Clone returns the decision itself; it is immutable once written.
+func (d *cycleDecision) Clone() fwk.StateData { return d }
+
+// PreFilter checks that the gang's whole minimum set fits before any of its
+// pods takes a node, and narrows the pod to the topology domain chosen for it.
+func (p *Plugin) PreFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*framework.PreFilterResult, *fwk.Status) {
+	decision, status := p.manager.PreFilter(pod, nodes)
+	state.Write(stateKey, &cycleDecision{decision: decision})
+	if !status.IsSuccess() {
+		return nil, status
+	}
+	if decision == nil || len(decision.Required) == 0 {
+		return nil, nil
+	}
+	allowed := sets.New[string]()
+	for _, ni := range nodes {
+		if n := ni.Node(); n != nil && matches(n.Labels, decision.Required) {
+			allowed.Insert(n.Name)
+		}
+	}
+	return &framework.PreFilterResult{NodeNames: allowed}, nil
+}
+
+// PreFilterExtensions is not needed: the search accounts for assumed pods itself.
+func (p *Plugin) PreFilterExtensions() framework.PreFilterExtensions { return nil }
+
+func readDecision(state fwk.CycleState) *core.Decision {
+	data, err := state.Read(stateKey)
+	if err != nil {
+		return nil
+	}
+	if d, ok := data.(*cycleDecision); ok {
+		return d.decision
+	}
+	return nil
+}
+
+func matches(labels, want map[string]string) bool {
+	for k, v := range want {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// PostFilter runs when the pod found no node: it preempts whole lower-priority
+// gangs if that makes the gang fit, otherwise rejects the gang's waiting pods
+// so the whole gang backs off together.
+func (p *Plugin) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ framework.NodeToStatusReader) (*framework.PostFilterResult, *fwk.Status) {
+	if d := readDecision(state); d != nil && d.BestEffort {
+		return nil, fwk.NewStatus(fwk.Unschedulable, "best-effort pod of a gang does not preempt or reject its gang")
+	}
+	nodeInfos, err := p.handle.SnapshotSharedLister().NodeInfos().List()
+	if err != nil {
+		return nil, fwk.AsStatus(err)
+	}
+	if outcome, msg := p.manager.Preempt(ctx, pod, nodeInfos); outcome == core.Preempting {
+		return nil, fwk.NewStatus(fwk.Unschedulable, msg)
+	}
+	if _, inGang := core.GangKey(pod); !inGang {
+		return nil, fwk.NewStatus(fwk.Unschedulable, "no lower-priority pods or gangs to preempt")
+	}
+	p.manager.RejectGang(pod, fmt.Sprintf("gang rejected: pod %s cannot be placed", pod.Name))
+	return nil, fwk.NewStatus(fwk.Unschedulable, "gang does not fit; its waiting pods were released")
+}
+
+// Score prefers nodes in the preferred topology domains chosen for the pod's scopes.
+func (p *Plugin) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, nodeInfo fwk.NodeInfo) (int64, *fwk.Status) {
+	d := readDecision(state)
+	if d == nil || len(d.Preferred) == 0 || nodeInfo.Node() == nil {
+		return 0, nil
+	}
+	var hit int64
+	for k, v := range d.Preferred {
+		if nodeInfo.Node().Labels[k] == v {
+			hit++
+		}
+	}
+	return hit * framework.MaxNodeScore / int64(len(d.Preferred)), nil
+}
+
+// ScoreExtensions is not needed: scores are already in [0, MaxNodeScore].
+func (p *Plugin) ScoreExtensions() framework.ScoreExtensions { return nil }
+
+// Reserve records the pod's node in its gang.
+func (p *Plugin) Reserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, nodeName string) *fwk.Status {
+	p.manager.Reserve(pod, nodeName)
+	return nil
+}
+
+// Unreserve releases the pod and, for an incomplete gang, all of its waiting siblings.
+func (p *Plugin) Unreserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) {
+	p.manager.Unreserve(pod, fmt.Sprintf("gang member %s was unreserved", pod.Name))
+}
+
+// Permit holds gang pods until the gang's minimum set is reserved.
+func (p *Plugin) Permit(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) (*fwk.Status, time.Duration) {
+	switch res, timeout := p.manager.Permit(pod); res {
+	case core.Wait:
+		return fwk.NewStatus(fwk.Wait, "waiting for the gang's minimum set"), timeout
+	default:
+		return nil, 0
+	}
+}

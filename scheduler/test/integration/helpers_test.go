@@ -1,0 +1,191 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	. "github.com/onsi/gomega"
+	v1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	"github.com/grove-project/grove/scheduler/test/harness"
+)
+
+const schedulerName = "grove-scheduler"
+
+var nsCounter atomic.Int32
+
+// newNamespace creates a fresh namespace; its name doubles as the node label
+// value that confines the spec's pods to the spec's own nodes.
+func newNamespace(prefix string) string {
+	name := fmt.Sprintf("%s-%d", prefix, nsCounter.Add(1))
+	_, err := kube.CoreV1().Namespaces().Create(suiteCtx, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	return name
+}
+
+const poolLabel = "test.grove.io/pool"
+
+// createNodes creates count nodes in the pool with the given capacity.
+func createNodes(pool string, count int, capacity v1.ResourceList, labels func(int) map[string]string) []string {
+	names, err := harness.CreateNodes(suiteCtx, kube, harness.NodeSpec{
+		Prefix: pool, Count: count, Capacity: capacity,
+		Labels: func(i int) map[string]string {
+			out := map[string]string{poolLabel: pool}
+			if labels != nil {
+				for k, v := range labels(i) {
+					out[k] = v
+				}
+			}
+			return out
+		},
+	})
+	Expect(err).NotTo(HaveOccurred())
+	return names
+}
+
+// group describes one pod group of a test gang.
+type group struct {
+	name     string
+	pods     int
+	min      int32
+	requests v1.ResourceList
+	required string
+}
+
+// gangPodNames lists the pod names of a group.
+func gangPodNames(gang string, g group) []string {
+	out := make([]string, 0, g.pods)
+	for i := 0; i < g.pods; i++ {
+		out = append(out, fmt.Sprintf("%s-%s-%d", gang, g.name, i))
+	}
+	return out
+}
+
+// gangPods builds (not creates) the pods of a gang.
+func gangPods(ns, pool, gang, priorityClass string, groups ...group) []*v1.Pod {
+	var pods []*v1.Pod
+	for _, g := range groups {
+		for _, name := range gangPodNames(gang, g) {
+			pods = append(pods, harness.NewPod(harness.PodSpec{
+				Namespace: ns, Name: name, SchedulerName: schedulerName,
+				PodGang: gang, PodClique: gang + "-" + g.name,
+				Requests: g.requests, PriorityClassName: priorityClass,
+				NodeSelector: map[string]string{poolLabel: pool},
+			}))
+		}
+	}
+	return pods
+}
+
+func createPods(pods []*v1.Pod) {
+	for _, p := range pods {
+		_, err := kube.CoreV1().Pods(p.Namespace).Create(suiteCtx, p, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+	}
+}
+
+// newPodGang builds the PodGang referencing every pod of every group.
+func newPodGang(ns, name, priorityClass, required string, groups ...group) *schedv1alpha1.PodGang {
+	pg := &schedv1alpha1.PodGang{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec:       schedv1alpha1.PodGangSpec{PriorityClassName: priorityClass},
+	}
+	if required != "" {
+		key := required
+		pg.Spec.TopologyConstraint = &schedv1alpha1.TopologyConstraint{PackConstraint: &schedv1alpha1.TopologyPackConstraint{Required: &key}}
+	}
+	for _, g := range groups {
+		pgGroup := schedv1alpha1.PodGroup{Name: g.name, MinReplicas: g.min}
+		for _, pod := range gangPodNames(name, g) {
+			pgGroup.PodReferences = append(pgGroup.PodReferences, schedv1alpha1.NamespacedName{Namespace: ns, Name: pod})
+		}
+		if g.required != "" {
+			key := g.required
+			pgGroup.TopologyConstraint = &schedv1alpha1.TopologyConstraint{PackConstraint: &schedv1alpha1.TopologyPackConstraint{Required: &key}}
+		}
+		pg.Spec.PodGroups = append(pg.Spec.PodGroups, pgGroup)
+	}
+	return pg
+}
+
+func createPodGang(pg *schedv1alpha1.PodGang) {
+	_, err := grove.SchedulerV1alpha1().PodGangs(pg.Namespace).Create(suiteCtx, pg, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+}
+
+// boundPods returns pod name → node for the pods of the namespace whose names are listed.
+func boundPods(ns string, names []string) map[string]string {
+	out := map[string]string{}
+	for _, name := range names {
+		p, err := kube.CoreV1().Pods(ns).Get(suiteCtx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		Expect(err).NotTo(HaveOccurred())
+		if p.Spec.NodeName != "" {
+			out[name] = p.Spec.NodeName
+		}
+	}
+	return out
+}
+
+func allNames(pods []*v1.Pod) []string {
+	out := make([]string, 0, len(pods))
+	for _, p := range pods {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+func podGang(ns, name string) *schedv1alpha1.PodGang {
+	pg, err := grove.SchedulerV1alpha1().PodGangs(ns).Get(suiteCtx, name, metav1.GetOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	return pg
+}
+
+func condition(pg *schedv1alpha1.PodGang, t string) *metav1.Condition {
+	return meta.FindStatusCondition(pg.Status.Conditions, t)
+}
+
+func createPriorityClass(name string, value int32) {
+	_, err := kube.SchedulingV1().PriorityClasses().Create(suiteCtx, &schedulingv1.PriorityClass{
+		ObjectMeta: metav1.ObjectMeta{Name: name}, Value: value,
+	}, metav1.CreateOptions{})
+	if !apierrors.IsAlreadyExists(err) {
+		Expect(err).NotTo(HaveOccurred())
+	}
+}
+
+// eventReasons lists the reasons of events.k8s.io Events regarding the PodGang.
+func eventReasons(ns, name string) []string {
+	list, err := kube.EventsV1().Events(ns).List(suiteCtx, metav1.ListOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	var out []string
+	for _, e := range list.Items {
+		if e.Regarding.Kind == "PodGang" && e.Regarding.Name == name {
+			out = append(out, e.Reason)
+		}
+	}
+	return out
+}
