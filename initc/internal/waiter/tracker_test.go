@@ -58,9 +58,9 @@ func testPod(name, clique string, state podState) *corev1.Pod {
 func TestTracker(t *testing.T) {
 	ps := []parents.Parent{{PodClique: "w-0-worker", MinAvailable: 2}, {PodClique: "w-0-router", MinAvailable: 1}}
 	type event struct {
-		pod    *corev1.Pod // nil means delete of key
+		pod    *corev1.Pod // the pod's new state, for an add or update
 		key    string
-		delete bool
+		delete bool // the pod under key was deleted
 	}
 	upsert := func(p *corev1.Pod) event { return event{pod: p, key: "ns/" + p.Name} }
 	del := func(name string) event { return event{key: "ns/" + name, delete: true} }

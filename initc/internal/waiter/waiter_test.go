@@ -192,7 +192,13 @@ func TestWaitRejectsPodGangThatIsNoLabelValue(t *testing.T) {
 
 func waitForLog(t *testing.T, logs *syncBuffer, want string) {
 	t.Helper()
-	eventually(t, func() bool { return strings.Contains(logs.String(), want) }, "log line "+want+" not found in:\n"+logs.String())
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(logs.String(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("log line %s not found in:\n%s", want, logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 func eventually(t *testing.T, cond func() bool, msg string) {
