@@ -145,15 +145,15 @@ func Selector(pcsName, component string) client.MatchingLabels {
 	return l
 }
 
-// ReportApply emits the event for an Apply outcome (nothing when unchanged).
+// ReportApply emits the event for a create or a failure. Patches stay
+// silent: pod references change with every pod, and an event per change
+// would cost the API server more than the patch itself.
 func (d Deps) ReportApply(owner runtime.Object, kind, name string, res Result, err error) {
 	switch {
 	case err != nil:
 		d.Recorder.Eventf(owner, corev1.EventTypeWarning, kind+"CreateOrUpdateFailed", "Error creating or updating %s %s: %v", kind, name, err)
 	case res == Created:
 		d.Recorder.Eventf(owner, corev1.EventTypeNormal, kind+"CreateSuccessful", "Created %s %s", kind, name)
-	case res == Patched:
-		d.Recorder.Eventf(owner, corev1.EventTypeNormal, kind+"UpdateSuccessful", "Updated %s %s", kind, name)
 	}
 }
 

@@ -1,0 +1,141 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package podgang
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"k8s.io/utils/ptr"
+
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+)
+
+func testPCS(replicas int32, sgReplicas, sgMin int32) *grovecorev1alpha1.PodCliqueSet {
+	pcs := &grovecorev1alpha1.PodCliqueSet{}
+	pcs.Name = "demo"
+	pcs.Spec.Replicas = replicas
+	for _, c := range []string{"fe", "ldr", "wkr"} {
+		pcs.Spec.Template.Cliques = append(pcs.Spec.Template.Cliques, grovecorev1alpha1.PodCliqueTemplateSpec{
+			Name: c, Spec: grovecorev1alpha1.PodCliqueSpec{Replicas: 2},
+		})
+	}
+	pcs.Spec.Template.PodCliqueScalingGroupConfigs = []grovecorev1alpha1.PodCliqueScalingGroupConfig{{
+		Name: "mn", CliqueNames: []string{"ldr", "wkr"}, Replicas: ptr.To(sgReplicas), MinAvailable: ptr.To(sgMin),
+	}}
+	return pcs
+}
+
+func render(gangs []*gang) []string {
+	var out []string
+	for _, g := range gangs {
+		var members []string
+		for _, m := range g.members {
+			members = append(members, m.pclqName)
+		}
+		out = append(out, g.name+"="+strings.Join(members, ","))
+	}
+	return out
+}
+
+func TestExpectedGangs(t *testing.T) {
+	tests := []struct {
+		name      string
+		pcs       *grovecorev1alpha1.PodCliqueSet
+		livePCSG  map[string]int32
+		wantGangs []string
+	}{
+		{
+			name: "base gang holds standalone cliques and scaling-group replicas below minAvailable",
+			pcs:  testPCS(1, 2, 1),
+			wantGangs: []string{
+				"demo-0=demo-0-fe,demo-0-mn-0-ldr,demo-0-mn-0-wkr",
+				"demo-0-mn-0=demo-0-mn-1-ldr,demo-0-mn-1-wkr",
+			},
+		},
+		{
+			name:     "the live scaling-group replicas decide the scaled gangs",
+			pcs:      testPCS(1, 2, 1),
+			livePCSG: map[string]int32{"demo-0-mn": 3},
+			wantGangs: []string{
+				"demo-0=demo-0-fe,demo-0-mn-0-ldr,demo-0-mn-0-wkr",
+				"demo-0-mn-0=demo-0-mn-1-ldr,demo-0-mn-1-wkr",
+				"demo-0-mn-1=demo-0-mn-2-ldr,demo-0-mn-2-wkr",
+			},
+		},
+		{
+			name: "minAvailable equal to replicas: everything in the base gang, per PodCliqueSet replica",
+			pcs:  testPCS(2, 2, 2),
+			wantGangs: []string{
+				"demo-0=demo-0-fe,demo-0-mn-0-ldr,demo-0-mn-0-wkr,demo-0-mn-1-ldr,demo-0-mn-1-wkr",
+				"demo-1=demo-1-fe,demo-1-mn-0-ldr,demo-1-mn-0-wkr,demo-1-mn-1-ldr,demo-1-mn-1-wkr",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := &state{pcsgs: map[string]*grovecorev1alpha1.PodCliqueScalingGroup{}}
+			for name, r := range tt.livePCSG {
+				g := &grovecorev1alpha1.PodCliqueScalingGroup{}
+				g.Name, g.Spec.Replicas = name, r
+				st.pcsgs[name] = g
+			}
+			if got := render(expectedGangs(tt.pcs, st)); !reflect.DeepEqual(got, tt.wantGangs) {
+				t.Errorf("gangs\n got %q\nwant %q", got, tt.wantGangs)
+			}
+		})
+	}
+}
+
+func TestTranslate(t *testing.T) {
+	rack, zone, numa := grovecorev1alpha1.TopologyDomainRack, grovecorev1alpha1.TopologyDomainZone, grovecorev1alpha1.TopologyDomainNuma
+	tr := translator{name: "ct", keys: map[grovecorev1alpha1.TopologyDomain]string{rack: "example.com/rack", zone: "topology.kubernetes.io/zone"}}
+	tests := []struct {
+		name         string
+		tr           translator
+		tc           *grovecorev1alpha1.TopologyConstraint
+		wantRequired *string
+		wantPref     *string
+		wantNil      bool
+	}{
+		{name: "required and preferred become node label keys", tr: tr,
+			tc:           &grovecorev1alpha1.TopologyConstraint{Pack: &grovecorev1alpha1.TopologyPackConstraint{Required: &zone, Preferred: &rack}},
+			wantRequired: ptr.To("topology.kubernetes.io/zone"), wantPref: ptr.To("example.com/rack")},
+		{name: "a domain the topology lacks is dropped", tr: tr,
+			tc:           &grovecorev1alpha1.TopologyConstraint{Pack: &grovecorev1alpha1.TopologyPackConstraint{Required: &rack, Preferred: &numa}},
+			wantRequired: ptr.To("example.com/rack")},
+		{name: "nothing left means no constraint", tr: tr,
+			tc: &grovecorev1alpha1.TopologyConstraint{Pack: &grovecorev1alpha1.TopologyPackConstraint{Required: &numa}}, wantNil: true},
+		{name: "no topology (disabled or unnamed) translates nothing", tr: translator{},
+			tc: &grovecorev1alpha1.TopologyConstraint{Pack: &grovecorev1alpha1.TopologyPackConstraint{Required: &zone}}, wantNil: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.tr.translate(tt.tc)
+			if tt.wantNil {
+				if got != nil {
+					t.Fatalf("want nil, got %+v", got.PackConstraint)
+				}
+				return
+			}
+			if got == nil || !reflect.DeepEqual(got.PackConstraint.Required, tt.wantRequired) || !reflect.DeepEqual(got.PackConstraint.Preferred, tt.wantPref) {
+				t.Errorf("got %+v", got)
+			}
+		})
+	}
+}
