@@ -1,0 +1,251 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command bench measures scheduling throughput of stock kube-scheduler v1.34
+// (default profile, no Grove plugins) and grove-scheduler in one run, on the
+// same fake nodes of one envtest kube-apiserver: (a) plain pods and (b) 5-pod
+// gangs. Pods (and PodGangs) are created before the scheduler starts, and the
+// clock runs from the scheduler's informers being synced to the last pod
+// bound, so both schedulers are timed on scheduling alone. Both use the same
+// client QPS/burst so the comparison isolates the plugin's cost.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	groveclient "github.com/grove-project/grove/api/client/clientset/versioned"
+	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	"github.com/grove-project/grove/scheduler/test/harness"
+)
+
+type config struct {
+	nodes, plainPods, gangs, gangSize int
+	qps                               float32
+	burst                             int32
+}
+
+type result struct {
+	scenario, scheduler string
+	pods                int
+	elapsed             time.Duration
+}
+
+func (r result) rate() float64 { return float64(r.pods) / r.elapsed.Seconds() }
+
+func main() {
+	var c config
+	var qps float64
+	var burst int
+	flag.IntVar(&c.nodes, "nodes", 500, "fake nodes")
+	flag.IntVar(&c.plainPods, "plain-pods", 5000, "pods in the plain scenario")
+	flag.IntVar(&c.gangs, "gangs", 1000, "gangs in the gang scenario")
+	flag.IntVar(&c.gangSize, "gang-size", 5, "pods per gang")
+	flag.Float64Var(&qps, "qps", 500, "scheduler client QPS (both schedulers)")
+	flag.IntVar(&burst, "burst", 1000, "scheduler client burst (both schedulers)")
+	klogFlags := flag.NewFlagSet("klog", flag.ExitOnError)
+	klog.InitFlags(klogFlags)
+	_ = klogFlags.Set("v", "0")
+	flag.Parse()
+	c.qps, c.burst = float32(qps), int32(burst)
+	if err := run(c); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-scheduler:", err)
+		os.Exit(1)
+	}
+}
+
+func run(c config) error {
+	env, cfg, err := harness.StartControlPlane()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = env.Stop() }()
+	ctx := context.Background()
+	kube := kubernetes.NewForConfigOrDie(cfg)
+	grove := groveclient.NewForConfigOrDie(cfg)
+
+	start := time.Now()
+	if _, err := harness.CreateNodes(ctx, kube, harness.NodeSpec{
+		Prefix: "bench", Count: c.nodes,
+		Capacity: harness.Resources("cpu", "32", "memory", "128Gi", "pods", "110"),
+	}); err != nil {
+		return err
+	}
+	fmt.Printf("created %d nodes in %s\n", c.nodes, time.Since(start).Round(time.Millisecond))
+
+	var results []result
+	for _, scenario := range []string{"plain", "gangs"} {
+		for _, grovePlugins := range []bool{false, true} {
+			r, err := runOne(ctx, cfg, kube, grove, c, scenario, grovePlugins)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("%-6s %-16s %5d pods in %7s = %7.1f pods/s\n", r.scenario, r.scheduler, r.pods, r.elapsed.Round(time.Millisecond), r.rate())
+			results = append(results, r)
+		}
+	}
+	fmt.Println()
+	fmt.Printf("| Scenario | Nodes | Pods | stock kube-scheduler pods/s | grove-scheduler pods/s | ratio | target |\n|---|---|---|---|---|---|---|\n")
+	targets := map[string]string{"plain": "≥ 0.9×", "gangs": "≥ 0.7×"}
+	names := map[string]string{"plain": "(a) plain pods", "gangs": fmt.Sprintf("(b) %d gangs × %d pods", c.gangs, c.gangSize)}
+	for i := 0; i+1 < len(results); i += 2 {
+		stock, g := results[i], results[i+1]
+		fmt.Printf("| %s | %d | %d | %.0f | %.0f | %.2f× | %s |\n", names[stock.scenario], c.nodes, stock.pods, stock.rate(), g.rate(), g.rate()/stock.rate(), targets[stock.scenario])
+	}
+	return nil
+}
+
+// runOne creates the scenario's pods in a fresh namespace, starts one
+// scheduler, times it until every pod is bound, then stops it and frees the nodes.
+func runOne(ctx context.Context, cfg *rest.Config, kube kubernetes.Interface, grove groveclient.Interface, c config, scenario string, grovePlugins bool) (result, error) {
+	schedulerName := "default-scheduler"
+	if grovePlugins {
+		schedulerName = "grove-scheduler"
+	}
+	ns := fmt.Sprintf("%s-%s", scenario, schedulerName)
+	if _, err := kube.CoreV1().Namespaces().Create(ctx, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		return result{}, err
+	}
+	var pods []*v1.Pod
+	var gangs []*schedv1alpha1.PodGang
+	if scenario == "plain" {
+		for i := 0; i < c.plainPods; i++ {
+			pods = append(pods, harness.NewPod(harness.PodSpec{Namespace: ns, Name: fmt.Sprintf("pod-%d", i), SchedulerName: schedulerName,
+				Requests: harness.Resources("cpu", "100m", "memory", "128Mi")}))
+		}
+	} else {
+		for g := 0; g < c.gangs; g++ {
+			name := fmt.Sprintf("gang-%d", g)
+			pg := &schedv1alpha1.PodGang{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+			group := schedv1alpha1.PodGroup{Name: name + "-worker", MinReplicas: int32(c.gangSize)}
+			for i := 0; i < c.gangSize; i++ {
+				pod := fmt.Sprintf("%s-worker-%d", name, i)
+				pods = append(pods, harness.NewPod(harness.PodSpec{Namespace: ns, Name: pod, SchedulerName: schedulerName,
+					PodGang: name, PodClique: name + "-worker", Requests: harness.Resources("cpu", "100m", "memory", "128Mi")}))
+				group.PodReferences = append(group.PodReferences, schedv1alpha1.NamespacedName{Namespace: ns, Name: pod})
+			}
+			pg.Spec.PodGroups = []schedv1alpha1.PodGroup{group}
+			gangs = append(gangs, pg)
+		}
+	}
+	createStart := time.Now()
+	if err := parallel(len(gangs), func(i int) error {
+		_, err := grove.SchedulerV1alpha1().PodGangs(ns).Create(ctx, gangs[i], metav1.CreateOptions{})
+		return err
+	}); err != nil {
+		return result{}, err
+	}
+	if err := parallel(len(pods), func(i int) error {
+		_, err := kube.CoreV1().Pods(ns).Create(ctx, pods[i], metav1.CreateOptions{})
+		return err
+	}); err != nil {
+		return result{}, err
+	}
+	fmt.Printf("created %d pods and %d PodGangs in %s\n", len(pods), len(gangs), time.Since(createStart).Round(time.Millisecond))
+
+	// Count bindings from a watch so polling never loads the apiserver.
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	var bound atomic.Int64
+	seen := sync.Map{}
+	done := make(chan struct{})
+	var closeOnce sync.Once
+	factory := informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithNamespace(ns))
+	podInformer := factory.Core().V1().Pods().Informer()
+	onPod := func(obj interface{}) {
+		p, ok := obj.(*v1.Pod)
+		if !ok || p.Spec.NodeName == "" {
+			return
+		}
+		if _, loaded := seen.LoadOrStore(p.Name, true); !loaded && bound.Add(1) == int64(len(pods)) {
+			closeOnce.Do(func() { close(done) })
+		}
+	}
+	if _, err := podInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: onPod, UpdateFunc: func(_, obj interface{}) { onPod(obj) }}); err != nil {
+		return result{}, err
+	}
+	factory.Start(watchCtx.Done())
+	factory.WaitForCacheSync(watchCtx.Done())
+
+	schedCtx, stopScheduler := context.WithCancel(ctx)
+	if err := harness.RunScheduler(schedCtx, cfg, harness.Options{Grove: grovePlugins, QPS: c.qps, Burst: c.burst}); err != nil {
+		stopScheduler()
+		return result{}, err
+	}
+	begin := time.Now()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Minute):
+		stopScheduler()
+		return result{}, fmt.Errorf("%s/%s: only %d of %d pods bound after 5 minutes", scenario, schedulerName, bound.Load(), len(pods))
+	}
+	elapsed := time.Since(begin)
+	stopScheduler()
+
+	if err := kube.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+		return result{}, err
+	}
+	if err := harness.WaitFor(ctx, 200*time.Millisecond, 2*time.Minute, func() (bool, error) {
+		list, err := kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{Limit: 1})
+		return err == nil && len(list.Items) == 0, err
+	}); err != nil {
+		return result{}, fmt.Errorf("waiting for pods of %s to go: %w", ns, err)
+	}
+	return result{scenario: scenario, scheduler: map[bool]string{false: "kube-scheduler", true: "grove-scheduler"}[grovePlugins], pods: len(pods), elapsed: elapsed}, nil
+}
+
+// parallel runs fn for 0..n-1 on 32 workers and returns the first error.
+func parallel(n int, fn func(int) error) error {
+	var wg sync.WaitGroup
+	var firstErr error
+	var mu sync.Mutex
+	next := atomic.Int64{}
+	for w := 0; w < 32; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				if err := fn(i); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return firstErr
+}
