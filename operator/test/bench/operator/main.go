@@ -62,6 +62,8 @@ func main() {
 	replicas := flag.Int("replicas", 500, "PodCliqueSet replicas")
 	podsPerReplica := flag.Int("pods-per-replica", 2, "pods per replica (one clique)")
 	timeout := flag.Duration("timeout", 5*time.Minute, "give up after this long")
+	pclqSyncs := flag.Int("podclique-syncs", 0, "PodClique controller workers (0: the configuration default)")
+	pcsSyncs := flag.Int("podcliqueset-syncs", 0, "PodCliqueSet controller workers (0: the configuration default)")
 	cpuProfile := flag.String("cpuprofile", "", "write the benchmark process's CPU profile (operator included) to this file")
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -70,7 +72,7 @@ func main() {
 			defer pprof.StopCPUProfile()
 		}
 	}
-	if err := run(*replicas, *podsPerReplica, *timeout); err != nil {
+	if err := run(*replicas, *podsPerReplica, *timeout, *pclqSyncs, *pcsSyncs); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
@@ -81,7 +83,7 @@ type result struct {
 	baseline, pods, podGangs, initialized time.Duration
 }
 
-func run(replicas, podsPerReplica int, timeout time.Duration) error {
+func run(replicas, podsPerReplica int, timeout time.Duration, pclqSyncs, pcsSyncs int) error {
 	ctrl.SetLogger(zap.New(zap.Level(zapLevelError{})))
 	_, thisFile, _, _ := runtime.Caller(0)
 	apiDir := filepath.Join(filepath.Dir(thisFile), "..", "..", "..", "..", "api")
@@ -101,6 +103,12 @@ func run(replicas, podsPerReplica int, timeout time.Duration) error {
 	opCfg := config.Default()
 	opCfg.Server.HealthProbes.Port, opCfg.Server.Metrics.Port = -1, -1
 	opCfg.LogLevel = config.LogLevelError
+	if pclqSyncs > 0 {
+		opCfg.Controllers.PodClique.ConcurrentSyncs = pclqSyncs
+	}
+	if pcsSyncs > 0 {
+		opCfg.Controllers.PodCliqueSet.ConcurrentSyncs = pcsSyncs
+	}
 	restCfg.QPS, restCfg.Burst = opCfg.RuntimeClientConnection.QPS, opCfg.RuntimeClientConnection.Burst
 
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
@@ -118,6 +126,7 @@ func run(replicas, podsPerReplica int, timeout time.Duration) error {
 		fmt.Fprintf(os.Stderr, "requests %-50s %d\n", k, v)
 	}
 	countsMu.Unlock()
+	fmt.Printf("PodClique workers %d, PodCliqueSet workers %d\n\n", opCfg.Controllers.PodClique.ConcurrentSyncs, opCfg.Controllers.PodCliqueSet.ConcurrentSyncs)
 	fmt.Printf("| pods | QPS/burst | baseline client-go loop | Grove: all pods exist | Grove: all %d PodGangs exist | Grove: all PodGangs Initialized | Grove / baseline |\n", replicas)
 	fmt.Println("|---|---|---|---|---|---|---|")
 	fmt.Printf("| %d (%d replicas × %d) | %.0f/%d | %.2f s | %.2f s | %.2f s | %.2f s | %.2f× |\n",
