@@ -39,21 +39,28 @@ done
 log "all $want pods of $NAME Running on fake nodes ($(( $(date +%s) - T0 ))s in total)"
 echo
 $K get pcs,pcsg,pclq,pg,pods -o wide
+first_pcsg=$($K get pcsg -l "$SEL" -o jsonpath='{.items[0].metadata.name}' 2>/dev/null || true)
+# The PodClique with the most replicas makes the most telling scaling example.
+big_pclq=$($K get pclq -l "$SEL" -o jsonpath='{range .items[*]}{.spec.replicas} {.metadata.name}{"\n"}{end}' | sort -rn | awk 'NR == 1 {print $2}')
 cat <<EOT
 
 Next, try (kubectl is $ROOT/bin/k8s-$K8S_VERSION/kubectl):
   export KUBECONFIG=$DIR/kubeconfig
   kubectl get pods -l $SEL -o wide
-  kubectl scale pcs $NAME --replicas=2                      # a second replica of the whole system
+  # a second replica of the whole system:
+  kubectl scale pcs $NAME --replicas=2
 EOT
-first_pcsg=$($K get pcsg -l "$SEL" -o jsonpath='{.items[0].metadata.name}' 2>/dev/null || true)
-first_pclq=$($K get pclq -l "$SEL" -o jsonpath='{.items[0].metadata.name}' 2>/dev/null || true)
-[ -z "$first_pcsg" ] || echo "  kubectl scale pcsg $first_pcsg --replicas=3   # one more multi-node instance"
-[ -z "$first_pclq" ] || echo "  kubectl scale pclq $first_pclq --replicas=3   # scale one PodClique"
+[ -z "$first_pcsg" ] || printf '  # one more multi-node instance:\n  kubectl scale pcsg %s --replicas=3\n' "$first_pcsg"
+[ -z "$big_pclq" ] || printf '  # scale one PodClique:\n  kubectl scale pclq %s --replicas=5\n' "$big_pclq"
 cat <<EOT
-  kubectl get pg                                                # the PodGangs grove-scheduler placed
-  kubectl delete pcs $NAME                                  # the garbage collector removes everything
-  kubectl apply -f samples/user-guide/01_core-concepts/     # all five tutorial examples
-  hack/local-cluster status                                     # component health; logs in $DIR/logs
-  make demo-down                                                # stop everything and delete the state
+  # the PodGangs grove-scheduler placed:
+  kubectl get pg
+  # delete it; Grove and the garbage collector remove everything it created:
+  kubectl delete pcs $NAME
+  # all five tutorial examples:
+  kubectl apply -f samples/user-guide/01_core-concepts/
+  # component health (logs in $DIR/logs):
+  hack/local-cluster status
+  # stop everything and delete the state:
+  make demo-down
 EOT
