@@ -40,6 +40,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/config"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/childsync"
+	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/podgang"
 )
 
 // Setup registers the PodCliqueSet controller with the manager.
@@ -47,7 +48,8 @@ import (
 // Watches: the PodCliqueSet itself (spec changes, deletion, the
 // grove.io/reconcile-trigger annotation); its PodCliques, scaling groups,
 // PodGangs and pods, mapped to the owning PodCliqueSet through the part-of
-// label, when something the sync or the status reads changes; deletion of
+// label, when something the sync or the status reads changes; the
+// ClusterTopologies their constraints name; deletion of
 // the other objects it owns, to recreate them.
 func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry) error {
 	d := childsync.Deps{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorderFor(ControllerName)}
@@ -68,6 +70,8 @@ func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backen
 		Watches(&grovecorev1alpha1.PodCliqueScalingGroup{}, toPCS, builder.WithPredicates(scalingGroupChanged())).
 		Watches(&groveschedulerv1alpha1.PodGang{}, toPCS, builder.WithPredicates(podGangChanged())).
 		Watches(&corev1.Pod{}, toPCS, builder.WithPredicates(podChanged())).
+		Watches(&grovecorev1alpha1.ClusterTopology{}, handler.EnqueueRequestsFromMapFunc(podCliqueSetsUsingTopology(mgr.GetClient())),
+			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Owns(&corev1.Service{}, deleteOnly).
 		Owns(&autoscalingv2.HorizontalPodAutoscaler{}, deleteOnly).
 		Owns(&corev1.ServiceAccount{}, deleteOnly).
@@ -84,6 +88,25 @@ func mapToPodCliqueSet(_ context.Context, obj client.Object) []reconcile.Request
 		return nil
 	}
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: labels[apicommon.LabelPartOfKey]}}}
+}
+
+// podCliqueSetsUsingTopology maps a ClusterTopology to the PodCliqueSets
+// whose constraints name it, so PodGangs follow changes of its levels.
+func podCliqueSetsUsingTopology(c client.Client) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		list := &grovecorev1alpha1.PodCliqueSetList{}
+		if err := c.List(ctx, list); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "Listing PodCliqueSets for ClusterTopology", "clusterTopology", obj.GetName())
+			return nil
+		}
+		var reqs []reconcile.Request
+		for i := range list.Items {
+			if podgang.TopologyName(&list.Items[i]) == obj.GetName() {
+				reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: list.Items[i].Namespace, Name: list.Items[i].Name}})
+			}
+		}
+		return reqs
+	}
 }
 
 func podCliqueSetChanged() predicate.Predicate {

@@ -36,10 +36,10 @@ type translator struct {
 	keys map[grovecorev1alpha1.TopologyDomain]string
 }
 
-// topologyName is the ClusterTopology a PodCliqueSet's constraints refer to:
+// TopologyName is the ClusterTopology a PodCliqueSet's constraints refer to:
 // the first name set on the PodCliqueSet, a scaling group or a clique (the
 // webhook makes them agree).
-func topologyName(pcs *grovecorev1alpha1.PodCliqueSet) string {
+func TopologyName(pcs *grovecorev1alpha1.PodCliqueSet) string {
 	tmpl := &pcs.Spec.Template
 	if tc := tmpl.TopologyConstraint; tc != nil && tc.TopologyName != "" {
 		return tc.TopologyName
@@ -58,7 +58,7 @@ func topologyName(pcs *grovecorev1alpha1.PodCliqueSet) string {
 }
 
 func (o operator) loadTopology(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) (translator, error) {
-	name := topologyName(pcs)
+	name := TopologyName(pcs)
 	if name == "" {
 		return translator{}, nil
 	}
