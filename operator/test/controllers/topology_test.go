@@ -39,7 +39,6 @@ var _ = Describe("Topology constraints in PodGangs", func() {
 				{Domain: host, Key: "kubernetes.io/hostname"},
 			}},
 		}
-		Expect(k8sClient.Create(ctx, ct)).To(Succeed())
 		podSpec := corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}
 		pcs := &grovecorev1alpha1.PodCliqueSet{
 			ObjectMeta: metav1.ObjectMeta{Name: "topo", Namespace: ns},
@@ -61,6 +60,11 @@ var _ = Describe("Topology constraints in PodGangs", func() {
 		}
 		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
 		Eventually(podGangs(ns, "topo")).Should(Equal([]string{"topo-0", "topo-0-sg-0"}))
+		Expect(podGang(ns, "topo-0").Spec.TopologyConstraint).To(BeNil(), "no ClusterTopology yet: nothing to translate with")
+
+		By("creating the ClusterTopology the constraints name")
+		Expect(k8sClient.Create(ctx, ct)).To(Succeed())
+		Eventually(func() map[string]string { return podGang(ns, "topo-0").Annotations }).Should(HaveKeyWithValue("grove.io/topology-name", ct.Name))
 
 		base := podGang(ns, "topo-0")
 		Expect(base.Annotations).To(HaveKeyWithValue("grove.io/topology-name", ct.Name))
