@@ -73,11 +73,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return exitBadConfig
 	}
-	logger, err := manager.Logger(cfg)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitBadConfig
-	}
+	logger := manager.Logger(cfg)
 	ctrl.SetLogger(logger)
 	log := logger.WithName("setup")
 	log.Info("Starting grove-operator", "version", version.Get())

@@ -71,7 +71,7 @@ func Scheme() *runtime.Scheme {
 }
 
 // Logger returns the operator's logger: JSON or text, at the configured level.
-func Logger(cfg *config.OperatorConfiguration) (logr.Logger, error) {
+func Logger(cfg *config.OperatorConfiguration) logr.Logger {
 	opts := []zap.Opts{zap.UseDevMode(false)}
 	switch cfg.LogFormat {
 	case config.LogFormatText:
@@ -87,7 +87,7 @@ func Logger(cfg *config.OperatorConfiguration) (logr.Logger, error) {
 	default:
 		opts = append(opts, zap.Level(zapcore.InfoLevel))
 	}
-	return zap.New(opts...), nil
+	return zap.New(opts...)
 }
 
 // New builds the manager: scheme, client rate limits, leader election,

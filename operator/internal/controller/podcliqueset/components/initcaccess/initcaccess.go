@@ -57,7 +57,7 @@ func apply[T client.Object](ctx context.Context, d childsync.Deps, pcs *grovecor
 		if c := metav1.GetControllerOfNoCopy(l); c != nil && c.UID != pcs.UID {
 			return // someone else's object: reported by the caller, never taken over
 		}
-		l.SetLabels(mergeLabels(l.GetLabels(), desired.GetLabels()))
+		l.SetLabels(childsync.MergeLabels(l.GetLabels(), desired.GetLabels()))
 		l.SetOwnerReferences(desired.GetOwnerReferences())
 		mutate(l)
 	})
@@ -69,17 +69,6 @@ func remove(ctx context.Context, d childsync.Deps, pcs *grovecorev1alpha1.PodCli
 	err := childsync.DeleteIgnoringNotFound(ctx, d.Client, obj)
 	d.ReportDelete(pcs, kind, obj.GetName(), err)
 	return groveerr.Wrapf(err, code, groveerr.OperationDelete, "deleting %s %s", kind, obj.GetName())
-}
-
-func mergeLabels(live, owned map[string]string) map[string]string {
-	out := make(map[string]string, len(live)+len(owned))
-	for k, v := range live {
-		out[k] = v
-	}
-	for k, v := range owned {
-		out[k] = v
-	}
-	return out
 }
 
 type serviceAccount struct{ d childsync.Deps }
