@@ -49,8 +49,10 @@ var (
 	k8sClient client.Client
 	clientset *groveclient.Clientset
 	stopMgr   context.CancelFunc
-	mgrDone   chan struct{}
-	ctx       = context.Background()
+	// cachedClient reads through the running manager's cache.
+	cachedClient client.Client
+	mgrDone      chan struct{}
+	ctx          = context.Background()
 )
 
 func TestControllers(t *testing.T) {
@@ -114,6 +116,7 @@ func startManager(cfg *rest.Config) (context.CancelFunc, chan struct{}) {
 	backends, err := backend.NewRegistry(opCfg)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(manager.RegisterControllers(mgr, opCfg, backends)).To(Succeed())
+	cachedClient = mgr.GetClient()
 	mctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {

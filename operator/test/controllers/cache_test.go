@@ -1,0 +1,42 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+var _ = Describe("Manager cache", func() {
+	It("holds core objects only when Grove manages them", func() {
+		ns := newNamespace()
+		grove := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "grove-svc", Namespace: ns, Labels: map[string]string{"app.kubernetes.io/managed-by": "grove-operator"}},
+			Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone}}
+		other := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "other-svc", Namespace: ns},
+			Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone}}
+		Expect(k8sClient.Create(ctx, other)).To(Succeed())
+		Expect(k8sClient.Create(ctx, grove)).To(Succeed())
+		Eventually(func() error { return cachedClient.Get(ctx, client.ObjectKeyFromObject(grove), &corev1.Service{}) }).Should(Succeed())
+		// The unlabelled Service was created first, so the cache has seen it if it ever would.
+		err := cachedClient.Get(ctx, client.ObjectKeyFromObject(other), &corev1.Service{})
+		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "got %v", err)
+	})
+})
