@@ -181,6 +181,9 @@ func (b *Builder) Build(podIndex int) *corev1.Pod {
 		Spec: *pclq.Spec.PodSpec.DeepCopy(),
 	}
 	delete(pod.Annotations, common.AnnotationTemplateReplicas)
+	// Cliques are long-running roles; the admission webhook warns that any
+	// other restartPolicy is ignored.
+	pod.Spec.RestartPolicy = corev1.RestartPolicyAlways
 	pod.Spec.Hostname = common.PodHostname(pclq.Name, podIndex)
 	pod.Spec.Subdomain = common.HeadlessServiceName(id.PCSName, id.PCSReplicaIndex)
 	// Grove's gate holds the pod until its PodGang references it; gates other

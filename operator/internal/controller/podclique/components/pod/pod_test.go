@@ -67,6 +67,7 @@ func memberPodClique(pcs *grovecorev1alpha1.PodCliqueSet, clique string, pcsgRep
 		}
 	}
 	tmpl.Spec.PodSpec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/quota"}}
+	tmpl.Spec.PodSpec.RestartPolicy = corev1.RestartPolicyOnFailure
 	labels := map[string]string{
 		common.LabelManagedByKey: common.LabelManagedByValue, common.LabelPartOfKey: pcs.Name,
 		common.LabelAppNameKey: common.ScalingGroupPodCliqueName(pcsg, pcsgReplica, clique), common.LabelComponentKey: common.LabelComponentPCSGPodClique,
@@ -115,6 +116,9 @@ func TestBuildScalingGroupMemberPod(t *testing.T) {
 	}
 	if pod.Spec.SchedulerName != "grove-scheduler" {
 		t.Errorf("schedulerName %q", pod.Spec.SchedulerName)
+	}
+	if pod.Spec.RestartPolicy != corev1.RestartPolicyAlways {
+		t.Errorf("restartPolicy %q, want Always whatever the template says", pod.Spec.RestartPolicy)
 	}
 	wantLabels := map[string]string{
 		common.LabelManagedByKey: "grove-operator", common.LabelPartOfKey: "lws", common.LabelPodClique: "lws-0-mn-1-worker",
