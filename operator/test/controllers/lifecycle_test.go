@@ -1,0 +1,73 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	. "github.com/onsi/gomega/gstruct"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+)
+
+func onePodPCS(ns, name, schedulerName string) *grovecorev1alpha1.PodCliqueSet {
+	return &grovecorev1alpha1.PodCliqueSet{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: grovecorev1alpha1.PodCliqueSetSpec{
+			Replicas: 1,
+			Template: grovecorev1alpha1.PodCliqueSetTemplateSpec{Cliques: []grovecorev1alpha1.PodCliqueTemplateSpec{{
+				Name: "c",
+				Spec: grovecorev1alpha1.PodCliqueSpec{RoleName: "c", Replicas: 1, PodSpec: corev1.PodSpec{
+					SchedulerName: schedulerName, Containers: []corev1.Container{{Name: "c", Image: "nginx"}},
+				}},
+			}}},
+		},
+	}
+}
+
+var _ = Describe("PodCliqueSet lifecycle", func() {
+	It("surfaces a failing component in lastOperation and lastErrors with its code", func() {
+		ns := newNamespace()
+		Expect(k8sClient.Create(ctx, onePodPCS(ns, "badsched", "volcano"))).To(Succeed())
+		Eventually(func() grovecorev1alpha1.PodCliqueSetStatus { return getPCS(ns, "badsched")().Status }).Should(MatchFields(IgnoreExtras, Fields{
+			"LastOperation": PointTo(MatchFields(IgnoreExtras, Fields{
+				"Type": Equal(grovecorev1alpha1.LastOperationTypeReconcile), "State": Equal(grovecorev1alpha1.LastOperationStateError),
+			})),
+			"LastErrors": ContainElement(MatchFields(IgnoreExtras, Fields{
+				"Code":        Equal(grovecorev1alpha1.ErrorCode("ERR_SCHEDULER_BACKEND")),
+				"Description": ContainSubstring(`scheduler "volcano" is not an enabled scheduler backend`),
+			})),
+		}))
+		Expect(podGangs(ns, "badsched")()).To(BeEmpty())
+	})
+
+	It("adds its finalizer and, on deletion, releases it so the PodCliqueSet goes away", func() {
+		ns := newNamespace()
+		pcs := onePodPCS(ns, "deleteme", "")
+		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
+		Eventually(func() []string { return getPCS(ns, "deleteme")().Finalizers }).Should(Equal([]string{"grove.io/podcliqueset.grove.io"}))
+		Eventually(podGangs(ns, "deleteme")).Should(Equal([]string{"deleteme-0"}))
+		Expect(k8sClient.Delete(ctx, pcs)).To(Succeed())
+		Eventually(func() bool {
+			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(pcs), &grovecorev1alpha1.PodCliqueSet{}))
+		}).Should(BeTrue())
+	})
+})
