@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -33,6 +34,8 @@ import (
 	"github.com/grove-project/grove/operator/internal/config"
 	"github.com/grove-project/grove/operator/internal/manager"
 	"github.com/grove-project/grove/operator/internal/version"
+	"github.com/grove-project/grove/operator/internal/webhook"
+	"github.com/grove-project/grove/operator/internal/webhook/certs"
 )
 
 const (
@@ -41,6 +44,25 @@ const (
 	exitManagerInit = 4
 	exitStart       = 6
 )
+
+// serviceAccountNamespaceFile holds the namespace of a pod's ServiceAccount.
+const serviceAccountNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+// operatorNamespace is where the operator runs: POD_NAMESPACE (set by the
+// chart), else the in-cluster ServiceAccount's namespace, else the webhook
+// Secret's namespace from the configuration (a local run), else grove-system.
+func operatorNamespace(cfg *config.OperatorConfiguration) string {
+	if ns := os.Getenv("POD_NAMESPACE"); ns != "" {
+		return ns
+	}
+	if b, err := os.ReadFile(serviceAccountNamespaceFile); err == nil && len(strings.TrimSpace(string(b))) > 0 {
+		return strings.TrimSpace(string(b))
+	}
+	if ns := cfg.Server.Webhooks.SecretNamespace; ns != "" {
+		return ns
+	}
+	return "grove-system"
+}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -95,6 +117,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := manager.RegisterControllers(mgr, cfg, backends); err != nil {
 		log.Error(err, "Registering controllers")
+		return exitManagerInit
+	}
+	// Certificates come before the manager starts: the webhook server reads
+	// them when it starts, ahead of every other runnable.
+	namespace := operatorNamespace(cfg)
+	certsReady, err := certs.Setup(mgr, cfg, namespace)
+	if err != nil {
+		log.Error(err, "Setting up webhook certificates", "namespace", namespace)
+		return exitManagerInit
+	}
+	if err := mgr.AddReadyzCheck("webhook-certs", certs.ReadyChecker(certsReady, mgr.GetWebhookServer())); err != nil {
+		log.Error(err, "Adding webhook readiness check")
+		return exitManagerInit
+	}
+	if err := webhook.Setup(mgr, cfg, backends); err != nil {
+		log.Error(err, "Registering webhooks")
 		return exitManagerInit
 	}
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
