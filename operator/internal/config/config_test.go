@@ -46,7 +46,7 @@ func TestDefaults(t *testing.T) {
 		{"metrics port", c.Server.Metrics.Port, 2752},
 		{"pprof port", c.Debugging.PprofBindPort, 2753},
 		{"pcs syncs", c.Controllers.PodCliqueSet.ConcurrentSyncs, 10},
-		{"pclq syncs", c.Controllers.PodClique.ConcurrentSyncs, 10},
+		{"pclq syncs", c.Controllers.PodClique.ConcurrentSyncs, 50},
 		{"pcsg syncs", c.Controllers.PodCliqueScalingGroup.ConcurrentSyncs, 5},
 		{"podgang syncs", c.Controllers.PodGang.ConcurrentSyncs, 5},
 		{"log level", c.LogLevel, LogLevelInfo},

@@ -54,7 +54,7 @@ func SetDefaults(c *OperatorConfiguration) {
 	setInt(&c.Debugging.PprofBindPort, 2753)
 
 	setInt(&c.Controllers.PodCliqueSet.ConcurrentSyncs, 10)
-	setInt(&c.Controllers.PodClique.ConcurrentSyncs, 10)
+	setInt(&c.Controllers.PodClique.ConcurrentSyncs, 50)
 	setInt(&c.Controllers.PodCliqueScalingGroup.ConcurrentSyncs, 5)
 	setInt(&c.Controllers.PodGang.ConcurrentSyncs, 5)
 

@@ -147,7 +147,8 @@ type Debugging struct {
 type Controllers struct {
 	// PodCliqueSet configures the PodCliqueSet controller. Default 10 workers.
 	PodCliqueSet ControllerConfig `json:"podCliqueSet"`
-	// PodClique configures the PodClique controller. Default 10 workers.
+	// PodClique configures the PodClique controller. Default 50 workers: its
+	// reconciles mostly wait on the API server, so more workers create pods faster.
 	PodClique ControllerConfig `json:"podClique"`
 	// PodCliqueScalingGroup configures the PodCliqueScalingGroup controller. Default 5 workers.
 	PodCliqueScalingGroup ControllerConfig `json:"podCliqueScalingGroup"`
