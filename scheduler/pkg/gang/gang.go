@@ -237,6 +237,15 @@ func (p *Plugin) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.P
 	return nil, fwk.NewStatus(fwk.Unschedulable, "gang does not fit; its waiting pods were released")
 }
 
+// PreScore skips scoring for pods without a preferred topology domain, so
+// ordinary pods pay nothing for the plugin at Score.
+func (p *Plugin) PreScore(_ context.Context, state fwk.CycleState, _ *v1.Pod, _ []fwk.NodeInfo) *fwk.Status {
+	if d := readDecision(state); d == nil || len(d.Preferred) == 0 {
+		return fwk.NewStatus(fwk.Skip)
+	}
+	return nil
+}
+
 // Score prefers nodes in the preferred topology domains chosen for the pod's scopes.
 func (p *Plugin) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, nodeInfo fwk.NodeInfo) (int64, *fwk.Status) {
 	d := readDecision(state)
