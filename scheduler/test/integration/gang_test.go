@@ -251,6 +251,37 @@ var _ = Describe("Gang scheduling of PodGangs", func() {
 		Consistently(func() int { return len(boundPods(ns, allNames(rest))) }, 2*time.Second, 250*time.Millisecond).Should(Equal(0))
 	})
 
+	It("keeps a gang with a preferred topology constraint inside one domain when one can hold it", func() {
+		ns := newNamespace("prefer")
+		rack := func(i int) map[string]string {
+			if i < 2 {
+				return map[string]string{"topology.test/rack": "rack-small"}
+			}
+			return map[string]string{"topology.test/rack": "rack-large"}
+		}
+		nodes := createNodes(ns, 5, harness.Resources("cpu", "8", "pods", "110", gpu, "2"), rack)
+		groups := []group{{name: "worker", pods: 4, min: 4, requests: gpus("1")}}
+		pods := gangPods(ns, ns, "soft", "", groups...)
+		createPods(pods)
+		pg := newPodGang(ns, "soft", "", "", groups...)
+		preferred := "topology.test/rack"
+		pg.Spec.TopologyConstraint = &schedv1alpha1.TopologyConstraint{PackConstraint: &schedv1alpha1.TopologyPackConstraint{Preferred: &preferred}}
+		createPodGang(pg)
+		var bound map[string]string
+		Eventually(func() int { bound = boundPods(ns, allNames(pods)); return len(bound) }, 20*time.Second, 100*time.Millisecond).Should(Equal(4))
+		// rack-small (2 nodes, 4 GPUs) is the tightest domain that holds the gang;
+		// spreading scores alone would have used the emptier rack-large nodes too.
+		small := map[string]bool{nodes[0]: true, nodes[1]: true}
+		for pod, node := range bound {
+			Expect(small).To(HaveKey(node), "pod %s landed on %s outside rack-small", pod, node)
+		}
+		Eventually(func(g Gomega) {
+			score := podGang(ns, "soft").Status.PlacementScore
+			g.Expect(score).NotTo(BeNil())
+			g.Expect(*score).To(Equal(1.0))
+		}, 10*time.Second, 100*time.Millisecond).Should(Succeed())
+	})
+
 	It("schedules ordinary pods that belong to no PodGang", func() {
 		ns := newNamespace("plain")
 		createNodes(ns, 1, harness.Resources("cpu", "2", "pods", "110"), nil)
