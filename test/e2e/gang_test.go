@@ -24,8 +24,12 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/grove-project/grove/api/common"
+	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 const (
@@ -101,6 +105,25 @@ func expectBoundExactly(ns, pcsName string, want map[string]int) {
 	Consistently(func(g Gomega) map[string]int { return boundPerClique(g, ns, pcsName) }).Should(Equal(want))
 }
 
+// expectPodGangScheduled waits until grove-scheduler reports the PodGang's
+// condition Scheduled with the given status and, when scheduled, phase Running
+// (kwok marks bound pods Ready at once).
+func expectPodGangScheduled(ns, name string, scheduled metav1.ConditionStatus) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		pg := &schedv1alpha1.PodGang{}
+		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, pg)).To(Succeed())
+		cond := meta.FindStatusCondition(pg.Status.Conditions, schedv1alpha1.PodGangConditionTypeScheduled)
+		g.Expect(cond).NotTo(BeNil(), "PodGang %s has no %s condition", name, schedv1alpha1.PodGangConditionTypeScheduled)
+		g.Expect(cond.Status).To(Equal(scheduled), "PodGang %s condition %s: %s/%s", name, cond.Type, cond.Reason, cond.Message)
+		if scheduled == metav1.ConditionTrue {
+			g.Expect(pg.Status.Phase).To(Equal(schedv1alpha1.PodGangPhaseRunning))
+		} else {
+			g.Expect(pg.Status.Phase).To(Equal(schedv1alpha1.PodGangPhasePending))
+		}
+	}).Should(Succeed())
+}
+
 // expectDistinctNodes checks that no two pods share a node (one pod per gang node).
 func expectDistinctNodes(pods []corev1.Pod) {
 	GinkgoHelper()
@@ -112,8 +135,9 @@ func expectDistinctNodes(pods []corev1.Pod) {
 }
 
 // Gang scenarios of the reference catalogue on a pool of 1-pod nodes:
-// cordoned nodes starve a gang, uncordoning releases it.
-var _ = Describe("Gang scheduling", Ordered, func() {
+// cordoned nodes starve a gang, uncordoning releases it. The specs share the
+// pool (Ordered) but are independent, so one failure does not skip the rest.
+var _ = Describe("Gang scheduling", Ordered, ContinueOnFailure, func() {
 	BeforeAll(func() { createGangPool(gangPoolSize) })
 	BeforeEach(func() { schedulableGangNodes(0, gangPoolSize) })
 
@@ -128,6 +152,19 @@ var _ = Describe("Gang scheduling", Ordered, func() {
 		By("uncordoning the 10th node")
 		schedulableGangNodes(10, gangPoolSize)
 		expectDistinctNodes(expectRunningLayout(ns, "gang-wl1", gangLayout("gang-wl1", 0, 2), gangNode))
+	})
+
+	It("PodGang status: grove-scheduler reports Scheduled=False while the gang is starved, then Scheduled=True and phase Running", func() {
+		ns := newNamespace("pgstatus")
+		schedulableGangNodes(9, gangPoolSize)
+		createPCS(wl1, ns)
+		expectGangReleased(ns, "gang-wl1", 10, common.BasePodGangName("gang-wl1", 0))
+		expectPodGangScheduled(ns, common.BasePodGangName("gang-wl1", 0), metav1.ConditionFalse)
+
+		By("uncordoning the 10th node")
+		schedulableGangNodes(10, gangPoolSize)
+		expectRunningLayout(ns, "gang-wl1", gangLayout("gang-wl1", 0, 2), gangNode)
+		expectPodGangScheduled(ns, common.BasePodGangName("gang-wl1", 0), metav1.ConditionTrue)
 	})
 
 	It("GS3: after scaling the PodCliqueSet to 2, replica 1's gang waits for 10 free nodes and never binds partially", func() {
