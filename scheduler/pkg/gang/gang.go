@@ -29,6 +29,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -100,7 +101,13 @@ func New(ctx context.Context, obj runtime.Object, handle framework.Handle) (fram
 	}
 	metrics.Register()
 
-	client, err := groveclient.NewForConfig(handle.KubeConfig())
+	// PodGangs are custom resources, which the API server serves and accepts
+	// only as JSON; kube-scheduler's own client defaults to protobuf, which would
+	// make every PodGang status write fail.
+	kubeConfig := rest.CopyConfig(handle.KubeConfig())
+	kubeConfig.ContentType = runtime.ContentTypeJSON
+	kubeConfig.AcceptContentTypes = runtime.ContentTypeJSON
+	client, err := groveclient.NewForConfig(kubeConfig)
 	if err != nil {
 		return nil, fmt.Errorf("building PodGang client: %w", err)
 	}

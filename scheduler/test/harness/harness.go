@@ -132,6 +132,11 @@ func RunScheduler(ctx context.Context, restCfg *rest.Config, o Options) error {
 	}
 	kubeCfg := rest.CopyConfig(restCfg)
 	kubeCfg.QPS, kubeCfg.Burst = cfg.ClientConnection.QPS, int(cfg.ClientConnection.Burst)
+	// Use the content types the real kube-scheduler's client gets from its
+	// configuration defaults (protobuf), so plugins that talk to custom
+	// resources are tested the way they run.
+	kubeCfg.ContentType = cfg.ClientConnection.ContentType
+	kubeCfg.AcceptContentTypes = cfg.ClientConnection.AcceptContentTypes
 	if o.QPS > 0 {
 		kubeCfg.QPS, kubeCfg.Burst = o.QPS, int(o.Burst)
 	}

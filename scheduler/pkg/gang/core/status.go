@@ -98,7 +98,9 @@ func (w *StatusWriter) work(ctx context.Context) {
 			return
 		}
 		if err := w.sync(ctx, key); err != nil {
-			w.log.V(2).Info("Retrying PodGang status", "podGang", key, "error", err.Error())
+			// Shown at default verbosity: a status that cannot be written is
+			// invisible to users otherwise.
+			w.log.Info("Retrying PodGang status", "podGang", key, "error", err.Error())
 			w.queue.AddAfter(key, time.Second)
 		}
 		w.queue.Done(key)
