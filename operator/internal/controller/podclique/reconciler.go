@@ -78,6 +78,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, err
 	}
 	result, syncErr := r.pods.SyncWithResult(ctx, log, pclq)
+	// While pods this controller created or deleted are not yet in the cache,
+	// counts computed now would be stale and overwritten moments later, when
+	// the pod events arrive; skipping the write halves status traffic for
+	// large PodCliqueSets. Errors are always recorded.
+	if syncErr == nil && (result.PendingCreates > 0 || result.PendingDeletes > 0) {
+		return ctrl.Result{}, nil
+	}
 	if err := r.updateStatus(ctx, log, pclq, result, syncErr); err != nil {
 		return ctrl.Result{}, err
 	}

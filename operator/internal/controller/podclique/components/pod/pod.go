@@ -81,7 +81,7 @@ func (c *Component) Kind() string { return "Pod" }
 // Result says what Sync left undone, so the reconciler can report it.
 type Result struct {
 	// PendingCreates and PendingDeletes are pods whose creation or deletion the
-	// cache has not shown yet.
+	// cache has not shown yet, including those this Sync made.
 	PendingCreates, PendingDeletes int
 	// Gated is the number of active pods still carrying Grove's gate.
 	Gated int
@@ -139,11 +139,13 @@ func (c *Component) SyncWithResult(ctx context.Context, log logr.Logger, pclq *g
 		if err := c.createPods(ctx, log, pclq, builder, indices); err != nil {
 			return res, err
 		}
+		res.PendingCreates += len(indices)
 	case diff > 0:
 		SortForDeletion(active, pclq.Name, pclq.Labels[common.LabelPodTemplateHash])
 		if err := c.deletePods(ctx, log, pclq, active[:diff]); err != nil {
 			return res, err
 		}
+		res.PendingDeletes += diff
 		active = active[diff:]
 	}
 
