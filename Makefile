@@ -13,7 +13,7 @@ export KUBEBUILDER_ASSETS := $(ENVTEST_ASSETS)
 ##@ General
 .PHONY: help
 help: ## Show this help.
-	@awk 'BEGIN {FS = ":.*##"; printf "Usage: make <target>\n"} /^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2 } /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) }' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*##"; printf "Usage: make <target>\n"} /^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-22s\033[0m %s\n", $$1, $$2 } /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) }' $(MAKEFILE_LIST)
 
 ##@ Development
 .PHONY: generate
@@ -57,12 +57,19 @@ control-plane: ## Build etcd, kube-apiserver, kube-controller-manager, kubectl a
 .PHONY: build
 build: ## Build grove-operator, grove-scheduler and grove-initc into bin/.
 	go build -ldflags "-X github.com/grove-project/grove/operator/internal/version.gitVersion=$(VERSION)" -o bin/grove-operator ./operator/cmd/grove-operator
+	go build -o bin/grove-scheduler ./scheduler/cmd/grove-scheduler
 	go build -o bin/grove-initc ./initc/cmd/grove-initc
 
 ##@ Test
 .PHONY: test
-test: control-plane ## Run every test: unit tests and envtest suites of every module.
+test: test-go e2e-ci ## Run every test: unit tests, envtest suites, then the end-to-end suite on the local cluster.
+
+.PHONY: test-go
+test-go: control-plane ## Run the unit tests and envtest suites of every module.
 	go test $(GO_TEST_FLAGS) $(addsuffix /...,$(addprefix ./,$(MODULES)))
+
+.PHONY: bench
+bench: bench-operator bench-scheduler ## Run every benchmark (results in docs/benchmarks.md).
 
 # Each area keeps its own targets (benchmarks, local cluster, e2e) in hack/mk/.
 -include hack/mk/*.mk
