@@ -73,7 +73,7 @@ func memberPodClique(pcs *grovecorev1alpha1.PodCliqueSet, clique string, pcsgRep
 		common.LabelAppNameKey: common.ScalingGroupPodCliqueName(pcsg, pcsgReplica, clique), common.LabelComponentKey: common.LabelComponentPCSGPodClique,
 		common.LabelPodCliqueSetReplicaIndex: "0", common.LabelPodCliqueScalingGroup: pcsg,
 		common.LabelPodCliqueScalingGroupReplicaIndex: fmt.Sprint(pcsgReplica), common.LabelPodCliqueTemplateName: clique,
-		common.LabelPodGang: common.PodGangNameForScalingGroupReplica(pcs.Name, 0, pcsg, pcsgReplica, 1),
+		common.LabelPodGang:         common.PodGangNameForScalingGroupReplica(pcs.Name, 0, pcsg, pcsgReplica, 1),
 		common.LabelPodTemplateHash: "h1", "team": "llm",
 	}
 	if pcsgReplica >= 1 {
@@ -229,7 +229,7 @@ func TestIdentityOfRejectsMissingLabels(t *testing.T) {
 
 func podWith(name string, index int, mutate func(*corev1.Pod)) *corev1.Pod {
 	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{common.LabelPodTemplateHash: "new"}},
-		Spec: corev1.PodSpec{Hostname: fmt.Sprintf("pc-%d", index), NodeName: "node"},
+		Spec:   corev1.PodSpec{Hostname: fmt.Sprintf("pc-%d", index), NodeName: "node"},
 		Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}}
 	if mutate != nil {
 		mutate(p)
