@@ -27,7 +27,6 @@ import (
 	"github.com/go-logr/logr"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	apicommon "github.com/grove-project/grove/api/common"
@@ -85,21 +84,9 @@ func (o operator) Delete(ctx context.Context, _ logr.Logger, pcs *grovecorev1alp
 }
 
 func (o operator) deleteExcept(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, keep map[string]bool) error {
-	list := &autoscalingv2.HorizontalPodAutoscalerList{}
-	if err := o.d.Client.List(ctx, list, client.InNamespace(pcs.Namespace), childsync.Selector(pcs.Name, apicommon.LabelComponentHPA)); err != nil {
-		return groveerr.Wrap(err, "ERR_LIST_HPA", groveerr.OperationSync, "listing HPAs")
-	}
-	var excess []*autoscalingv2.HorizontalPodAutoscaler
-	for i := range list.Items {
-		if !keep[list.Items[i].Name] {
-			excess = append(excess, &list.Items[i])
-		}
-	}
-	return childsync.Parallel(len(excess), childsync.DefaultParallelism, func(i int) error {
-		err := childsync.DeleteIgnoringNotFound(ctx, o.d.Client, excess[i])
-		o.d.ReportDelete(pcs, kind, excess[i].Name, err)
-		return groveerr.Wrapf(err, "ERR_DELETE_HPA", groveerr.OperationDelete, "deleting HPA %s", excess[i].Name)
-	})
+	return childsync.DeleteExcept(ctx, o.d, pcs, childsync.Excess{
+		List: &autoscalingv2.HorizontalPodAutoscalerList{}, Component: apicommon.LabelComponentHPA, Kind: kind, ListCode: "ERR_LIST_HPA", DeleteCode: "ERR_DELETE_HPA",
+	}, keep)
 }
 
 // expected lists the HPAs the PodCliqueSet should have.

@@ -23,7 +23,6 @@ import (
 	"context"
 
 	"github.com/go-logr/logr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
@@ -83,20 +82,7 @@ func (o operator) Delete(ctx context.Context, _ logr.Logger, pcs *grovecorev1alp
 }
 
 func (o operator) deleteExcept(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, keep map[string]bool) error {
-	list := &grovecorev1alpha1.PodCliqueList{}
-	if err := o.d.Client.List(ctx, list, client.InNamespace(pcs.Namespace), childsync.Selector(pcs.Name, apicommon.LabelComponentPCSPodClique)); err != nil {
-		return groveerr.Wrap(err, "ERR_LIST_PODCLIQUE", groveerr.OperationSync, "listing PodCliques")
-	}
-	var excess []*grovecorev1alpha1.PodClique
-	for i := range list.Items {
-		p := &list.Items[i]
-		if !keep[p.Name] && p.DeletionTimestamp == nil {
-			excess = append(excess, p)
-		}
-	}
-	return childsync.Parallel(len(excess), childsync.DefaultParallelism, func(i int) error {
-		err := childsync.DeleteIgnoringNotFound(ctx, o.d.Client, excess[i])
-		o.d.ReportDelete(pcs, kind, excess[i].Name, err)
-		return groveerr.Wrapf(err, "ERR_DELETE_PODCLIQUE", groveerr.OperationDelete, "deleting PodClique %s", excess[i].Name)
-	})
+	return childsync.DeleteExcept(ctx, o.d, pcs, childsync.Excess{
+		List: &grovecorev1alpha1.PodCliqueList{}, Component: apicommon.LabelComponentPCSPodClique, Kind: kind, ListCode: "ERR_LIST_PODCLIQUE", DeleteCode: "ERR_DELETE_PODCLIQUE",
+	}, keep)
 }

@@ -24,7 +24,6 @@ import (
 
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	apicommon "github.com/grove-project/grove/api/common"
@@ -92,22 +91,9 @@ func (o operator) Delete(ctx context.Context, _ logr.Logger, pcs *grovecorev1alp
 }
 
 func (o operator) deleteExcept(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, keep map[string]bool) error {
-	list := &grovecorev1alpha1.PodCliqueScalingGroupList{}
-	if err := o.d.Client.List(ctx, list, client.InNamespace(pcs.Namespace), childsync.Selector(pcs.Name, apicommon.LabelComponentPCSG)); err != nil {
-		return groveerr.Wrap(err, "ERR_LIST_PODCLIQUESCALINGGROUP", groveerr.OperationSync, "listing PodCliqueScalingGroups")
-	}
-	var excess []*grovecorev1alpha1.PodCliqueScalingGroup
-	for i := range list.Items {
-		p := &list.Items[i]
-		if !keep[p.Name] && p.DeletionTimestamp == nil {
-			excess = append(excess, p)
-		}
-	}
-	return childsync.Parallel(len(excess), childsync.DefaultParallelism, func(i int) error {
-		err := childsync.DeleteIgnoringNotFound(ctx, o.d.Client, excess[i])
-		o.d.ReportDelete(pcs, kind, excess[i].Name, err)
-		return groveerr.Wrapf(err, "ERR_DELETE_PODCLIQUESCALINGGROUP", groveerr.OperationDelete, "deleting PodCliqueScalingGroup %s", excess[i].Name)
-	})
+	return childsync.DeleteExcept(ctx, o.d, pcs, childsync.Excess{
+		List: &grovecorev1alpha1.PodCliqueScalingGroupList{}, Component: apicommon.LabelComponentPCSG, Kind: kind, ListCode: "ERR_LIST_PODCLIQUESCALINGGROUP", DeleteCode: "ERR_DELETE_PODCLIQUESCALINGGROUP",
+	}, keep)
 }
 
 func (o operator) build(pcs *grovecorev1alpha1.PodCliqueSet, replica int32, cfg *grovecorev1alpha1.PodCliqueScalingGroupConfig) (*grovecorev1alpha1.PodCliqueScalingGroup, error) {

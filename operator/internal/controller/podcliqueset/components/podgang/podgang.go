@@ -392,19 +392,7 @@ func (o operator) schedulerName(pcs *grovecorev1alpha1.PodCliqueSet) (string, er
 }
 
 func (o operator) deleteExcept(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, keep map[string]bool) error {
-	list := &groveschedulerv1alpha1.PodGangList{}
-	if err := o.d.Client.List(ctx, list, client.InNamespace(pcs.Namespace), childsync.Selector(pcs.Name, apicommon.LabelComponentPodGang)); err != nil {
-		return groveerr.Wrap(err, "ERR_LIST_PODGANGS", groveerr.OperationSync, "listing PodGangs")
-	}
-	var excess []*groveschedulerv1alpha1.PodGang
-	for i := range list.Items {
-		if !keep[list.Items[i].Name] && list.Items[i].DeletionTimestamp == nil {
-			excess = append(excess, &list.Items[i])
-		}
-	}
-	return childsync.Parallel(len(excess), childsync.DefaultParallelism, func(i int) error {
-		err := childsync.DeleteIgnoringNotFound(ctx, o.d.Client, excess[i])
-		o.d.ReportDelete(pcs, kind, excess[i].Name, err)
-		return groveerr.Wrapf(err, "ERR_DELETE_PODGANG", groveerr.OperationDelete, "deleting PodGang %s", excess[i].Name)
-	})
+	return childsync.DeleteExcept(ctx, o.d, pcs, childsync.Excess{
+		List: &groveschedulerv1alpha1.PodGangList{}, Component: apicommon.LabelComponentPodGang, Kind: kind, ListCode: "ERR_LIST_PODGANGS", DeleteCode: "ERR_DELETE_PODGANG",
+	}, keep)
 }
