@@ -240,7 +240,8 @@ func (p *Plugin) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.P
 	if _, inGang := core.GangKey(pod); !inGang {
 		return nil, fwk.NewStatus(fwk.Unschedulable, "no lower-priority pods or gangs to preempt")
 	}
-	p.manager.RejectGang(pod, fmt.Sprintf("gang rejected: pod %s cannot be placed", pod.Name))
+	d := readDecision(state)
+	p.manager.RejectGang(pod, fmt.Sprintf("gang rejected: pod %s cannot be placed", pod.Name), d != nil)
 	return nil, fwk.NewStatus(fwk.Unschedulable, "gang does not fit; its waiting pods were released")
 }
 

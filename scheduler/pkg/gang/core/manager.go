@@ -23,6 +23,7 @@ package core
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -76,6 +77,13 @@ type gangState struct {
 	victims map[string]string
 	// victimsDeadline bounds how long the gang waits for its victims before preempting again.
 	victimsDeadline time.Time
+	// blocking is set while best-effort pods of sibling gangs yield to this
+	// gang's pending minimum set; its outcome must wake them.
+	blocking bool
+	// misfit is set when an attempt failed although the search said the minimum
+	// set fits; such a gang holds no extras back until it is placed or the
+	// search itself says it does not fit.
+	misfit bool
 }
 
 // Manager is the gang bookkeeping shared by all extension points of the plugin.
@@ -96,6 +104,8 @@ type Manager struct {
 	mu     sync.RWMutex
 	specs  map[string]*gangSpec
 	states map[string]*gangState
+	// families indexes gang keys by PodCliqueSet ("namespace/part-of").
+	families map[string]map[string]struct{}
 }
 
 // NewManager wires the Manager to the scheduler's pod and PriorityClass
@@ -112,6 +122,7 @@ func NewManager(log logr.Logger, handle framework.Handle, client groveclient.Int
 		permitTimeout: permitTimeout,
 		specs:         map[string]*gangSpec{},
 		states:        map[string]*gangState{},
+		families:      map[string]map[string]struct{}{},
 	}
 	m.status = newStatusWriter(log.WithName("status"), client, m, handle.EventRecorder())
 	if _, err := podGangInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -152,7 +163,9 @@ func (m *Manager) onPodGang(obj interface{}) {
 	}
 	spec := newGangSpec(pg)
 	m.mu.Lock()
+	m.removeFromFamilyLocked(m.specs[spec.key])
 	m.specs[spec.key] = spec
+	m.addToFamilyLocked(spec)
 	m.mu.Unlock()
 	m.status.Enqueue(spec.key)
 	// The queue learns about the PodGang from its own informer, possibly before
@@ -171,7 +184,11 @@ func (m *Manager) onPodGangDelete(obj interface{}) {
 		return
 	}
 	key := pg.Namespace + "/" + pg.Name
+	if spec := m.spec(key); spec != nil {
+		m.releaseExtras(key, spec.family)
+	}
 	m.mu.Lock()
+	m.removeFromFamilyLocked(m.specs[key])
 	delete(m.specs, key)
 	if st := m.states[key]; st != nil && st.waiting {
 		st.waiting = false
@@ -370,12 +387,16 @@ func (m *Manager) PreFilter(pod *v1.Pod, nodeInfos []fwk.NodeInfo) (*Decision, *
 	nodes, byName := simNodes(nodeInfos)
 	var demands []GroupDemand
 	if met {
+		if blockers := m.pendingSiblings(spec, nodes, byName); len(blockers) > 0 {
+			return &Decision{BestEffort: true}, fwk.NewStatus(fwk.Unschedulable,
+				fmt.Sprintf("best-effort pod of group %s yields to the pending minimum sets of PodGangs %s", spec.groups[gi].name, strings.Join(blockers, ", ")))
+		}
 		// The minimum set is placed: this pod is best effort and only needs a spot
 		// of its own inside the domains its gang already occupies.
 		demands = m.singleDemand(spec, gi, pod)
 	} else {
 		var msg string
-		demands, msg = m.gangDemands(spec, c, gi, pod, assigned)
+		demands, msg = m.gangDemands(spec, c, gi, pod, assigned, false)
 		if msg != "" {
 			m.recordFailure(key, msg)
 			return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg)
@@ -407,7 +428,7 @@ func (m *Manager) singleDemand(spec *gangSpec, gi int, pod *v1.Pod) []GroupDeman
 // the pod at hand for its own group and one unplaced referenced pod as the
 // template for every other group. A non-empty message means the gang cannot be
 // complete because pods are missing.
-func (m *Manager) gangDemands(spec *gangSpec, c []int64, gi int, pod *v1.Pod, assigned map[string]string) ([]GroupDemand, string) {
+func (m *Manager) gangDemands(spec *gangSpec, c []int64, gi int, pod *v1.Pod, assigned map[string]string, skipForeignGated bool) ([]GroupDemand, string) {
 	demands := make([]GroupDemand, len(spec.groups))
 	for i, g := range spec.groups {
 		need := g.min - c[i]
@@ -426,7 +447,7 @@ func (m *Manager) gangDemands(spec *gangSpec, c []int64, gi int, pod *v1.Pod, as
 				continue
 			}
 			p, err := m.pods.Pods(spec.namespace).Get(ref)
-			if err != nil || p.DeletionTimestamp != nil {
+			if err != nil || p.DeletionTimestamp != nil || (skipForeignGated && heldByForeignGate(p)) {
 				continue
 			}
 			pending++
@@ -538,7 +559,13 @@ func (m *Manager) recordFailure(key, msg string) {
 	st := m.stateLocked(key)
 	changed := st.lastFailure != msg
 	st.lastFailure = msg
+	// The search itself says the gang does not fit: a former misfit is judged
+	// by the search again from now on.
+	st.misfit = false
 	m.mu.Unlock()
+	if spec := m.spec(key); spec != nil {
+		m.releaseExtras(key, spec.family)
+	}
 	if changed {
 		m.status.EventOnGang(key, v1.EventTypeWarning, "Unschedulable", msg)
 	}
@@ -573,11 +600,15 @@ func (m *Manager) Unreserve(pod *v1.Pod, reason string) {
 	if !met {
 		st.waiting = false
 		st.activated = false
+		st.misfit = true
 		m.updateWaitingGaugeLocked()
 	}
 	m.mu.Unlock()
 	if met {
 		return
+	}
+	if spec != nil {
+		m.releaseExtras(key, spec.family)
 	}
 	m.rejectWaiting(key, reason)
 	if wasWaiting {
@@ -616,6 +647,7 @@ func (m *Manager) Permit(pod *v1.Pod) (PermitResult, time.Duration) {
 		st.waiting = false
 		st.activated = false
 		st.lastFailure = ""
+		st.misfit = false
 		m.updateWaitingGaugeLocked()
 		m.mu.Unlock()
 		if wasWaiting {
@@ -626,8 +658,10 @@ func (m *Manager) Permit(pod *v1.Pod) (PermitResult, time.Duration) {
 			})
 		}
 		m.endAttempt(key, metrics.ResultScheduled, "")
-		// Best-effort extras were held back in PreFilter; now they may go.
+		// Best-effort extras were held back in PreFilter; now they may go, and so
+		// may the extras of sibling gangs that yielded to this minimum set.
 		m.activateUnplaced(spec)
+		m.releaseExtras(key, spec.family)
 		return Allow, 0
 	}
 	first := !st.waiting
@@ -684,8 +718,10 @@ func (m *Manager) endAttempt(key, result, _ string) {
 }
 
 // RejectGang ends a failed attempt from PostFilter: the gang's waiting pods
-// are rejected so all of its pods back off together.
-func (m *Manager) RejectGang(pod *v1.Pod, reason string) {
+// are rejected so all of its pods back off together. searchPassed says the
+// placement search had found room for the minimum set, so the failure came
+// from something the search does not model and the gang is a misfit.
+func (m *Manager) RejectGang(pod *v1.Pod, reason string, searchPassed bool) {
 	key, ok := GangKey(pod)
 	if !ok {
 		return
@@ -694,8 +730,14 @@ func (m *Manager) RejectGang(pod *v1.Pod, reason string) {
 	st := m.stateLocked(key)
 	st.waiting = false
 	st.activated = false
+	if searchPassed {
+		st.misfit = true
+	}
 	m.updateWaitingGaugeLocked()
 	m.mu.Unlock()
+	if spec := m.spec(key); spec != nil {
+		m.releaseExtras(key, spec.family)
+	}
 	m.rejectWaiting(key, reason)
 	m.endAttempt(key, metrics.ResultUnschedulable, reason)
 }

@@ -95,7 +95,7 @@ func (m *Manager) Preempt(ctx context.Context, pod *v1.Pod, nodeInfos []fwk.Node
 			return NoPreemption, ""
 		}
 		var msg string
-		demands, msg = m.gangDemands(spec, c, gi, pod, assigned)
+		demands, msg = m.gangDemands(spec, c, gi, pod, assigned, false)
 		if msg != "" {
 			return NoPreemption, ""
 		}

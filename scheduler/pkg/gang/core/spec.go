@@ -19,6 +19,7 @@ package core
 import (
 	"time"
 
+	"github.com/grove-project/grove/api/common"
 	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
@@ -31,7 +32,10 @@ type gangSpec struct {
 	name              string
 	created           time.Time
 	priorityClassName string
-	groups            []groupSpec
+	// family groups the PodGangs of one PodCliqueSet ("namespace/part-of");
+	// empty when the PodGang carries no part-of label.
+	family string
+	groups []groupSpec
 	// refIndex maps a referenced pod name to its group index.
 	refIndex map[string]int
 	// scopeKeys are the pack scopes in tree form without fixed domains.
@@ -75,6 +79,9 @@ func newGangSpec(pg *schedv1alpha1.PodGang) *gangSpec {
 		created:           pg.CreationTimestamp.Time,
 		priorityClassName: pg.Spec.PriorityClassName,
 		refIndex:          map[string]int{},
+	}
+	if pcs := pg.Labels[common.LabelPartOfKey]; pcs != "" {
+		s.family = pg.Namespace + "/" + pcs
 	}
 	groupIndex := map[string]int{}
 	for i, g := range pg.Spec.PodGroups {

@@ -1,0 +1,177 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package core
+
+import (
+	"sort"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/grove-project/grove/api/common"
+)
+
+// A PodCliqueSet's gangs are placed in order: the base gang's minimum set,
+// then the scaled gangs' minimum sets, then the best-effort remainder. A
+// best-effort pod of a placed gang therefore yields to every other gang of the
+// same PodCliqueSet (same namespace and part-of label, equal or higher
+// priority) whose minimum set is not placed yet but fits on the free capacity
+// right now. A gang that does not fit, whose pods are held by a scheduling gate
+// other than Grove's, or whose placement failed although the search said it
+// fits (misfit) never holds extras back, so extras cannot starve.
+
+// addToFamilyLocked indexes a gang under its PodCliqueSet; m.mu must be held.
+func (m *Manager) addToFamilyLocked(spec *gangSpec) {
+	if spec.family == "" {
+		return
+	}
+	members := m.families[spec.family]
+	if members == nil {
+		members = map[string]struct{}{}
+		m.families[spec.family] = members
+	}
+	members[spec.key] = struct{}{}
+}
+
+// removeFromFamilyLocked drops a gang from its PodCliqueSet's index; m.mu must be held.
+func (m *Manager) removeFromFamilyLocked(spec *gangSpec) {
+	if spec == nil || spec.family == "" {
+		return
+	}
+	members := m.families[spec.family]
+	delete(members, spec.key)
+	if len(members) == 0 {
+		delete(m.families, spec.family)
+	}
+}
+
+// siblingView is a consistent copy of a sibling gang's bookkeeping, taken under the lock.
+type siblingView struct {
+	spec     *gangSpec
+	counts   []int64
+	assigned map[string]string
+}
+
+// pendingSiblings returns the keys of the gangs a best-effort pod of spec
+// must yield to, sorted, and marks them as holding extras back so their
+// outcome wakes those extras. The cost is one placement search per pending
+// sibling gang of the same PodCliqueSet, against the nodes already converted
+// for this cycle; no pod is listed.
+func (m *Manager) pendingSiblings(spec *gangSpec, nodes []*SimNode, byName map[string]*SimNode) []string {
+	if spec.family == "" {
+		return nil
+	}
+	var candidates []siblingView
+	m.mu.RLock()
+	for key := range m.families[spec.family] {
+		sib := m.specs[key]
+		if key == spec.key || sib == nil {
+			continue
+		}
+		st := m.states[key]
+		if st == nil {
+			st = &gangState{}
+		}
+		if st.misfit {
+			continue
+		}
+		c := counts(sib, st)
+		if minSetMet(sib, c) {
+			continue
+		}
+		assigned := make(map[string]string, len(st.reserved)+len(st.bound))
+		for n, node := range st.reserved {
+			assigned[n] = node
+		}
+		for n, node := range st.bound {
+			assigned[n] = node
+		}
+		candidates = append(candidates, siblingView{spec: sib, counts: c, assigned: assigned})
+	}
+	m.mu.RUnlock()
+	if len(candidates) == 0 {
+		return nil
+	}
+
+	own := m.priorityOf(spec)
+	var blockers []string
+	for _, sib := range candidates {
+		if m.priorityOf(sib.spec) < own {
+			continue
+		}
+		demands, msg := m.gangDemands(sib.spec, sib.counts, -1, nil, sib.assigned, true)
+		if msg != "" {
+			continue
+		}
+		root := sib.spec.root.instantiate(domainResolver(sib.spec, sib.assigned, byName))
+		if _, fail := Search(nodes, demands, root); fail != nil {
+			continue
+		}
+		blockers = append(blockers, sib.spec.key)
+	}
+	if len(blockers) == 0 {
+		return nil
+	}
+	sort.Strings(blockers)
+	m.mu.Lock()
+	for _, key := range blockers {
+		m.stateLocked(key).blocking = true
+	}
+	m.mu.Unlock()
+	return blockers
+}
+
+// releaseExtras wakes the best-effort pods a gang held back, once that gang's
+// minimum set is placed or its attempt failed: they would otherwise wait for
+// an unrelated cluster event, since a pod binding is not one they listen to.
+func (m *Manager) releaseExtras(key string, family string) {
+	m.mu.Lock()
+	st := m.states[key]
+	if st == nil || !st.blocking {
+		m.mu.Unlock()
+		return
+	}
+	st.blocking = false
+	var placed []*gangSpec
+	for k := range m.families[family] {
+		sib := m.specs[k]
+		if k == key || sib == nil {
+			continue
+		}
+		if sst := m.states[k]; sst != nil && minSetMet(sib, counts(sib, sst)) {
+			placed = append(placed, sib)
+		}
+	}
+	m.mu.Unlock()
+	if !m.queueReady.Load() {
+		return
+	}
+	for _, sib := range placed {
+		m.activateUnplaced(sib)
+	}
+}
+
+// heldByForeignGate reports whether a scheduling gate other than Grove's holds
+// the pod: the operator lifts Grove's own gate when the gang may go, any other
+// gate may never be lifted, so such a pod does not count as about to schedule.
+func heldByForeignGate(pod *v1.Pod) bool {
+	for _, g := range pod.Spec.SchedulingGates {
+		if g.Name != common.PodGangSchedulingGate {
+			return true
+		}
+	}
+	return false
+}
