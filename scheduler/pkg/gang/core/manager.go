@@ -84,6 +84,8 @@ type gangState struct {
 	// set fits; such a gang holds no extras back until it is placed or the
 	// search itself says it does not fit.
 	misfit bool
+	// settleTimer is set while a delayed activation of the gang's extras is pending.
+	settleTimer bool
 }
 
 // Manager is the gang bookkeeping shared by all extension points of the plugin.
@@ -100,6 +102,8 @@ type Manager struct {
 	// queueReady turns true once the scheduling queue calls in; before that the
 	// framework has no pod activator and Activate must not be called.
 	queueReady atomic.Bool
+	// lastNodeChange is when capacity last may have appeared (UnixNano).
+	lastNodeChange atomic.Int64
 
 	mu     sync.RWMutex
 	specs  map[string]*gangSpec
@@ -131,6 +135,12 @@ func NewManager(log logr.Logger, handle framework.Handle, client groveclient.Int
 		DeleteFunc: m.onPodGangDelete,
 	}); err != nil {
 		return nil, fmt.Errorf("watching PodGangs: %w", err)
+	}
+	if _, err := factory.Core().V1().Nodes().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj interface{}) { m.onNodeChange(nil, obj) },
+		UpdateFunc: m.onNodeChange,
+	}); err != nil {
+		return nil, fmt.Errorf("watching nodes: %w", err)
 	}
 	// Registering the PriorityClass informer here makes the factory start it.
 	factory.Scheduling().V1().PriorityClasses().Informer()
@@ -387,9 +397,15 @@ func (m *Manager) PreFilter(pod *v1.Pod, nodeInfos []fwk.NodeInfo) (*Decision, *
 	nodes, byName := simNodes(nodeInfos)
 	var demands []GroupDemand
 	if met {
-		if blockers := m.pendingSiblings(spec, nodes, byName); len(blockers) > 0 {
+		blockers, waiting := m.pendingSiblings(spec, nodes, byName)
+		if len(blockers) > 0 {
 			return &Decision{BestEffort: true}, fwk.NewStatus(fwk.Unschedulable,
 				fmt.Sprintf("best-effort pod of group %s yields to the pending minimum sets of PodGangs %s", spec.groups[gi].name, strings.Join(blockers, ", ")))
+		}
+		if left := m.settling(); waiting && left > 0 {
+			m.activateAfter(spec, left)
+			return &Decision{BestEffort: true}, fwk.NewStatus(fwk.Unschedulable,
+				fmt.Sprintf("best-effort pod of group %s waits for new capacity to settle before the pending minimum sets of its PodCliqueSet's other gangs", spec.groups[gi].name))
 		}
 		// The minimum set is placed: this pod is best effort and only needs a spot
 		// of its own inside the domains its gang already occupies.

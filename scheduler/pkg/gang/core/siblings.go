@@ -18,8 +18,10 @@ package core
 
 import (
 	"sort"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/grove-project/grove/api/common"
 )
@@ -31,7 +33,10 @@ import (
 // priority) whose minimum set is not placed yet but fits on the free capacity
 // right now. A gang that does not fit, whose pods are held by a scheduling gate
 // other than Grove's, or whose placement failed although the search said it
-// fits (misfit) never holds extras back, so extras cannot starve.
+// fits (misfit) never holds extras back, so extras cannot starve. Right after
+// a node change, extras also hold back for a short settle window while a
+// sibling gang waits but does not fit yet, since capacity often arrives one
+// node at a time.
 
 // addToFamilyLocked indexes a gang under its PodCliqueSet; m.mu must be held.
 func (m *Manager) addToFamilyLocked(spec *gangSpec) {
@@ -67,12 +72,13 @@ type siblingView struct {
 
 // pendingSiblings returns the keys of the gangs a best-effort pod of spec
 // must yield to, sorted, and marks them as holding extras back so their
-// outcome wakes those extras. The cost is one placement search per pending
-// sibling gang of the same PodCliqueSet, against the nodes already converted
-// for this cycle; no pod is listed.
-func (m *Manager) pendingSiblings(spec *gangSpec, nodes []*SimNode, byName map[string]*SimNode) []string {
+// outcome wakes those extras. waiting reports pending sibling gangs that could
+// go but do not fit yet. The cost is one placement search per pending sibling
+// gang of the same PodCliqueSet, against the nodes already converted for this
+// cycle; no pod is listed.
+func (m *Manager) pendingSiblings(spec *gangSpec, nodes []*SimNode, byName map[string]*SimNode) (blockers []string, waiting bool) {
 	if spec.family == "" {
-		return nil
+		return nil, false
 	}
 	var candidates []siblingView
 	m.mu.RLock()
@@ -103,11 +109,10 @@ func (m *Manager) pendingSiblings(spec *gangSpec, nodes []*SimNode, byName map[s
 	}
 	m.mu.RUnlock()
 	if len(candidates) == 0 {
-		return nil
+		return nil, false
 	}
 
 	own := m.priorityOf(spec)
-	var blockers []string
 	for _, sib := range candidates {
 		if m.priorityOf(sib.spec) < own {
 			continue
@@ -118,12 +123,13 @@ func (m *Manager) pendingSiblings(spec *gangSpec, nodes []*SimNode, byName map[s
 		}
 		root := sib.spec.root.instantiate(domainResolver(sib.spec, sib.assigned, byName))
 		if _, fail := Search(nodes, demands, root); fail != nil {
+			waiting = true
 			continue
 		}
 		blockers = append(blockers, sib.spec.key)
 	}
 	if len(blockers) == 0 {
-		return nil
+		return nil, waiting
 	}
 	sort.Strings(blockers)
 	m.mu.Lock()
@@ -131,7 +137,67 @@ func (m *Manager) pendingSiblings(spec *gangSpec, nodes []*SimNode, byName map[s
 		m.stateLocked(key).blocking = true
 	}
 	m.mu.Unlock()
-	return blockers
+	return blockers, waiting
+}
+
+// capacitySettleWindow is how long best-effort pods hold back after capacity
+// appeared while a sibling gang's minimum set waits but does not fit yet.
+// Nodes are often added or uncordoned one by one; without the window the
+// first node alone would go to an extra before the gang's second node shows.
+const capacitySettleWindow = time.Second
+
+// onNodeChange notes when schedulable capacity may have appeared.
+func (m *Manager) onNodeChange(oldObj, newObj interface{}) {
+	node, ok := newObj.(*v1.Node)
+	if !ok {
+		return
+	}
+	if old, ok := oldObj.(*v1.Node); ok && old != nil {
+		if old.Spec.Unschedulable == node.Spec.Unschedulable &&
+			equality.Semantic.DeepEqual(old.Spec.Taints, node.Spec.Taints) &&
+			equality.Semantic.DeepEqual(old.Status.Allocatable, node.Status.Allocatable) &&
+			equality.Semantic.DeepEqual(old.Labels, node.Labels) {
+			return
+		}
+	}
+	m.lastNodeChange.Store(time.Now().UnixNano())
+}
+
+// settling reports how much longer extras hold back after the latest node
+// change (0 once the window has passed).
+func (m *Manager) settling() time.Duration {
+	last := m.lastNodeChange.Load()
+	if last == 0 {
+		return 0
+	}
+	left := capacitySettleWindow - time.Since(time.Unix(0, last))
+	if left < 0 {
+		return 0
+	}
+	return left
+}
+
+// activateAfter wakes the gang's unplaced pods once the settle window is over;
+// one timer per gang at a time.
+func (m *Manager) activateAfter(spec *gangSpec, d time.Duration) {
+	m.mu.Lock()
+	st := m.stateLocked(spec.key)
+	if st.settleTimer {
+		m.mu.Unlock()
+		return
+	}
+	st.settleTimer = true
+	m.mu.Unlock()
+	time.AfterFunc(d+50*time.Millisecond, func() {
+		m.mu.Lock()
+		if st := m.states[spec.key]; st != nil {
+			st.settleTimer = false
+		}
+		m.mu.Unlock()
+		if m.queueReady.Load() {
+			m.activateUnplaced(spec)
+		}
+	})
 }
 
 // releaseExtras wakes the best-effort pods a gang held back, once that gang's
