@@ -120,22 +120,16 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, log logr.Logger, pclq 
 	return nil
 }
 
-// updateStatus recomputes the status from the cached pods and writes it in
+// updateStatus computes the status from the pods Sync listed and writes it in
 // one patch, only when something changed.
 func (r *Reconciler) updateStatus(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique, res pod.Result, syncErr error) error {
-	list := &corev1.PodList{}
-	if err := r.client.List(ctx, list, client.InNamespace(pclq.Namespace), client.MatchingLabels{apicommon.LabelPodClique: pclq.Name}); err != nil {
-		return fmt.Errorf("listing pods of PodClique %s: %w", pclq.Name, err)
-	}
-	pods := make([]*corev1.Pod, 0, len(list.Items))
-	for i := range list.Items {
-		if metav1IsControlledBy(&list.Items[i], pclq) {
-			pods = append(pods, &list.Items[i])
-		}
-	}
 	base := pclq.DeepCopy()
-	counts := countPods(pods, pclq.Labels[apicommon.LabelPodTemplateHash])
-	applyStatus(pclq, counts)
+	counts := countPods(res.Pods, pclq.Labels[apicommon.LabelPodTemplateHash])
+	// Sync may fail before it lists the pods; then the counts it would give are
+	// unknown, and the last ones stay while the error is recorded.
+	if res.Pods != nil {
+		applyStatus(pclq, counts)
+	}
 
 	switch {
 	case syncErr != nil:
@@ -162,13 +156,4 @@ func (r *Reconciler) updateStatus(ctx context.Context, log logr.Logger, pclq *gr
 	}
 	log.V(2).Info("Updated status", "replicas", counts.replicas, "ready", counts.ready, "scheduled", counts.scheduled, "gated", counts.gated)
 	return nil
-}
-
-func metav1IsControlledBy(p *corev1.Pod, pclq *grovecorev1alpha1.PodClique) bool {
-	for _, ref := range p.OwnerReferences {
-		if ref.Controller != nil && *ref.Controller && ref.UID == pclq.UID {
-			return true
-		}
-	}
-	return false
 }

@@ -85,6 +85,9 @@ type Result struct {
 	PendingCreates, PendingDeletes int
 	// Gated is the number of active pods still carrying Grove's gate.
 	Gated int
+	// Pods are the PodClique's pods as the cache showed them at the start of
+	// Sync; status is computed from them.
+	Pods []*corev1.Pod
 }
 
 // Sync brings the PodClique's pods in line with spec.replicas and lifts the
@@ -113,6 +116,7 @@ func (c *Component) SyncWithResult(ctx context.Context, log logr.Logger, pclq *g
 	if err != nil {
 		return res, err
 	}
+	res.Pods = pods
 
 	key := client.ObjectKeyFromObject(pclq).String()
 	present := make(map[types.UID]bool, len(pods))
