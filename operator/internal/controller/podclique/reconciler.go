@@ -77,19 +77,24 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.ensureFinalizer(ctx, pclq); err != nil {
 		return ctrl.Result{}, err
 	}
-	result, syncErr := r.pods.SyncWithResult(ctx, log, pclq)
+	result, syncErr := r.pods.Sync(ctx, log, pclq)
 	// While pods this controller created or deleted are not yet in the cache,
 	// counts computed now would be stale and overwritten moments later, when
 	// the pod events arrive; skipping the write halves status traffic for
 	// large PodCliqueSets. Errors are always recorded.
+	// RecheckAfter brings the reconcile back when pending expectations reach
+	// their deadline, in case no pod event does.
 	if syncErr == nil && (result.PendingCreates > 0 || result.PendingDeletes > 0) {
-		return ctrl.Result{}, nil
+		return ctrl.Result{RequeueAfter: result.RecheckAfter}, nil
 	}
 	if err := r.updateStatus(ctx, log, pclq, result, syncErr); err != nil {
 		return ctrl.Result{}, err
 	}
-	// An error makes controller-runtime requeue with exponential backoff.
-	return ctrl.Result{}, syncErr
+	if syncErr != nil {
+		// controller-runtime requeues with exponential backoff.
+		return ctrl.Result{}, syncErr
+	}
+	return ctrl.Result{RequeueAfter: result.RecheckAfter}, nil
 }
 
 func (r *Reconciler) ensureFinalizer(ctx context.Context, pclq *grovecorev1alpha1.PodClique) error {

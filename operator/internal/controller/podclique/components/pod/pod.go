@@ -22,9 +22,12 @@ package pod
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -59,11 +62,17 @@ const (
 	ReasonPodCreateFailed     = "PodCreateFailed"
 	ReasonPodDeleteSuccessful = "PodDeleteSuccessful"
 	ReasonPodDeleteFailed     = "PodDeleteFailed"
+	// ReasonDuplicatePodIndex is the warning event when pods that share a pod
+	// index are replaced.
+	ReasonDuplicatePodIndex = "DuplicatePodIndex"
 )
 
 // Component manages the pods of PodCliques.
 type Component struct {
-	client       client.Client
+	client client.Client
+	// apiReader reads from the API server, not the cache: it settles creates
+	// the cache has not shown by their deadline.
+	apiReader    client.Reader
 	recorder     record.EventRecorder
 	backends     *backend.Registry
 	expectations *expect.Store
@@ -71,8 +80,8 @@ type Component struct {
 }
 
 // New returns the pod component. initcImage is the grove-initc image with its tag.
-func New(c client.Client, recorder record.EventRecorder, backends *backend.Registry, expectations *expect.Store, initcImage string) *Component {
-	return &Component{client: c, recorder: recorder, backends: backends, expectations: expectations, initcImage: initcImage}
+func New(c client.Client, apiReader client.Reader, recorder record.EventRecorder, backends *backend.Registry, expectations *expect.Store, initcImage string) *Component {
+	return &Component{client: c, apiReader: apiReader, recorder: recorder, backends: backends, expectations: expectations, initcImage: initcImage}
 }
 
 // Kind is the managed kind.
@@ -85,20 +94,18 @@ type Result struct {
 	PendingCreates, PendingDeletes int
 	// Gated is the number of active pods still carrying Grove's gate.
 	Gated int
+	// RecheckAfter is set while creates or deletes are pending: by then their
+	// deadline passes and they are settled even if no pod event arrives.
+	RecheckAfter time.Duration
 	// Pods are the PodClique's pods as the cache showed them at the start of
 	// Sync; status is computed from them.
 	Pods []*corev1.Pod
 }
 
-// Sync brings the PodClique's pods in line with spec.replicas and lifts the
-// scheduling gates that may be lifted.
-func (c *Component) Sync(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique) error {
-	_, err := c.SyncWithResult(ctx, log, pclq)
-	return err
-}
-
-// SyncWithResult is Sync, also reporting what is still pending.
-func (c *Component) SyncWithResult(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique) (Result, error) {
+// Sync brings the PodClique's pods in line with spec.replicas, gives every
+// pod a distinct index in 0..replicas-1, and lifts the scheduling gates that
+// may be lifted. It reports what is still pending.
+func (c *Component) Sync(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique) (Result, error) {
 	var res Result
 	id, err := IdentityOf(pclq)
 	if err != nil {
@@ -112,77 +119,163 @@ func (c *Component) SyncWithResult(ctx context.Context, log logr.Logger, pclq *g
 	if err != nil {
 		return res, groveerr.Wrap(err, ErrUnknownSchedulerName, groveerr.OperationSync, "choosing the scheduler backend")
 	}
-	pods, err := c.listPods(ctx, pclq)
+	pods, err := c.listPods(ctx, c.client, pclq)
 	if err != nil {
 		return res, err
 	}
 	res.Pods = pods
-
-	key := client.ObjectKeyFromObject(pclq).String()
-	present := make(map[types.UID]bool, len(pods))
-	for _, p := range pods {
-		present[p.UID] = p.DeletionTimestamp != nil
+	pending, err := c.settleExpectations(ctx, pclq, pods)
+	if err != nil {
+		return res, err
 	}
-	pendingCreates, pendingDeletes := c.expectations.Sync(key, present)
-	res.PendingCreates, res.PendingDeletes = len(pendingCreates), len(pendingDeletes)
+	res.PendingCreates, res.PendingDeletes = len(pending.ReservedIndices), len(pending.PendingDeletes)
+	res.RecheckAfter = pending.RecheckAfter
 
 	var active []*corev1.Pod
 	for _, p := range pods {
-		if _, deleting := pendingDeletes[p.UID]; IsActive(p) && !deleting {
+		if _, deleting := pending.PendingDeletes[p.UID]; IsActive(p) && !deleting {
 			active = append(active, p)
 		}
 	}
+	currentHash := pclq.Labels[common.LabelPodTemplateHash]
+	extras := DuplicateIndexExtras(pclq.Name, active, currentHash)
+	if repair := c.repairBudget(pclq, active, extras); len(repair) > 0 {
+		if err := c.deleteDuplicates(ctx, log, pclq, repair); err != nil {
+			return res, err
+		}
+		res.PendingDeletes += len(repair)
+		active = without(active, repair)
+		extras = without(extras, repair)
+	}
 
-	switch diff := len(active) + len(pendingCreates) - int(pclq.Spec.Replicas); {
+	switch diff := len(active) + len(pending.ReservedIndices) - int(pclq.Spec.Replicas); {
 	case diff < 0:
 		builder, err := NewBuilder(pclq, pcs, id, be, c.initcImage)
 		if err != nil {
 			return res, groveerr.Wrap(err, ErrInvalidPodClique, groveerr.OperationSync, "preparing the pod template")
 		}
-		indices := FreeIndices(pclq.Name, active, pendingCreates, -diff)
+		indices := FreeIndices(pclq.Name, active, pending.ReservedIndices, -diff)
 		if err := c.createPods(ctx, log, pclq, builder, indices); err != nil {
 			return res, err
 		}
 		res.PendingCreates += len(indices)
 	case diff > 0:
-		SortForDeletion(active, pclq.Name, pclq.Labels[common.LabelPodTemplateHash])
+		// Pods that share an index with a kept pod go first, then the order
+		// of SortForDeletion.
+		SortForDeletion(active, pclq.Name, currentHash)
+		active = append(extras, without(active, extras)...)
 		if err := c.deletePods(ctx, log, pclq, active[:diff]); err != nil {
 			return res, err
 		}
 		res.PendingDeletes += diff
 		active = active[diff:]
 	}
-
+	if (res.PendingCreates > 0 || res.PendingDeletes > 0) && res.RecheckAfter == 0 {
+		res.RecheckAfter = expect.DefaultTimeout
+	}
 	gated, err := c.liftGates(ctx, log, pclq, id, active)
 	res.Gated = gated
 	return res, err
 }
 
-// Delete deletes every pod of the PodClique and forgets its expectations.
-func (c *Component) Delete(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique) error {
-	pods, err := c.listPods(ctx, pclq)
-	if err != nil {
-		return err
+// settleExpectations settles the PodClique's pending creates and deletes
+// against the cached pods and, for creates past their deadline, against a
+// live list from the API server.
+func (c *Component) settleExpectations(ctx context.Context, pclq *grovecorev1alpha1.PodClique, cached []*corev1.Pod) (expect.State, error) {
+	key := client.ObjectKeyFromObject(pclq).String()
+	st := c.expectations.Sync(key, observe(pclq.Name, cached))
+	if !st.Overdue {
+		return st, nil
 	}
-	var active []*corev1.Pod
+	live, err := c.listPods(ctx, c.apiReader, pclq)
+	if err != nil {
+		return st, err
+	}
+	c.expectations.Confirm(key, observe(pclq.Name, live))
+	return c.expectations.Sync(key, observe(pclq.Name, cached)), nil
+}
+
+// observe turns pods into what the expectations store compares.
+func observe(pclqName string, pods []*corev1.Pod) []expect.Pod {
+	out := make([]expect.Pod, 0, len(pods))
 	for _, p := range pods {
-		if p.DeletionTimestamp == nil {
-			active = append(active, p)
+		idx, ok := podIndexOf(pclqName, p)
+		if !ok {
+			idx = -1
+		}
+		out = append(out, expect.Pod{UID: p.UID, Index: idx, Active: IsActive(p), Terminating: p.DeletionTimestamp != nil})
+	}
+	return out
+}
+
+// repairBudget picks the pods sharing an index that may be deleted now. One
+// that is not ready is unavailable already and always goes; ready ones go
+// only while fewer than maxUnavailable pods of the clique are unavailable,
+// so a repair never takes down more of a running gang than an update would.
+func (c *Component) repairBudget(pclq *grovecorev1alpha1.PodClique, active, extras []*corev1.Pod) []*corev1.Pod {
+	if len(extras) == 0 {
+		return nil
+	}
+	ready := 0
+	for _, p := range active {
+		if IsReady(p) {
+			ready++
 		}
 	}
-	if err := c.deletePods(ctx, log, pclq, active); err != nil {
-		return err
+	allowed := maxUnavailable(pclq) - max(0, int(pclq.Spec.Replicas)-ready)
+	var out []*corev1.Pod
+	for _, p := range extras {
+		if !IsReady(p) {
+			out = append(out, p)
+		} else if allowed > 0 {
+			out = append(out, p)
+			allowed--
+		}
 	}
-	c.expectations.Forget(client.ObjectKeyFromObject(pclq).String())
-	return nil
+	return out
+}
+
+// maxUnavailable is how many pods of the clique Grove's own deletions may make
+// unavailable at once.
+func maxUnavailable(_ *grovecorev1alpha1.PodClique) int {
+	return 1
+}
+
+func (c *Component) deleteDuplicates(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique, pods []*corev1.Pod) error {
+	names := make([]string, 0, len(pods))
+	for _, p := range pods {
+		idx, _ := podIndexOf(pclq.Name, p)
+		names = append(names, fmt.Sprintf("%s (index %d)", p.Name, idx))
+	}
+	log.Info("Replacing pods whose pod index another pod holds", "pods", names)
+	c.recorder.Eventf(pclq, corev1.EventTypeWarning, ReasonDuplicatePodIndex,
+		"Replacing %d pod(s) whose pod index another pod of the clique holds: %s", len(pods), strings.Join(names, ", "))
+	return c.deletePods(ctx, log, pclq, pods)
+}
+
+func without(pods, drop []*corev1.Pod) []*corev1.Pod {
+	if len(drop) == 0 {
+		return pods
+	}
+	gone := make(map[types.UID]bool, len(drop))
+	for _, p := range drop {
+		gone[p.UID] = true
+	}
+	out := make([]*corev1.Pod, 0, len(pods))
+	for _, p := range pods {
+		if !gone[p.UID] {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // listPods returns the pods the PodClique controls. Matching the controller
 // UID, not just the label, keeps pods of an earlier PodClique with the same
 // name out.
-func (c *Component) listPods(ctx context.Context, pclq *grovecorev1alpha1.PodClique) ([]*corev1.Pod, error) {
+func (c *Component) listPods(ctx context.Context, reader client.Reader, pclq *grovecorev1alpha1.PodClique) ([]*corev1.Pod, error) {
 	list := &corev1.PodList{}
-	if err := c.client.List(ctx, list, client.InNamespace(pclq.Namespace), client.MatchingLabels{common.LabelPodClique: pclq.Name}); err != nil {
+	if err := reader.List(ctx, list, client.InNamespace(pclq.Namespace), client.MatchingLabels{common.LabelPodClique: pclq.Name}); err != nil {
 		return nil, groveerr.Wrapf(err, ErrListPods, groveerr.OperationSync, "listing pods of PodClique %s", pclq.Name)
 	}
 	pods := make([]*corev1.Pod, 0, len(list.Items))
@@ -204,10 +297,16 @@ func (c *Component) createPods(ctx context.Context, log logr.Logger, pclq *grove
 	var created []string
 	n, err := slowStart(len(indices), func(i int) error {
 		pod := builder.Build(indices[i])
+		// The index is taken before the request is sent: if the answer is
+		// lost, the pod may exist all the same.
+		c.expectations.Reserve(key, indices[i])
 		if err := c.client.Create(ctx, pod); err != nil {
+			if !createMayHaveSucceeded(err) {
+				c.expectations.Release(key, indices[i])
+			}
 			return fmt.Errorf("creating pod %s with index %d: %w", pod.GenerateName, indices[i], err)
 		}
-		c.expectations.ExpectCreate(key, pod.UID, indices[i])
+		c.expectations.Created(key, indices[i], pod.UID)
 		mu.Lock()
 		created = append(created, pod.Name)
 		mu.Unlock()
@@ -222,6 +321,23 @@ func (c *Component) createPods(ctx context.Context, log logr.Logger, pclq *grove
 		return groveerr.Wrapf(err, ErrCreatePod, groveerr.OperationSync, "creating %d pod(s) of PodClique %s (%d created)", len(indices), pclq.Name, n)
 	}
 	return nil
+}
+
+// createMayHaveSucceeded reports whether a failed create may still have made
+// its pod. Only an answer in which the API server rejected the request, or a
+// connection that was refused before anything was sent, proves it did not;
+// timeouts, server errors and cut connections leave the pod's existence open.
+func createMayHaveSucceeded(err error) bool {
+	switch {
+	case apierrors.IsAlreadyExists(err), apierrors.IsInvalid(err), apierrors.IsForbidden(err),
+		apierrors.IsBadRequest(err), apierrors.IsNotFound(err), apierrors.IsUnauthorized(err),
+		apierrors.IsConflict(err), apierrors.IsTooManyRequests(err), apierrors.IsRequestEntityTooLargeError(err),
+		apierrors.IsMethodNotSupported(err), apierrors.IsNotAcceptable(err), apierrors.IsUnsupportedMediaType(err):
+		return false
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return false
+	}
+	return true
 }
 
 func (c *Component) deletePods(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique, pods []*corev1.Pod) error {
