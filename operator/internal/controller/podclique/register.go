@@ -56,10 +56,9 @@ func setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backen
 	recorder := mgr.GetEventRecorderFor(ControllerName)
 	initcImage := cfg.InitContainer.Image + ":" + version.GitVersion()
 	r := &Reconciler{
-		client:       mgr.GetClient(),
-		recorder:     recorder,
-		expectations: expectations,
-		pods:         pod.New(mgr.GetClient(), mgr.GetAPIReader(), recorder, backends, expectations, initcImage),
+		client:   mgr.GetClient(),
+		recorder: recorder,
+		pods:     pod.New(mgr.GetClient(), mgr.GetAPIReader(), recorder, backends, expectations, initcImage),
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).

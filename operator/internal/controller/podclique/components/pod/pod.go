@@ -22,8 +22,10 @@ package pod
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -53,6 +55,7 @@ const (
 	ErrDeletePod            grovecorev1alpha1.ErrorCode = "ERR_DELETE_POD"
 	ErrRemoveSchedulingGate grovecorev1alpha1.ErrorCode = "ERR_REMOVE_POD_SCHEDULING_GATE"
 	ErrGetPodGang           grovecorev1alpha1.ErrorCode = "ERR_GET_PODGANG"
+	ErrUpdatePodReferences  grovecorev1alpha1.ErrorCode = "ERR_UPDATE_POD_REFERENCES"
 	ErrUnknownSchedulerName grovecorev1alpha1.ErrorCode = "ERR_UNKNOWN_SCHEDULER"
 )
 
@@ -77,6 +80,15 @@ type Component struct {
 	backends     *backend.Registry
 	expectations *expect.Store
 	initcImage   string
+	// written remembers, per PodClique, the pod references it last wrote, so
+	// a cache that has not caught up with that write does not cause another.
+	written sync.Map // PodClique key -> writtenReferences
+}
+
+// writtenReferences are pod references written into one PodGang.
+type writtenReferences struct {
+	podGang types.UID
+	refs    []groveschedv1alpha1.NamespacedName
 }
 
 // New returns the pod component. initcImage is the grove-initc image with its tag.
@@ -86,6 +98,12 @@ func New(c client.Client, apiReader client.Reader, recorder record.EventRecorder
 
 // Kind is the managed kind.
 func (c *Component) Kind() string { return "Pod" }
+
+// Forget drops what the component remembers of a PodClique that is gone.
+func (c *Component) Forget(key string) {
+	c.expectations.Forget(key)
+	c.written.Delete(key)
+}
 
 // Result says what Sync left undone, so the reconciler can report it.
 type Result struct {
@@ -173,7 +191,11 @@ func (c *Component) Sync(ctx context.Context, log logr.Logger, pclq *grovecorev1
 	if (res.PendingCreates > 0 || res.PendingDeletes > 0) && res.RecheckAfter == 0 {
 		res.RecheckAfter = expect.DefaultTimeout
 	}
-	gated, err := c.liftGates(ctx, log, pclq, id, active)
+	referenced, err := c.syncReferences(ctx, log, pclq, id.PodGangName, active, len(pending.ReservedIndices) > 0 || res.PendingCreates > 0)
+	if err != nil {
+		return res, err
+	}
+	gated, err := c.liftGates(ctx, log, pclq, id, active, referenced)
 	res.Gated = gated
 	return res, err
 }
@@ -366,24 +388,86 @@ func (c *Component) deletePods(ctx context.Context, log logr.Logger, pclq *grove
 	return nil
 }
 
+// syncReferences writes the PodClique's active pods into its own group of its
+// PodGang, and returns the names the group references. Each PodClique owns
+// the podReferences of its group: the PodCliqueSet controller creates the
+// PodGang and its groups but never rewrites references, so the write of one
+// PodClique never waits on the others and costs one request per change. While
+// creates of this PodClique are unseen the write waits for them, so a clique
+// whose pods are created in one go writes its references once.
+func (c *Component) syncReferences(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique, podGangName string, active []*corev1.Pod, createsPending bool) (map[string]bool, error) {
+	pg := &groveschedv1alpha1.PodGang{}
+	if err := c.client.Get(ctx, types.NamespacedName{Namespace: pclq.Namespace, Name: podGangName}, pg); err != nil {
+		if apierrors.IsNotFound(err) {
+			// The PodGang's creation event brings the next reconcile.
+			return nil, nil
+		}
+		return nil, groveerr.Wrapf(err, ErrGetPodGang, groveerr.OperationSync, "getting PodGang %s", podGangName)
+	}
+	group := slices.IndexFunc(pg.Spec.PodGroups, func(g groveschedv1alpha1.PodGroup) bool { return g.Name == pclq.Name })
+	if group < 0 {
+		return nil, nil
+	}
+	current := pg.Spec.PodGroups[group].PodReferences
+	want := make([]groveschedv1alpha1.NamespacedName, 0, len(active))
+	for _, p := range active {
+		want = append(want, groveschedv1alpha1.NamespacedName{Namespace: p.Namespace, Name: p.Name})
+	}
+	slices.SortFunc(want, func(a, b groveschedv1alpha1.NamespacedName) int { return strings.Compare(a.Name, b.Name) })
+	if createsPending || slices.Equal(current, want) {
+		return referencedNames(pclq.Namespace, current), nil
+	}
+	key := client.ObjectKeyFromObject(pclq).String()
+	if w, ok := c.written.Load(key); ok {
+		if w := w.(writtenReferences); w.podGang == pg.UID && slices.Equal(w.refs, want) {
+			// Written already; the cache has not shown it yet.
+			return referencedNames(pclq.Namespace, want), nil
+		}
+	}
+	// The test pins the group by name: should the PodCliqueSet controller have
+	// reordered the groups meanwhile, the patch fails and the sync is retried.
+	patch, err := json.Marshal([]map[string]any{
+		{"op": "test", "path": fmt.Sprintf("/spec/podgroups/%d/name", group), "value": pclq.Name},
+		{"op": "replace", "path": fmt.Sprintf("/spec/podgroups/%d/podReferences", group), "value": want},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := c.client.Patch(ctx, pg, client.RawPatch(types.JSONPatchType, patch)); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, groveerr.Wrapf(err, ErrUpdatePodReferences, groveerr.OperationSync, "writing the pod references of group %s in PodGang %s", pclq.Name, podGangName)
+	}
+	c.written.Store(key, writtenReferences{podGang: pg.UID, refs: want})
+	log.V(1).Info("Wrote pod references", "podGang", podGangName, "pods", len(want))
+	return referencedNames(pclq.Namespace, want), nil
+}
+
+func referencedNames(namespace string, refs []groveschedv1alpha1.NamespacedName) map[string]bool {
+	out := make(map[string]bool, len(refs))
+	for _, r := range refs {
+		if r.Namespace == namespace {
+			out[r.Name] = true
+		}
+	}
+	return out
+}
+
 // liftGates removes Grove's scheduling gate from every active pod its PodGang
 // references. Pods of a scaled PodGang wait until the base PodGang is
 // scheduled: each of its groups has minReplicas pods scheduled. It returns how
 // many pods remain gated; they are reconciled again when the PodGang or the
 // base PodGang's PodCliques change, so there is no timed requeue.
-func (c *Component) liftGates(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique, id Identity, active []*corev1.Pod) (int, error) {
+func (c *Component) liftGates(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique, id Identity, active []*corev1.Pod, referenced map[string]bool) (int, error) {
 	var gated []*corev1.Pod
 	for _, p := range active {
 		if HasGroveGate(p) {
 			gated = append(gated, p)
 		}
 	}
-	if len(gated) == 0 {
-		return 0, nil
-	}
-	referenced, err := c.referencedPods(ctx, pclq, id.PodGangName)
-	if err != nil || len(referenced) == 0 {
-		return len(gated), err
+	if len(gated) == 0 || len(referenced) == 0 {
+		return len(gated), nil
 	}
 	if id.BasePodGangName != "" {
 		scheduled, err := c.podGangScheduled(ctx, pclq.Namespace, id.BasePodGangName)
@@ -411,29 +495,6 @@ func (c *Component) liftGates(ctx context.Context, log logr.Logger, pclq *grovec
 		return len(gated) - n, groveerr.Wrap(err, ErrRemoveSchedulingGate, groveerr.OperationSync, "lifting scheduling gates")
 	}
 	return len(gated) - n, nil
-}
-
-// referencedPods returns the names of the pods the PodGang lists for this PodClique.
-func (c *Component) referencedPods(ctx context.Context, pclq *grovecorev1alpha1.PodClique, podGangName string) (map[string]bool, error) {
-	pg := &groveschedv1alpha1.PodGang{}
-	if err := c.client.Get(ctx, types.NamespacedName{Namespace: pclq.Namespace, Name: podGangName}, pg); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		return nil, groveerr.Wrapf(err, ErrGetPodGang, groveerr.OperationSync, "getting PodGang %s", podGangName)
-	}
-	refs := map[string]bool{}
-	for _, g := range pg.Spec.PodGroups {
-		if g.Name != pclq.Name {
-			continue
-		}
-		for _, r := range g.PodReferences {
-			if r.Namespace == pclq.Namespace {
-				refs[r.Name] = true
-			}
-		}
-	}
-	return refs, nil
 }
 
 // podGangScheduled reports whether every group of a PodGang has at least
