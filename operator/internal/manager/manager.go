@@ -48,6 +48,7 @@ import (
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/config"
+	"github.com/grove-project/grove/operator/internal/metrics"
 	"github.com/grove-project/grove/operator/internal/controller/podclique"
 	"github.com/grove-project/grove/operator/internal/controller/podcliquescalinggroup"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset"
@@ -96,6 +97,7 @@ func Logger(cfg *config.OperatorConfiguration) logr.Logger {
 // Options may adjust the controller-runtime options last, e.g. for tests.
 func New(cfg *config.OperatorConfiguration, restConfig *rest.Config, options ...func(*ctrl.Options)) (ctrl.Manager, error) {
 	restConfig = rest.CopyConfig(restConfig)
+	restConfig.Wrap(metrics.CountRequests)
 	restConfig.QPS = cfg.RuntimeClientConnection.QPS
 	restConfig.Burst = cfg.RuntimeClientConnection.Burst
 	if ct := cfg.RuntimeClientConnection.ContentType; ct != "" {
