@@ -129,6 +129,15 @@ func newPodGang(ns, name, priorityClass, required string, groups ...group) *sche
 	return pg
 }
 
+// createGang creates the pods of a gang confined to the namespace's pool,
+// then its PodGang, and returns the pods.
+func createGang(ns, name, priorityClass, required string, groups ...group) []*v1.Pod {
+	pods := gangPods(ns, ns, name, priorityClass, groups...)
+	createPods(pods)
+	createPodGang(newPodGang(ns, name, priorityClass, required, groups...))
+	return pods
+}
+
 func createPodGang(pg *schedv1alpha1.PodGang) {
 	_, err := grove.SchedulerV1alpha1().PodGangs(pg.Namespace).Create(suiteCtx, pg, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
@@ -164,8 +173,14 @@ func podGang(ns, name string) *schedv1alpha1.PodGang {
 	return pg
 }
 
-func condition(pg *schedv1alpha1.PodGang, t string) *metav1.Condition {
-	return meta.FindStatusCondition(pg.Status.Conditions, t)
+// expectCondition checks that the PodGang has a condition of the type with
+// the status and reason, and returns it.
+func expectCondition(g Gomega, pg *schedv1alpha1.PodGang, condType string, status metav1.ConditionStatus, reason string) *metav1.Condition {
+	c := meta.FindStatusCondition(pg.Status.Conditions, condType)
+	g.Expect(c).NotTo(BeNil(), "PodGang %s has no %s condition", pg.Name, condType)
+	g.Expect(c.Status).To(Equal(status), "status of %s", condType)
+	g.Expect(c.Reason).To(Equal(reason), "reason of %s", condType)
+	return c
 }
 
 func createPriorityClass(name string, value int32) {

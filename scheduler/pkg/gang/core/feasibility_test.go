@@ -22,8 +22,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
-
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 func TestPreFilter(t *testing.T) {
@@ -32,21 +30,19 @@ func TestPreFilter(t *testing.T) {
 	racks := []*v1.Node{newTestNode("a0", 2, rack("a")), newTestNode("b0", 4, rack("b")), newTestNode("b1", 2, rack("b"))}
 	workers := testGroup{name: "w", pods: 4, min: 3, gpus: 1}
 	leader := testGroup{name: "l", pods: 1, min: 1, gpus: 1}
-	packed := func(pg *schedv1alpha1.PodGang) *schedv1alpha1.PodGang {
-		pg.Spec.TopologyConstraint = pack("rack", "")
-		return pg
-	}
-
 	tests := []struct {
-		name     string
-		podGang  *schedv1alpha1.PodGang
-		pods     []*v1.Pod
-		reserved []string
-		pod      *v1.Pod
-		nodes    []*v1.Node
-		want     *Decision
-		code     fwk.Code
-		message  string
+		name string
+		// groups make PodGang ns/g (none: no PodGang), packed by "rack" when
+		// packed; the gang's pods exist for podGroups, or for groups when nil.
+		groups    []testGroup
+		packed    bool
+		podGroups []testGroup
+		reserved  []string
+		pod       *v1.Pod
+		nodes     []*v1.Node
+		want      *Decision
+		code      fwk.Code
+		message   string
 		// reason is what the gang records for its Scheduled condition.
 		reason string
 	}{
@@ -62,23 +58,23 @@ func TestPreFilter(t *testing.T) {
 		},
 		{
 			name:    "a pod its PodGang does not reference is unresolvable",
-			podGang: newTestPodGang("ns", "g", workers),
+			groups:  []testGroup{workers},
 			pod:     newTestPod("ns", "stray", "g", 1),
 			code:    fwk.UnschedulableAndUnresolvable,
 			message: "pod is not referenced by PodGang ns/g",
 		},
 		{
-			name:    "a gang that fits is pinned to the smallest rack that holds its minimum set",
-			podGang: packed(newTestPodGang("ns", "g", workers)),
-			pods:    newTestGangPods("ns", "g", workers),
-			pod:     newTestPod("ns", "g-w-0", "g", 1),
-			nodes:   racks,
-			want:    &Decision{Required: map[string]string{"rack": "b"}},
+			name:   "a gang that fits is pinned to the smallest rack that holds its minimum set",
+			groups: []testGroup{workers},
+			packed: true,
+			pod:    newTestPod("ns", "g-w-0", "g", 1),
+			nodes:  racks,
+			want:   &Decision{Required: map[string]string{"rack": "b"}},
 		},
 		{
 			name:     "later pods join the rack the gang's placed pods occupy",
-			podGang:  packed(newTestPodGang("ns", "g", testGroup{name: "w", pods: 2, min: 2, gpus: 1})),
-			pods:     newTestGangPods("ns", "g", testGroup{name: "w", pods: 2, min: 2, gpus: 1}),
+			groups:   []testGroup{{name: "w", pods: 2, min: 2, gpus: 1}},
+			packed:   true,
 			reserved: []string{"g-w-0@b1"},
 			pod:      newTestPod("ns", "g-w-1", "g", 1),
 			nodes:    racks,
@@ -86,8 +82,8 @@ func TestPreFilter(t *testing.T) {
 		},
 		{
 			name:    "a gang no rack can hold is rejected with the search's reason",
-			podGang: packed(newTestPodGang("ns", "g", testGroup{name: "w", pods: 7, min: 7, gpus: 1})),
-			pods:    newTestGangPods("ns", "g", testGroup{name: "w", pods: 7, min: 7, gpus: 1}),
+			groups:  []testGroup{{name: "w", pods: 7, min: 7, gpus: 1}},
+			packed:  true,
 			pod:     newTestPod("ns", "g-w-0", "g", 1),
 			nodes:   racks,
 			code:    fwk.Unschedulable,
@@ -95,19 +91,18 @@ func TestPreFilter(t *testing.T) {
 			reason:  `podgang g does not fit in any single "rack" domain (2 tried): group w needs 7 pods with 1 nvidia.com/gpu, 100m cpu, 6 fit`,
 		},
 		{
-			name:    "a gang missing referenced pods cannot be completed",
-			podGang: newTestPodGang("ns", "g", leader, workers),
-			pods:    newTestGangPods("ns", "g", leader, testGroup{name: "w", pods: 2, min: 3, gpus: 1}),
-			pod:     newTestPod("ns", "g-l-0", "g", 1),
-			nodes:   racks,
-			code:    fwk.UnschedulableAndUnresolvable,
-			message: "group w needs 3 more pods but only 2 of its referenced pods exist unplaced",
-			reason:  "group w needs 3 more pods but only 2 of its referenced pods exist unplaced",
+			name:      "a gang missing referenced pods cannot be completed",
+			groups:    []testGroup{leader, workers},
+			podGroups: []testGroup{leader, {name: "w", pods: 2, min: 3, gpus: 1}},
+			pod:       newTestPod("ns", "g-l-0", "g", 1),
+			nodes:     racks,
+			code:      fwk.UnschedulableAndUnresolvable,
+			message:   "group w needs 3 more pods but only 2 of its referenced pods exist unplaced",
+			reason:    "group w needs 3 more pods but only 2 of its referenced pods exist unplaced",
 		},
 		{
 			name:     "a pod beyond its group's minReplicas waits until the whole minimum set is placed",
-			podGang:  newTestPodGang("ns", "g", leader, workers),
-			pods:     newTestGangPods("ns", "g", leader, workers),
+			groups:   []testGroup{leader, workers},
 			reserved: []string{"g-w-0@b0", "g-w-1@b0", "g-w-2@b0"},
 			pod:      newTestPod("ns", "g-w-3", "g", 1),
 			nodes:    racks,
@@ -117,8 +112,7 @@ func TestPreFilter(t *testing.T) {
 		},
 		{
 			name:     "once the minimum set is placed a best-effort pod only needs a spot of its own",
-			podGang:  newTestPodGang("ns", "g", leader, workers),
-			pods:     newTestGangPods("ns", "g", leader, workers),
+			groups:   []testGroup{leader, workers},
 			reserved: []string{"g-l-0@a0", "g-w-0@b0", "g-w-1@b0", "g-w-2@b0"},
 			pod:      newTestPod("ns", "g-w-3", "g", 1),
 			nodes:    racks,
@@ -126,8 +120,7 @@ func TestPreFilter(t *testing.T) {
 		},
 		{
 			name:     "a best-effort pod without a spot fails alone and records nothing for its gang",
-			podGang:  newTestPodGang("ns", "g", leader, workers),
-			pods:     newTestGangPods("ns", "g", leader, workers),
+			groups:   []testGroup{leader, workers},
 			reserved: []string{"g-l-0@a0", "g-w-0@b0", "g-w-1@b0", "g-w-2@b0"},
 			pod:      newTestPod("ns", "g-w-3", "g", 1),
 			nodes:    []*v1.Node{newTestNode("a0", 0, nil)},
@@ -139,10 +132,18 @@ func TestPreFilter(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newTestEnv(t)
-			if tt.podGang != nil {
-				e.addPodGang(tt.podGang)
+			if tt.groups != nil {
+				pg := newTestPodGang("ns", "g", tt.groups...)
+				if tt.packed {
+					pg.Spec.TopologyConstraint = pack("rack", "")
+				}
+				e.addPodGang(pg)
+				podGroups := tt.podGroups
+				if podGroups == nil {
+					podGroups = tt.groups
+				}
+				e.addPods(newTestGangPods("ns", "g", podGroups...)...)
 			}
-			e.addPods(tt.pods...)
 			for _, r := range tt.reserved {
 				name, node := splitAt(r)
 				e.m.Reserve(e.pod("ns", name), node)

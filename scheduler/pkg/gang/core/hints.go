@@ -21,7 +21,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -105,10 +104,7 @@ func (m *Manager) hintPodAdded(_ klog.Logger, pod *v1.Pod, _, newObj interface{}
 // nominated (kube-scheduler reports no other unscheduled pod's deletion to
 // other pods), so it held a node the event does not name.
 func (m *Manager) hintPodDeleted(_ klog.Logger, pod *v1.Pod, oldObj, _ interface{}) (fwk.QueueingHint, error) {
-	if tomb, ok := oldObj.(cache.DeletedFinalStateUnknown); ok {
-		oldObj = tomb.Obj
-	}
-	deleted, ok := oldObj.(*v1.Pod)
+	deleted, ok := lastState(oldObj).(*v1.Pod)
 	if !ok {
 		return fwk.Queue, fmt.Errorf("expected the deleted object to be a Pod, got %T", oldObj)
 	}

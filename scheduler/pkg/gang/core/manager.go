@@ -157,10 +157,7 @@ func (m *Manager) onPodGang(obj interface{}) {
 }
 
 func (m *Manager) onPodGangDelete(obj interface{}) {
-	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
-	}
-	pg, ok := obj.(*schedv1alpha1.PodGang)
+	pg, ok := lastState(obj).(*schedv1alpha1.PodGang)
 	if !ok {
 		return
 	}
@@ -204,10 +201,7 @@ func (m *Manager) onPod(obj interface{}) {
 }
 
 func (m *Manager) onPodDelete(obj interface{}) {
-	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
-	}
-	pod, ok := obj.(*v1.Pod)
+	pod, ok := lastState(obj).(*v1.Pod)
 	if !ok {
 		return
 	}
@@ -222,6 +216,15 @@ func (m *Manager) onPodDelete(obj interface{}) {
 	}
 	m.mu.Unlock()
 	m.status.Enqueue(key)
+}
+
+// lastState returns a deleted object's last known state, unwrapping the
+// tombstone an informer hands over when it missed the deletion.
+func lastState(obj interface{}) interface{} {
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		return tomb.Obj
+	}
+	return obj
 }
 
 // stateLocked returns the gang's state, creating it; m.mu must be held for writing.

@@ -36,6 +36,12 @@ func TestDesiredStatus(t *testing.T) {
 		reason  string
 		message string
 	}
+	var (
+		pending   = cond{metav1.ConditionFalse, ReasonSchedulingPending, "0 of 4 referenced pods bound; the minimum set is not placed yet"}
+		rejected  = cond{metav1.ConditionFalse, ReasonUnschedulable, searchReason}
+		waiting   = cond{metav1.ConditionFalse, ReasonWaitingForMinimumSet, "some pods hold their nodes at Permit while the rest of the minimum set is scheduled"}
+		noneReady = cond{metav1.ConditionFalse, ReasonMinimumSetNotReady, "0 of 4 referenced pods Ready; some pod group is below minReplicas"}
+	)
 	tests := []struct {
 		name      string
 		obs       gangObservation
@@ -49,40 +55,40 @@ func TestDesiredStatus(t *testing.T) {
 			name:      "nothing bound and no attempt finished yet",
 			obs:       gangObservation{refs: 4},
 			phase:     schedv1alpha1.PodGangPhasePending,
-			scheduled: cond{metav1.ConditionFalse, ReasonSchedulingPending, "0 of 4 referenced pods bound; the minimum set is not placed yet"},
-			ready:     cond{metav1.ConditionFalse, ReasonMinimumSetNotReady, "0 of 4 referenced pods Ready; some pod group is below minReplicas"},
+			scheduled: pending,
+			ready:     noneReady,
 		},
 		{
 			name:      "the search's reason for rejecting the gang",
 			obs:       gangObservation{refs: 4},
 			attempt:   attemptState{phase: PhasePending, reason: searchReason},
 			phase:     schedv1alpha1.PodGangPhasePending,
-			scheduled: cond{metav1.ConditionFalse, ReasonUnschedulable, searchReason},
-			ready:     cond{metav1.ConditionFalse, ReasonMinimumSetNotReady, "0 of 4 referenced pods Ready; some pod group is below minReplicas"},
+			scheduled: rejected,
+			ready:     noneReady,
 		},
 		{
 			name:      "pods waiting at Permit",
 			obs:       gangObservation{refs: 4, bound: 1},
 			attempt:   attemptState{phase: PhaseReserving},
 			phase:     schedv1alpha1.PodGangPhasePending,
-			scheduled: cond{metav1.ConditionFalse, ReasonWaitingForMinimumSet, "some pods hold their nodes at Permit while the rest of the minimum set is scheduled"},
-			ready:     cond{metav1.ConditionFalse, ReasonMinimumSetNotReady, "0 of 4 referenced pods Ready; some pod group is below minReplicas"},
+			scheduled: waiting,
+			ready:     noneReady,
 		},
 		{
 			name:      "a misfit gang's retry waiting at Permit",
 			obs:       gangObservation{refs: 4},
 			attempt:   attemptState{phase: PhaseMisfitReserving},
 			phase:     schedv1alpha1.PodGangPhasePending,
-			scheduled: cond{metav1.ConditionFalse, ReasonWaitingForMinimumSet, "some pods hold their nodes at Permit while the rest of the minimum set is scheduled"},
-			ready:     cond{metav1.ConditionFalse, ReasonMinimumSetNotReady, "0 of 4 referenced pods Ready; some pod group is below minReplicas"},
+			scheduled: waiting,
+			ready:     noneReady,
 		},
 		{
 			name:      "a recorded reason outranks waiting pods",
 			obs:       gangObservation{refs: 4},
 			attempt:   attemptState{phase: PhaseReserving, reason: searchReason},
 			phase:     schedv1alpha1.PodGangPhasePending,
-			scheduled: cond{metav1.ConditionFalse, ReasonUnschedulable, searchReason},
-			ready:     cond{metav1.ConditionFalse, ReasonMinimumSetNotReady, "0 of 4 referenced pods Ready; some pod group is below minReplicas"},
+			scheduled: rejected,
+			ready:     noneReady,
 		},
 		{
 			name:      "the minimum set bound makes the gang Starting whatever the attempts said",
@@ -90,7 +96,7 @@ func TestDesiredStatus(t *testing.T) {
 			attempt:   attemptState{phase: PhaseMisfit, reason: searchReason},
 			phase:     schedv1alpha1.PodGangPhaseStarting,
 			scheduled: cond{metav1.ConditionTrue, ReasonMinimumSetScheduled, "every pod group has its minReplicas bound; 3 of 4 referenced pods bound"},
-			ready:     cond{metav1.ConditionFalse, ReasonMinimumSetNotReady, "0 of 4 referenced pods Ready; some pod group is below minReplicas"},
+			ready:     noneReady,
 			score:     ptrTo(0.5),
 		},
 		{
