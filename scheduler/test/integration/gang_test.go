@@ -263,6 +263,30 @@ var _ = Describe("Gang scheduling of PodGangs", func() {
 		}, 10*time.Second, 100*time.Millisecond).Should(Succeed())
 	})
 
+	It("requeues a rejected gang pod only for the cluster events that can make its gang schedulable", func() {
+		ns := newNamespace("hints")
+		createNodes(ns, 1, harness.Resources("cpu", "8", "pods", "110", gpu, "1"), nil)
+		groups := []group{{name: "worker", pods: 2, min: 2, requests: gpus("1")}}
+		pods := createGang(ns, "waiting", "", "", groups...)
+		Eventually(func(g Gomega) {
+			expectCondition(g, podGang(ns, "waiting"), schedv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionFalse, core.ReasonUnschedulable)
+		}, 15*time.Second, 100*time.Millisecond).Should(Succeed())
+
+		// New nodes become usable when their not-ready taint is lifted (see harness.CreateNodes).
+		const untainted = "NodeUpdateNodeTaint"
+		queued, skipped := hintRuns(untainted, "Queue"), hintRuns(untainted, "QueueSkip")
+		By("adding a node outside the gang's pool: the hint skips it")
+		createNodes(ns+"-elsewhere", 1, harness.Resources("cpu", "8", "pods", "110", gpu, "4"), nil)
+		Eventually(func() uint64 { return hintRuns(untainted, "QueueSkip") }, 10*time.Second, 200*time.Millisecond).Should(BeNumerically(">", skipped))
+		Consistently(func() uint64 { return hintRuns(untainted, "Queue") }, 2*time.Second, 200*time.Millisecond).Should(Equal(queued))
+		Expect(boundPods(ns, allNames(pods))).To(BeEmpty())
+
+		By("adding a node in the gang's pool: the hint queues the gang's pods and they bind")
+		createNodes(ns+"-more", 1, harness.Resources("cpu", "8", "pods", "110", gpu, "1"), func(int) map[string]string { return map[string]string{poolLabel: ns} })
+		Eventually(func() int { return len(boundPods(ns, allNames(pods))) }, 20*time.Second, 100*time.Millisecond).Should(Equal(2))
+		Eventually(func() uint64 { return hintRuns(untainted, "Queue") }, 10*time.Second, 200*time.Millisecond).Should(BeNumerically(">", queued))
+	})
+
 	It("schedules ordinary pods that belong to no PodGang", func() {
 		ns := newNamespace("plain")
 		createNodes(ns, 1, harness.Resources("cpu", "2", "pods", "110"), nil)

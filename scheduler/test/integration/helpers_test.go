@@ -26,8 +26,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/component-base/metrics/legacyregistry"
 
 	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	"github.com/grove-project/grove/scheduler/pkg/gang/core"
 	"github.com/grove-project/grove/scheduler/test/harness"
 )
 
@@ -203,4 +205,27 @@ func eventReasons(ns, name string) []string {
 		}
 	}
 	return out
+}
+
+// hintRuns counts how often GroveGang's queueing hint for the event (a
+// kube-scheduler event label such as "NodeAdd") returned hint ("Queue",
+// "QueueSkip"), from kube-scheduler's own metric.
+func hintRuns(event, hint string) uint64 {
+	families, err := legacyregistry.DefaultGatherer.Gather()
+	Expect(err).NotTo(HaveOccurred())
+	for _, f := range families {
+		if f.GetName() != "scheduler_queueing_hint_execution_duration_seconds" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["plugin"] == core.PluginName && labels["event"] == event && labels["hint"] == hint {
+				return m.GetHistogram().GetSampleCount()
+			}
+		}
+	}
+	return 0
 }
