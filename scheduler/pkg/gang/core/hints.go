@@ -29,9 +29,9 @@ import (
 	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
-// PodGangResource is the event resource kube-scheduler watches PodGangs
+// podGangResource is the event resource kube-scheduler watches PodGangs
 // through, with its dynamic informers ("<plural>.<version>.<group>").
-var PodGangResource = fwk.EventResource("podgangs." + schedv1alpha1.SchemeGroupVersion.Version + "." + schedv1alpha1.GroupName)
+var podGangResource = fwk.EventResource("podgangs." + schedv1alpha1.SchemeGroupVersion.Version + "." + schedv1alpha1.GroupName)
 
 // EventsToRegister lists the cluster events that can make a gang pod this
 // plugin rejected (at PreEnqueue, PreFilter or Permit) schedulable, each with
@@ -44,7 +44,7 @@ var PodGangResource = fwk.EventResource("podgangs." + schedv1alpha1.SchemeGroupV
 // when it waits at Permit, the gang's unplaced pods are activated.
 func (m *Manager) EventsToRegister() []fwk.ClusterEventWithHint {
 	return []fwk.ClusterEventWithHint{
-		{Event: fwk.ClusterEvent{Resource: PodGangResource, ActionType: fwk.Add | fwk.Update}, QueueingHintFn: m.hintPodGangChanged},
+		{Event: fwk.ClusterEvent{Resource: podGangResource, ActionType: fwk.Add | fwk.Update}, QueueingHintFn: m.hintPodGangChanged},
 		{Event: fwk.ClusterEvent{Resource: fwk.Pod, ActionType: fwk.Add}, QueueingHintFn: m.hintPodAdded},
 		{Event: fwk.ClusterEvent{Resource: fwk.Pod, ActionType: fwk.Delete}, QueueingHintFn: m.hintPodDeleted},
 		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add}, QueueingHintFn: m.hintNodeAdded},
