@@ -198,7 +198,7 @@ var _ = Describe("Grove CRDs", func() {
 			Expect(err).NotTo(HaveOccurred())
 			scale.Spec.Replicas = 1
 			_, err = pclqs.UpdateScale(ctx, pclq.Name, scale, metav1.UpdateOptions{})
-			expectInvalid(err, "spec.replicas", "replicas must be 0 or greater than or equal to minAvailable (2)")
+			expectInvalid(err, "spec.replicas", "replicas must be 0 or greater than or equal to minAvailable")
 		})
 
 		It("scales a PodClique to zero and back through /scale", func() {
@@ -235,7 +235,7 @@ var _ = Describe("Grove CRDs", func() {
 				return err
 			}
 			Expect(scaleTo(0)).To(Succeed())
-			expectInvalid(scaleTo(1), "spec.replicas", "replicas must be 0 or greater than or equal to minAvailable (2)")
+			expectInvalid(scaleTo(1), "spec.replicas", "replicas must be 0 or greater than or equal to minAvailable")
 			Expect(scaleTo(2)).To(Succeed())
 			got, err := pcsgs.Get(ctx, pcsg.Name, metav1.GetOptions{})
 			Expect(err).NotTo(HaveOccurred())
@@ -281,7 +281,7 @@ var _ = Describe("Grove CRDs", func() {
 				"spec.template.cliqueStartupType", `Unsupported value: "CliqueStartupTypeRandom"`),
 			Entry("minAvailable greater than replicas",
 				func(p *corev1alpha1.PodCliqueSet) { p.Spec.Template.Cliques[1].Spec.MinAvailable = ptr.To[int32](4) },
-				"spec.template.cliques[1].spec.replicas", "replicas must be 0 or greater than or equal to minAvailable (4)"),
+				"spec.template.cliques[1].spec.replicas", "replicas must be 0 or greater than or equal to minAvailable"),
 			Entry("a scaling group naming an unknown clique",
 				func(p *corev1alpha1.PodCliqueSet) {
 					p.Spec.Template.PodCliqueScalingGroupConfigs[0].CliqueNames = []string{"leader", "workers"}

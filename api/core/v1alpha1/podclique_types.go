@@ -64,7 +64,7 @@ type PodCliqueList struct {
 
 // PodCliqueSpec is the desired state of a PodClique, and of the cliques in a
 // PodCliqueSet template.
-// +kubebuilder:validation:XValidation:rule="self.replicas == 0 || !has(self.minAvailable) || self.replicas >= self.minAvailable",message="replicas must be 0 or greater than or equal to minAvailable",messageExpression="'replicas must be 0 or greater than or equal to minAvailable (' + string(self.minAvailable) + ')'",fieldPath=".replicas"
+// +kubebuilder:validation:XValidation:rule="self.replicas == 0 || !has(self.minAvailable) || self.replicas >= self.minAvailable",message="replicas must be 0 or greater than or equal to minAvailable",fieldPath=".replicas"
 type PodCliqueSpec struct {
 	// RoleName is the role the pods play (for example "prefill"). It must be
 	// unique within a PodCliqueSet. Defaults to the clique name. Immutable.

@@ -63,7 +63,7 @@ type PodCliqueScalingGroupList struct {
 }
 
 // PodCliqueScalingGroupSpec is the desired state of a PodCliqueScalingGroup.
-// +kubebuilder:validation:XValidation:rule="self.replicas == 0 || !has(self.minAvailable) || self.replicas >= self.minAvailable",message="replicas must be 0 or greater than or equal to minAvailable",messageExpression="'replicas must be 0 or greater than or equal to minAvailable (' + string(self.minAvailable) + ')'",fieldPath=".replicas"
+// +kubebuilder:validation:XValidation:rule="self.replicas == 0 || !has(self.minAvailable) || self.replicas >= self.minAvailable",message="replicas must be 0 or greater than or equal to minAvailable",fieldPath=".replicas"
 type PodCliqueScalingGroupSpec struct {
 	// Replicas is the number of group replicas. A scaling group may be scaled
 	// to 0 (parked) and back; otherwise it must be at least minAvailable.
