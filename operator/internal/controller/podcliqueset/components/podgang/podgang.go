@@ -140,6 +140,13 @@ func (o operator) read(ctx context.Context, log logr.Logger, pcs *grovecorev1alp
 		pcsgs: map[string]*grovecorev1alpha1.PodCliqueScalingGroup{},
 	}
 	ns, sel := client.InNamespace(pcs.Namespace), client.MatchingLabels(apicommon.DefaultLabels(pcs.Name))
+	pclqs := &grovecorev1alpha1.PodCliqueList{}
+	if err := o.d.Client.List(ctx, pclqs, ns, sel); err != nil {
+		return nil, groveerr.Wrap(err, "ERR_LIST_PODCLIQUE", groveerr.OperationSync, "listing PodCliques")
+	}
+	for i := range pclqs.Items {
+		st.pclqs[pclqs.Items[i].Name] = &pclqs.Items[i]
+	}
 	pods := &corev1.PodList{}
 	if err := o.d.Client.List(ctx, pods, ns, sel); err != nil {
 		return nil, groveerr.Wrap(err, "ERR_LIST_PODS", groveerr.OperationSync, "listing pods")
@@ -150,20 +157,13 @@ func (o operator) read(ctx context.Context, log logr.Logger, pcs *grovecorev1alp
 			continue
 		}
 		gangName, pclqName := p.Labels[apicommon.LabelPodGang], p.Labels[apicommon.LabelPodClique]
-		if gangName == "" || pclqName == "" {
+		if gangName == "" || pclqName == "" || !ownedBy(p, st.pclqs[pclqName]) {
 			continue
 		}
 		if st.pods[gangName] == nil {
 			st.pods[gangName] = map[string][]string{}
 		}
 		st.pods[gangName][pclqName] = append(st.pods[gangName][pclqName], p.Name)
-	}
-	pclqs := &grovecorev1alpha1.PodCliqueList{}
-	if err := o.d.Client.List(ctx, pclqs, ns, sel); err != nil {
-		return nil, groveerr.Wrap(err, "ERR_LIST_PODCLIQUE", groveerr.OperationSync, "listing PodCliques")
-	}
-	for i := range pclqs.Items {
-		st.pclqs[pclqs.Items[i].Name] = &pclqs.Items[i]
 	}
 	pcsgs := &grovecorev1alpha1.PodCliqueScalingGroupList{}
 	if err := o.d.Client.List(ctx, pcsgs, ns, sel); err != nil {
@@ -405,4 +405,17 @@ func (o operator) deleteExcept(ctx context.Context, pcs *grovecorev1alpha1.PodCl
 	return childsync.DeleteExcept(ctx, o.d, pcs, childsync.Excess{
 		List: &groveschedulerv1alpha1.PodGangList{}, Component: apicommon.LabelComponentPodGang, Kind: kind, ListCode: "ERR_LIST_PODGANGS", DeleteCode: "ERR_DELETE_PODGANG",
 	}, keep)
+}
+
+// ownedBy reports whether the pod belongs to this very PodClique object. A
+// PodClique recreated under the same name (gang termination) must not count
+// the pods of its predecessor that the garbage collector has not removed
+// yet: they are bound, and would make the scheduler treat the new gang's
+// minimum as met.
+func ownedBy(pod *corev1.Pod, pclq *grovecorev1alpha1.PodClique) bool {
+	if pclq == nil {
+		return false
+	}
+	ref := metav1.GetControllerOf(pod)
+	return ref != nil && ref.UID == pclq.UID
 }
