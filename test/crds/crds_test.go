@@ -198,7 +198,48 @@ var _ = Describe("Grove CRDs", func() {
 			Expect(err).NotTo(HaveOccurred())
 			scale.Spec.Replicas = 1
 			_, err = pclqs.UpdateScale(ctx, pclq.Name, scale, metav1.UpdateOptions{})
-			expectInvalid(err, "spec.minAvailable", "minAvailable must be less than or equal to replicas")
+			expectInvalid(err, "spec.replicas", "replicas must be 0 or greater than or equal to minAvailable")
+		})
+
+		It("scales a PodClique to zero and back through /scale", func() {
+			pclqs := clients.GroveV1alpha1().PodCliques("default")
+			pclq, err := pclqs.Create(ctx, &corev1alpha1.PodClique{
+				ObjectMeta: metav1.ObjectMeta{Name: "scalable-0-prefill", Namespace: "default"},
+				Spec:       corev1alpha1.PodCliqueSpec{Replicas: 3, MinAvailable: ptr.To[int32](2), PodSpec: podSpec()},
+			}, metav1.CreateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			for _, replicas := range []int32{0, 2} {
+				scale, err := pclqs.GetScale(ctx, pclq.Name, metav1.GetOptions{})
+				Expect(err).NotTo(HaveOccurred())
+				scale.Spec.Replicas = replicas
+				_, err = pclqs.UpdateScale(ctx, pclq.Name, scale, metav1.UpdateOptions{})
+				Expect(err).NotTo(HaveOccurred(), "scaling to %d", replicas)
+				got, err := pclqs.Get(ctx, pclq.Name, metav1.GetOptions{})
+				Expect(err).NotTo(HaveOccurred())
+				Expect(got.Spec.Replicas).To(Equal(replicas))
+			}
+		})
+
+		It("scales a PodCliqueScalingGroup to zero and back, never to a value below its minAvailable", func() {
+			pcsgs := clients.GroveV1alpha1().PodCliqueScalingGroups("default")
+			pcsg, err := pcsgs.Create(ctx, &corev1alpha1.PodCliqueScalingGroup{
+				ObjectMeta: metav1.ObjectMeta{Name: "scalable-0-parked", Namespace: "default"},
+				Spec:       corev1alpha1.PodCliqueScalingGroupSpec{Replicas: 3, MinAvailable: ptr.To[int32](2), CliqueNames: []string{"leader", "worker"}},
+			}, metav1.CreateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			scaleTo := func(replicas int32) error {
+				scale, err := pcsgs.GetScale(ctx, pcsg.Name, metav1.GetOptions{})
+				Expect(err).NotTo(HaveOccurred())
+				scale.Spec.Replicas = replicas
+				_, err = pcsgs.UpdateScale(ctx, pcsg.Name, scale, metav1.UpdateOptions{})
+				return err
+			}
+			Expect(scaleTo(0)).To(Succeed())
+			expectInvalid(scaleTo(1), "spec.replicas", "replicas must be 0 or greater than or equal to minAvailable")
+			Expect(scaleTo(2)).To(Succeed())
+			got, err := pcsgs.Get(ctx, pcsg.Name, metav1.GetOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got.Spec.Replicas).To(BeEquivalentTo(2))
 		})
 	})
 
@@ -240,7 +281,7 @@ var _ = Describe("Grove CRDs", func() {
 				"spec.template.cliqueStartupType", `Unsupported value: "CliqueStartupTypeRandom"`),
 			Entry("minAvailable greater than replicas",
 				func(p *corev1alpha1.PodCliqueSet) { p.Spec.Template.Cliques[1].Spec.MinAvailable = ptr.To[int32](4) },
-				"spec.template.cliques[1].spec.minAvailable", "minAvailable must be less than or equal to replicas"),
+				"spec.template.cliques[1].spec.replicas", "replicas must be 0 or greater than or equal to minAvailable"),
 			Entry("a scaling group naming an unknown clique",
 				func(p *corev1alpha1.PodCliqueSet) {
 					p.Spec.Template.PodCliqueScalingGroupConfigs[0].CliqueNames = []string{"leader", "workers"}

@@ -64,7 +64,7 @@ type PodCliqueList struct {
 
 // PodCliqueSpec is the desired state of a PodClique, and of the cliques in a
 // PodCliqueSet template.
-// +kubebuilder:validation:XValidation:rule="!has(self.minAvailable) || self.minAvailable <= self.replicas",message="minAvailable must be less than or equal to replicas",fieldPath=".minAvailable"
+// +kubebuilder:validation:XValidation:rule="self.replicas == 0 || !has(self.minAvailable) || self.replicas >= self.minAvailable",message="replicas must be 0 or greater than or equal to minAvailable",fieldPath=".replicas"
 type PodCliqueSpec struct {
 	// RoleName is the role the pods play (for example "prefill"). It must be
 	// unique within a PodCliqueSet. Defaults to the clique name. Immutable.
@@ -73,7 +73,9 @@ type PodCliqueSpec struct {
 	RoleName string `json:"roleName,omitempty"`
 	// PodSpec is the specification of every pod of the clique.
 	PodSpec corev1.PodSpec `json:"podSpec"`
-	// Replicas is the number of pods.
+	// Replicas is the number of pods. A PodClique may be scaled to 0 (parked)
+	// and back; otherwise it must be at least minAvailable. Clique templates
+	// of a PodCliqueSet need at least 1.
 	// +kubebuilder:validation:Minimum=0
 	Replicas int32 `json:"replicas"`
 	// MinAvailable is the number of pods that must be scheduled together (the
@@ -121,6 +123,13 @@ type PodCliqueStatus struct {
 	// ScheduledReplicas is the number of pods bound to a node.
 	// +kubebuilder:default=0
 	ScheduledReplicas int32 `json:"scheduledReplicas"`
+	// WasScheduled is true once minAvailable pods of the PodClique have been
+	// scheduled at the same time. Gang termination acts only on PodCliques that
+	// were scheduled, so a clique that never got capacity (or was just
+	// recreated) is never recreated again. It resets when the PodClique is
+	// scaled to zero.
+	// +optional
+	WasScheduled bool `json:"wasScheduled,omitempty"`
 	// HPAPodSelector is the label selector of this clique's pods, published for
 	// /scale. Not set for members of a scaling group, which scale through it.
 	// +optional

@@ -63,9 +63,10 @@ type PodCliqueScalingGroupList struct {
 }
 
 // PodCliqueScalingGroupSpec is the desired state of a PodCliqueScalingGroup.
-// +kubebuilder:validation:XValidation:rule="!has(self.minAvailable) || self.minAvailable <= self.replicas",message="minAvailable must be less than or equal to replicas",fieldPath=".minAvailable"
+// +kubebuilder:validation:XValidation:rule="self.replicas == 0 || !has(self.minAvailable) || self.replicas >= self.minAvailable",message="replicas must be 0 or greater than or equal to minAvailable",fieldPath=".replicas"
 type PodCliqueScalingGroupSpec struct {
-	// Replicas is the number of group replicas.
+	// Replicas is the number of group replicas. A scaling group may be scaled
+	// to 0 (parked) and back; otherwise it must be at least minAvailable.
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=0
 	Replicas int32 `json:"replicas"`

@@ -73,10 +73,15 @@ type TopologyPackConstraint struct {
 // clique or a scaling group.
 // +kubebuilder:validation:XValidation:rule="!has(self.minReplicas) || self.minReplicas <= self.maxReplicas",message="maxReplicas must be greater than or equal to minReplicas"
 type AutoScalingConfig struct {
-	// MinReplicas is the lower bound the autoscaler may scale down to.
-	// Defaults to the template's replicas.
+	// MinReplicas is the lower bound the autoscaler may scale down to: 0, or
+	// at least minAvailable. 0 lets the component be parked at zero replicas
+	// (by kubectl scale or an external autoscaler such as KEDA); the
+	// HorizontalPodAutoscaler Grove creates then gets minReplicas 1, because
+	// Kubernetes accepts 0 only behind its HPAScaleToZero feature gate, and it
+	// leaves a target at zero alone until it is scaled up again. Defaults to
+	// the template's replicas.
 	// +optional
-	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Minimum=0
 	MinReplicas *int32 `json:"minReplicas,omitempty"`
 	// MaxReplicas is the upper bound the autoscaler may scale up to.
 	// +kubebuilder:validation:Minimum=1

@@ -102,6 +102,10 @@ func applyStatus(pclq *grovecorev1alpha1.PodClique, c podCounts) {
 		st.HPAPodSelector = ""
 	}
 
+	if pclq.Spec.Replicas == 0 {
+		setScaledToZero(pclq)
+		return
+	}
 	minAvail := minAvailable(pclq)
 	scheduled := metav1.Condition{Type: grovecorev1alpha1.ConditionTypePodCliqueScheduled, ObservedGeneration: pclq.Generation,
 		Status: metav1.ConditionTrue, Reason: grovecorev1alpha1.ConditionReasonSufficientScheduledPods,
@@ -123,5 +127,5 @@ func applyStatus(pclq *grovecorev1alpha1.PodClique, c podCounts) {
 		breached.Status, breached.Reason = metav1.ConditionFalse, grovecorev1alpha1.ConditionReasonSufficientReadyPods
 		breached.Message = fmt.Sprintf("%d pods ready, %d scheduled, minAvailable %d", c.ready, c.scheduled, minAvail)
 	}
-	meta.SetStatusCondition(&st.Conditions, breached)
+	setMinAvailableBreached(st, breached, c.scheduled >= minAvail)
 }

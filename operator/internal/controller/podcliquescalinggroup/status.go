@@ -82,7 +82,11 @@ func (r *Reconciler) updateStatus(ctx context.Context, pcs *grovecorev1alpha1.Po
 	if synced {
 		st.ObservedGeneration = ptr.To(pcsg.Generation)
 	}
-	meta.SetStatusCondition(&st.Conditions, minAvailableBreached(notInBreach, desired.PCSGMinAvailable(pcsg), pcsg.Generation))
+	breached := minAvailableBreached(notInBreach, desired.PCSGMinAvailable(pcsg), pcsg.Generation)
+	if pcsg.Spec.Replicas == 0 {
+		breached = scaledToZero(pcsg.Generation)
+	}
+	meta.SetStatusCondition(&st.Conditions, breached)
 	if equality.Semantic.DeepEqual(base.Status, pcsg.Status) {
 		return nil
 	}

@@ -108,8 +108,8 @@ func (r *Reconciler) computeStatus(ctx context.Context, pcs *grovecorev1alpha1.P
 
 // replicaHealth says whether PodCliqueSet replica i is available (every
 // standalone PodClique has minAvailable ready pods and every scaling group
-// minAvailable available replicas) and updated (available, and all of it
-// runs the current templates).
+// minAvailable available replicas; those scaled to zero are skipped) and
+// updated (available, and all of it runs the current templates).
 func replicaHealth(pcs *grovecorev1alpha1.PodCliqueSet, i int32, pclqs map[string]*grovecorev1alpha1.PodClique,
 	pcsgs map[string]*grovecorev1alpha1.PodCliqueScalingGroup, templateHashes map[string]string) (available, updated bool) {
 	available, updated = true, true
@@ -117,6 +117,10 @@ func replicaHealth(pcs *grovecorev1alpha1.PodCliqueSet, i int32, pclqs map[strin
 		p, ok := pclqs[apicommon.PodCliqueName(pcs.Name, i, c.Name)]
 		if !ok || p.DeletionTimestamp != nil {
 			return false, false
+		}
+		if p.Spec.Replicas == 0 {
+			// Scaled to zero on purpose: it lacks nothing.
+			continue
 		}
 		minAvailable := desired.CliqueMinAvailable(&p.Spec)
 		if p.Status.ReadyReplicas < minAvailable {
@@ -131,6 +135,9 @@ func replicaHealth(pcs *grovecorev1alpha1.PodCliqueSet, i int32, pclqs map[strin
 		g, ok := pcsgs[apicommon.PodCliqueScalingGroupName(pcs.Name, i, cfg.Name)]
 		if !ok || g.DeletionTimestamp != nil {
 			return false, false
+		}
+		if g.Spec.Replicas == 0 {
+			continue
 		}
 		minAvailable := desired.PCSGMinAvailable(g)
 		if g.Status.AvailableReplicas < minAvailable {

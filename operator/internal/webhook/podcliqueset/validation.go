@@ -233,18 +233,28 @@ func (s *staticCheck) cliqueReplicas(c *corev1alpha1.PodCliqueTemplateSpec, p *f
 	minReplicas := spec.Replicas
 	if asc.MinReplicas != nil {
 		minReplicas = *asc.MinReplicas
-		if minReplicas <= 0 {
-			s.add(field.Invalid(ap.Child("minReplicas"), minReplicas, "must be greater than 0"))
+		minAvailable := int32(1)
+		if spec.MinAvailable != nil {
+			minAvailable = *spec.MinAvailable
 		}
-		if spec.MinAvailable != nil && minReplicas < *spec.MinAvailable {
-			s.add(field.Invalid(ap.Child("minReplicas"), minReplicas, fmt.Sprintf("must be greater than or equal to minAvailable (%d)", *spec.MinAvailable)))
-		}
+		s.minReplicas(ap.Child("minReplicas"), minReplicas, minAvailable)
 	}
 	if asc.MaxReplicas < minReplicas {
 		s.add(field.Invalid(ap.Child("maxReplicas"), asc.MaxReplicas, fmt.Sprintf("must be greater than or equal to minReplicas (%d)", minReplicas)))
 	}
 	if asc.MaxReplicas < spec.Replicas {
 		s.add(field.Invalid(ap.Child("maxReplicas"), asc.MaxReplicas, fmt.Sprintf("must be greater than or equal to replicas (%d)", spec.Replicas)))
+	}
+}
+
+// minReplicas checks an autoscaler's lower bound: 0 (the component may be
+// parked at zero) or at least minAvailable, the invariant its /scale obeys.
+func (s *staticCheck) minReplicas(p *field.Path, minReplicas, minAvailable int32) {
+	switch {
+	case minReplicas < 0:
+		s.add(field.Invalid(p, minReplicas, "must be greater than or equal to 0"))
+	case minReplicas > 0 && minReplicas < minAvailable:
+		s.add(field.Invalid(p, minReplicas, fmt.Sprintf("must be 0 or greater than or equal to minAvailable (%d)", minAvailable)))
 	}
 }
 
@@ -374,9 +384,7 @@ func (s *staticCheck) scalingGroupReplicas(g *corev1alpha1.PodCliqueScalingGroup
 	minReplicas := replicas
 	if sc.MinReplicas != nil {
 		minReplicas = *sc.MinReplicas
-		if minReplicas < minAvailable {
-			s.add(field.Invalid(sp.Child("minReplicas"), minReplicas, fmt.Sprintf("must be greater than or equal to minAvailable (%d)", minAvailable)))
-		}
+		s.minReplicas(sp.Child("minReplicas"), minReplicas, minAvailable)
 	}
 	if sc.MaxReplicas < minReplicas {
 		s.add(field.Invalid(sp.Child("maxReplicas"), sc.MaxReplicas, fmt.Sprintf("must be greater than or equal to minReplicas (%d)", minReplicas)))

@@ -33,6 +33,7 @@ type PodCliqueStatusApplyConfiguration struct {
 	UpdatedReplicas                   *int32                                     `json:"updatedReplicas,omitempty"`
 	ScheduleGatedReplicas             *int32                                     `json:"scheduleGatedReplicas,omitempty"`
 	ScheduledReplicas                 *int32                                     `json:"scheduledReplicas,omitempty"`
+	WasScheduled                      *bool                                      `json:"wasScheduled,omitempty"`
 	HPAPodSelector                    *string                                    `json:"hpaPodSelector,omitempty"`
 	Conditions                        []v1.ConditionApplyConfiguration           `json:"conditions,omitempty"`
 	CurrentPodCliqueSetGenerationHash *string                                    `json:"currentPodCliqueSetGenerationHash,omitempty"`
@@ -112,6 +113,14 @@ func (b *PodCliqueStatusApplyConfiguration) WithScheduleGatedReplicas(value int3
 // If called multiple times, the ScheduledReplicas field is set to the value of the last call.
 func (b *PodCliqueStatusApplyConfiguration) WithScheduledReplicas(value int32) *PodCliqueStatusApplyConfiguration {
 	b.ScheduledReplicas = &value
+	return b
+}
+
+// WithWasScheduled sets the WasScheduled field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the WasScheduled field is set to the value of the last call.
+func (b *PodCliqueStatusApplyConfiguration) WithWasScheduled(value bool) *PodCliqueStatusApplyConfiguration {
+	b.WasScheduled = &value
 	return b
 }
 

@@ -230,9 +230,9 @@ func Create() []Case {
 		{Name: "clique minAvailable positive", Path: "spec.template.cliques[0].spec.minAvailable", Message: "must be greater than 0", SchemaFirst: true,
 			Bad:  func(p *corev1alpha1.PodCliqueSet) { clique(p, "frontend").Spec.MinAvailable = ptr.To[int32](0) },
 			Good: func(p *corev1alpha1.PodCliqueSet) { clique(p, "frontend").Spec.MinAvailable = ptr.To[int32](1) }},
-		{Name: "clique minAvailable at most replicas", Path: "spec.template.cliques[0].spec.minAvailable", Message: "less than or equal to replicas", SchemaFirst: true,
-			Bad:  func(p *corev1alpha1.PodCliqueSet) { clique(p, "frontend").Spec.MinAvailable = ptr.To[int32](3) },
-			Good: func(p *corev1alpha1.PodCliqueSet) { clique(p, "frontend").Spec.MinAvailable = ptr.To[int32](2) }},
+		{Name: "clique minAvailable at most replicas", Path: "spec.template.cliques[0].spec.minAvailable", Message: "less than or equal to replicas",
+			SchemaFirst: true, SchemaPath: "spec.template.cliques[0].spec.replicas",
+			Bad: func(p *corev1alpha1.PodCliqueSet) { clique(p, "frontend").Spec.MinAvailable = ptr.To[int32](3) }, Good: func(p *corev1alpha1.PodCliqueSet) { clique(p, "frontend").Spec.MinAvailable = ptr.To[int32](2) }},
 		{Name: "startsAfter entry non-empty", Path: "spec.template.cliques[2].spec.startsAfter[1]", Message: "must not be empty",
 			Bad: func(p *corev1alpha1.PodCliqueSet) { clique(p, "worker").Spec.StartsAfter = []string{"leader", ""} },
 			Good: func(p *corev1alpha1.PodCliqueSet) {
@@ -265,6 +265,14 @@ func Create() []Case {
 			},
 			Good: func(p *corev1alpha1.PodCliqueSet) {
 				clique(p, "frontend").Spec.AutoScalingConfig = &corev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](2), MaxReplicas: 5}
+			}},
+		{Name: "autoscaling minReplicas not negative, 0 allowed", Path: "spec.template.cliques[0].spec.autoScalingConfig.minReplicas", Message: "must be greater than or equal to 0",
+			SchemaFirst: true,
+			Bad: func(p *corev1alpha1.PodCliqueSet) {
+				clique(p, "frontend").Spec.AutoScalingConfig = &corev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](-1), MaxReplicas: 5}
+			},
+			Good: func(p *corev1alpha1.PodCliqueSet) {
+				clique(p, "frontend").Spec.AutoScalingConfig = &corev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](0), MaxReplicas: 5}
 			}},
 		{Name: "autoscaling maxReplicas at least replicas", Path: "spec.template.cliques[0].spec.autoScalingConfig.maxReplicas", Message: "greater than or equal to replicas (2)",
 			Bad: func(p *corev1alpha1.PodCliqueSet) {
@@ -361,6 +369,14 @@ func Create() []Case {
 			Good: func(p *corev1alpha1.PodCliqueSet) {
 				group(p).MinAvailable = ptr.To[int32](2)
 				group(p).ScaleConfig = &corev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](2), MaxReplicas: 4}
+			}},
+		{Name: "scaling group scaleConfig minReplicas not negative, 0 allowed", Path: "spec.template.podCliqueScalingGroups[0].scaleConfig.minReplicas", Message: "must be greater than or equal to 0",
+			SchemaFirst: true,
+			Bad: func(p *corev1alpha1.PodCliqueSet) {
+				group(p).ScaleConfig = &corev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](-1), MaxReplicas: 4}
+			},
+			Good: func(p *corev1alpha1.PodCliqueSet) {
+				group(p).ScaleConfig = &corev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](0), MaxReplicas: 4}
 			}},
 		{Name: "scaling group members have no autoScalingConfig", Path: "spec.template.cliques[2].spec.autoScalingConfig", Message: "may not set autoScalingConfig",
 			Bad: func(p *corev1alpha1.PodCliqueSet) {

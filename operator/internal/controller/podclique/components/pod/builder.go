@@ -184,6 +184,12 @@ func (b *Builder) Build(podIndex int) *corev1.Pod {
 	// Cliques are long-running roles; the admission webhook warns that any
 	// other restartPolicy is ignored.
 	pod.Spec.RestartPolicy = corev1.RestartPolicyAlways
+	// Pods run at their gang's priority (the PodGang carries the same class),
+	// so kubelet eviction and preemption see what the scheduler ranks by; a
+	// class the clique's own pod spec names wins.
+	if pod.Spec.PriorityClassName == "" {
+		pod.Spec.PriorityClassName = b.PCS.Spec.Template.PriorityClassName
+	}
 	pod.Spec.Hostname = common.PodHostname(pclq.Name, podIndex)
 	pod.Spec.Subdomain = common.HeadlessServiceName(id.PCSName, id.PCSReplicaIndex)
 	// Grove's gate holds the pod until its PodGang references it; gates other
