@@ -19,7 +19,7 @@ package v1alpha1
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 // +genclient
@@ -285,7 +285,7 @@ type PodGangStatus struct {
 	Name string `json:"name"`
 	// phase is the PodGang's phase.
 	// +required
-	Phase schedv1alpha1.PodGangPhase `json:"phase"`
+	Phase groveschedulerv1alpha1.PodGangPhase `json:"phase"`
 }
 
 // PodCliqueSetUpdateProgress tracks a rolling update of a PodCliqueSet.
