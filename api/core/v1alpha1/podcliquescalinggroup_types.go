@@ -42,11 +42,13 @@ import (
 // group is one PodClique per member clique, named <group>-<replica>-<clique>.
 type PodCliqueScalingGroup struct {
 	metav1.TypeMeta `json:",inline"`
+	// metadata is the standard object metadata.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
-	// Spec is the desired state of the PodCliqueScalingGroup.
+	// spec is the desired state of the PodCliqueScalingGroup.
+	// +required
 	Spec PodCliqueScalingGroupSpec `json:"spec"`
-	// Status is the observed state of the PodCliqueScalingGroup.
+	// status is the observed state of the PodCliqueScalingGroup.
 	// +optional
 	Status PodCliqueScalingGroupStatus `json:"status,omitempty"`
 }
@@ -56,6 +58,7 @@ type PodCliqueScalingGroup struct {
 // PodCliqueScalingGroupList is a list of PodCliqueScalingGroups.
 type PodCliqueScalingGroupList struct {
 	metav1.TypeMeta `json:",inline"`
+	// metadata is the standard list metadata.
 	// +optional
 	metav1.ListMeta `json:"metadata,omitempty"`
 	// Items are the PodCliqueScalingGroups.
@@ -65,89 +68,97 @@ type PodCliqueScalingGroupList struct {
 // PodCliqueScalingGroupSpec is the desired state of a PodCliqueScalingGroup.
 // +kubebuilder:validation:XValidation:rule="self.replicas == 0 || !has(self.minAvailable) || self.replicas >= self.minAvailable",message="replicas must be 0 or greater than or equal to minAvailable",fieldPath=".replicas"
 type PodCliqueScalingGroupSpec struct {
-	// Replicas is the number of group replicas. A scaling group may be scaled
+	// replicas is the number of group replicas. A scaling group may be scaled
 	// to 0 (parked) and back; otherwise it must be at least minAvailable.
-	// +kubebuilder:default=1
+	// +default=1
 	// +kubebuilder:validation:Minimum=0
+	// +required
 	Replicas int32 `json:"replicas"`
-	// MinAvailable is the number of group replicas that belong to the base gang
+	// minAvailable is the number of group replicas that belong to the base gang
 	// of their PodCliqueSet replica. Immutable.
 	// +optional
-	// +kubebuilder:default=1
+	// +default=1
 	// +kubebuilder:validation:Minimum=1
 	MinAvailable *int32 `json:"minAvailable,omitempty"`
-	// CliqueNames are the template clique names that form one group replica.
+	// cliqueNames are the template clique names that form one group replica.
 	// +kubebuilder:validation:MinItems=1
 	// +listType=atomic
+	// +required
 	CliqueNames []string `json:"cliqueNames"`
 }
 
 // PodCliqueScalingGroupStatus is the observed state of a PodCliqueScalingGroup.
 type PodCliqueScalingGroupStatus struct {
-	// Replicas is the number of group replicas (mirrors spec.replicas for /scale).
-	// +optional
-	Replicas int32 `json:"replicas,omitempty"`
-	// ScheduledReplicas is the number of replicas whose PodCliques all have at
-	// least minAvailable pods scheduled.
-	// +optional
-	ScheduledReplicas int32 `json:"scheduledReplicas,omitempty"`
-	// AvailableReplicas is the number of replicas whose PodCliques all have at
-	// least minAvailable pods ready.
-	// +optional
-	AvailableReplicas int32 `json:"availableReplicas,omitempty"`
-	// UpdatedReplicas is the number of replicas running the current template.
-	// +kubebuilder:default=0
-	UpdatedReplicas int32 `json:"updatedReplicas"`
-	// Selector is the label selector of this group's pods, published for /scale.
-	// +optional
-	Selector *string `json:"selector,omitempty"`
-	// ObservedGeneration is the generation the controller last acted on.
-	// +optional
-	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
-	// LastOperation is the last operation the controller ran.
-	// +optional
-	LastOperation *LastOperation `json:"lastOperation,omitempty"`
-	// LastErrors are the errors of the last operation, if it failed.
-	// +optional
-	LastErrors []LastError `json:"lastErrors,omitempty"`
-	// Conditions describe the state of the group: MinAvailableBreached and GangTerminationInProgress.
+	// conditions describe the state of the group: MinAvailableBreached and GangTerminationInProgress.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
-	// CurrentPodCliqueSetGenerationHash is the PodCliqueSet generation hash the group converged to.
+	// replicas is the number of group replicas (mirrors spec.replicas for /scale).
+	// +optional
+	Replicas int32 `json:"replicas,omitempty"`
+	// scheduledReplicas is the number of replicas whose PodCliques all have at
+	// least minAvailable pods scheduled.
+	// +optional
+	ScheduledReplicas int32 `json:"scheduledReplicas,omitempty"`
+	// availableReplicas is the number of replicas whose PodCliques all have at
+	// least minAvailable pods ready.
+	// +optional
+	AvailableReplicas int32 `json:"availableReplicas,omitempty"`
+	// updatedReplicas is the number of replicas running the current template.
+	// +default=0
+	// +required
+	UpdatedReplicas int32 `json:"updatedReplicas"`
+	// selector is the label selector of this group's pods, published for /scale.
+	// +optional
+	Selector *string `json:"selector,omitempty"`
+	// observedGeneration is the generation the controller last acted on.
+	// +optional
+	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
+	// lastOperation is the last operation the controller ran.
+	// +optional
+	LastOperation *LastOperation `json:"lastOperation,omitempty"`
+	// lastErrors are the errors of the last operation, if it failed.
+	// +optional
+	// +listType=atomic
+	LastErrors []LastError `json:"lastErrors,omitempty"`
+	// currentPodCliqueSetGenerationHash is the PodCliqueSet generation hash the group converged to.
 	// +optional
 	CurrentPodCliqueSetGenerationHash *string `json:"currentPodCliqueSetGenerationHash,omitempty"`
-	// UpdateProgress tracks a rolling update of this group.
+	// updateProgress tracks a rolling update of this group.
 	// +optional
 	UpdateProgress *PodCliqueScalingGroupUpdateProgress `json:"updateProgress,omitempty"`
 }
 
 // PodCliqueScalingGroupUpdateProgress tracks a rolling update of a PodCliqueScalingGroup.
 type PodCliqueScalingGroupUpdateProgress struct {
-	// UpdateStartedAt is when the update started.
+	// updateStartedAt is when the update started.
+	// +required
 	UpdateStartedAt metav1.Time `json:"updateStartedAt"`
-	// UpdateEndedAt is when the update ended.
+	// updateEndedAt is when the update ended.
 	// +optional
 	UpdateEndedAt *metav1.Time `json:"updateEndedAt,omitempty"`
-	// PodCliqueSetGenerationHash is the generation hash being rolled out.
+	// podCliqueSetGenerationHash is the generation hash being rolled out.
+	// +required
 	PodCliqueSetGenerationHash string `json:"podCliqueSetGenerationHash"`
-	// UpdatedPodCliquesCount is the number of member PodCliques already updated.
+	// updatedPodCliquesCount is the number of member PodCliques already updated.
 	// +optional
 	UpdatedPodCliquesCount int32 `json:"updatedPodCliquesCount,omitempty"`
-	// TotalPodCliquesCount is the number of member PodCliques.
+	// totalPodCliquesCount is the number of member PodCliques.
 	// +optional
 	TotalPodCliquesCount int32 `json:"totalPodCliquesCount,omitempty"`
-	// ReadyReplicaIndicesSelectedToUpdate tracks which ready replicas were replaced.
+	// readyReplicaIndicesSelectedToUpdate tracks which ready replicas were replaced.
 	// +optional
 	ReadyReplicaIndicesSelectedToUpdate *PodCliqueScalingGroupReplicaRollingUpdateProgress `json:"readyReplicaIndicesSelectedToUpdate,omitempty"`
 }
 
 // PodCliqueScalingGroupReplicaRollingUpdateProgress tracks ready group replicas replaced one at a time.
 type PodCliqueScalingGroupReplicaRollingUpdateProgress struct {
-	// Current is the replica index being replaced.
+	// current is the replica index being replaced.
+	// +required
 	Current int32 `json:"current"`
-	// Completed are the replica indices already replaced.
+	// completed are the replica indices already replaced.
 	// +optional
+	// +listType=atomic
 	Completed []int32 `json:"completed,omitempty"`
 }

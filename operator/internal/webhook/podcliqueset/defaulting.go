@@ -26,7 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 )
 
 const (
@@ -42,7 +42,7 @@ const (
 // Default fills every unset field of a PodCliqueSet the webhook owns. It is
 // idempotent: defaulting a defaulted object changes nothing, which matters
 // because it runs on every UPDATE as well.
-func Default(pcs *corev1alpha1.PodCliqueSet) {
+func Default(pcs *grovecorev1alpha1.PodCliqueSet) {
 	if pcs.Namespace == "" {
 		pcs.Namespace = DefaultNamespace
 	}
@@ -57,11 +57,11 @@ func Default(pcs *corev1alpha1.PodCliqueSet) {
 		tmpl.TerminationDelay = &metav1.Duration{Duration: DefaultTerminationDelay}
 	}
 	if tmpl.HeadlessServiceConfig == nil {
-		tmpl.HeadlessServiceConfig = &corev1alpha1.HeadlessServiceConfig{PublishNotReadyAddresses: true}
+		tmpl.HeadlessServiceConfig = &grovecorev1alpha1.HeadlessServiceConfig{PublishNotReadyAddresses: true}
 	}
 }
 
-func defaultClique(c *corev1alpha1.PodCliqueTemplateSpec) {
+func defaultClique(c *grovecorev1alpha1.PodCliqueTemplateSpec) {
 	spec := &c.Spec
 	// The first tutorial example names no roleName; the clique name is the
 	// natural role and keeps roleNames unique because clique names are.
@@ -88,7 +88,7 @@ func defaultClique(c *corev1alpha1.PodCliqueTemplateSpec) {
 	}
 }
 
-func defaultScalingGroup(g *corev1alpha1.PodCliqueScalingGroupConfig) {
+func defaultScalingGroup(g *grovecorev1alpha1.PodCliqueScalingGroupConfig) {
 	// The API server applies the CRD defaults (1) while decoding a request,
 	// before any webhook runs; they are repeated here so Default is complete
 	// for objects that never passed the API server (callers in tests, the

@@ -25,6 +25,7 @@ import (
 // PodCliqueStatusApplyConfiguration represents a declarative configuration of the PodCliqueStatus type for use
 // with apply.
 type PodCliqueStatusApplyConfiguration struct {
+	Conditions                        []v1.ConditionApplyConfiguration           `json:"conditions,omitempty"`
 	ObservedGeneration                *int64                                     `json:"observedGeneration,omitempty"`
 	LastOperation                     *LastOperationApplyConfiguration           `json:"lastOperation,omitempty"`
 	LastErrors                        []LastErrorApplyConfiguration              `json:"lastErrors,omitempty"`
@@ -35,7 +36,6 @@ type PodCliqueStatusApplyConfiguration struct {
 	ScheduledReplicas                 *int32                                     `json:"scheduledReplicas,omitempty"`
 	WasScheduled                      *bool                                      `json:"wasScheduled,omitempty"`
 	HPAPodSelector                    *string                                    `json:"hpaPodSelector,omitempty"`
-	Conditions                        []v1.ConditionApplyConfiguration           `json:"conditions,omitempty"`
 	CurrentPodCliqueSetGenerationHash *string                                    `json:"currentPodCliqueSetGenerationHash,omitempty"`
 	CurrentPodTemplateHash            *string                                    `json:"currentPodTemplateHash,omitempty"`
 	UpdateProgress                    *PodCliqueUpdateProgressApplyConfiguration `json:"updateProgress,omitempty"`
@@ -45,6 +45,19 @@ type PodCliqueStatusApplyConfiguration struct {
 // apply.
 func PodCliqueStatus() *PodCliqueStatusApplyConfiguration {
 	return &PodCliqueStatusApplyConfiguration{}
+}
+
+// WithConditions adds the given value to the Conditions field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the Conditions field.
+func (b *PodCliqueStatusApplyConfiguration) WithConditions(values ...*v1.ConditionApplyConfiguration) *PodCliqueStatusApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithConditions")
+		}
+		b.Conditions = append(b.Conditions, *values[i])
+	}
+	return b
 }
 
 // WithObservedGeneration sets the ObservedGeneration field in the declarative configuration to the given value
@@ -129,19 +142,6 @@ func (b *PodCliqueStatusApplyConfiguration) WithWasScheduled(value bool) *PodCli
 // If called multiple times, the HPAPodSelector field is set to the value of the last call.
 func (b *PodCliqueStatusApplyConfiguration) WithHPAPodSelector(value string) *PodCliqueStatusApplyConfiguration {
 	b.HPAPodSelector = &value
-	return b
-}
-
-// WithConditions adds the given value to the Conditions field in the declarative configuration
-// and returns the receiver, so that objects can be build by chaining "With" function invocations.
-// If called multiple times, values provided by each call will be appended to the Conditions field.
-func (b *PodCliqueStatusApplyConfiguration) WithConditions(values ...*v1.ConditionApplyConfiguration) *PodCliqueStatusApplyConfiguration {
-	for i := range values {
-		if values[i] == nil {
-			panic("nil value passed to WithConditions")
-		}
-		b.Conditions = append(b.Conditions, *values[i])
-	}
 	return b
 }
 
