@@ -93,6 +93,11 @@ type PodCliqueSpec struct {
 	// of this clique. Not allowed for members of a scaling group.
 	// +optional
 	AutoScalingConfig *AutoScalingConfig `json:"autoScalingConfig,omitempty"`
+	// RollingUpdate is the clique's budget during a RollingRecreate update:
+	// maxUnavailable counts its pods. Mutable; not part of the pod template,
+	// so changing it replaces no pod.
+	// +optional
+	RollingUpdate *RollingUpdateConfig `json:"rollingUpdate,omitempty"`
 }
 
 // PodCliqueStatus is the observed state of a PodClique.
@@ -152,6 +157,10 @@ type PodCliqueUpdateProgress struct {
 	PodCliqueSetGenerationHash string `json:"podCliqueSetGenerationHash"`
 	// PodTemplateHash is the pod template hash being rolled out.
 	PodTemplateHash string `json:"podTemplateHash"`
+	// LastProgressTime is when the update last made progress: a pod of the
+	// new template was created or became ready. progressDeadline counts from it.
+	// +optional
+	LastProgressTime *metav1.Time `json:"lastProgressTime,omitempty"`
 	// ReadyPodsSelectedToUpdate tracks which ready pods were replaced.
 	// +optional
 	ReadyPodsSelectedToUpdate *PodsSelectedToUpdate `json:"readyPodsSelectedToUpdate,omitempty"`

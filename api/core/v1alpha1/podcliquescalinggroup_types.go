@@ -79,6 +79,11 @@ type PodCliqueScalingGroupSpec struct {
 	// +kubebuilder:validation:MinItems=1
 	// +listType=atomic
 	CliqueNames []string `json:"cliqueNames"`
+	// RollingUpdate is the group's budget during a RollingRecreate update:
+	// maxUnavailable counts whole group replicas. Copied from the
+	// PodCliqueSet's scaling-group config.
+	// +optional
+	RollingUpdate *RollingUpdateConfig `json:"rollingUpdate,omitempty"`
 }
 
 // PodCliqueScalingGroupStatus is the observed state of a PodCliqueScalingGroup.
@@ -131,6 +136,11 @@ type PodCliqueScalingGroupUpdateProgress struct {
 	UpdateEndedAt *metav1.Time `json:"updateEndedAt,omitempty"`
 	// PodCliqueSetGenerationHash is the generation hash being rolled out.
 	PodCliqueSetGenerationHash string `json:"podCliqueSetGenerationHash"`
+	// LastProgressTime is when the update last made progress: a member
+	// PodClique converged to the new template or a replica became available.
+	// progressDeadline counts from it.
+	// +optional
+	LastProgressTime *metav1.Time `json:"lastProgressTime,omitempty"`
 	// UpdatedPodCliquesCount is the number of member PodCliques already updated.
 	// +optional
 	UpdatedPodCliquesCount int32 `json:"updatedPodCliquesCount,omitempty"`

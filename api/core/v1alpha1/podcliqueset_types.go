@@ -216,6 +216,11 @@ type PodCliqueScalingGroupConfig struct {
 	// It must not be wider than the PodCliqueSet's constraint.
 	// +optional
 	TopologyConstraint *TopologyConstraint `json:"topologyConstraint,omitempty"`
+	// RollingUpdate is the group's budget during a RollingRecreate update:
+	// maxUnavailable counts whole group replicas (all PodCliques of one
+	// replica are replaced together). Mutable.
+	// +optional
+	RollingUpdate *RollingUpdateConfig `json:"rollingUpdate,omitempty"`
 }
 
 // PodCliqueSetStatus is the observed state of a PodCliqueSet.
@@ -278,6 +283,9 @@ type PodCliqueSetUpdateProgress struct {
 	// UpdateEndedAt is when the update ended; unset while it runs.
 	// +optional
 	UpdateEndedAt *metav1.Time `json:"updateEndedAt,omitempty"`
+	// PodCliqueSetGenerationHash is the generation hash being rolled out.
+	// +optional
+	PodCliqueSetGenerationHash string `json:"podCliqueSetGenerationHash,omitempty"`
 	// UpdatedPodCliquesCount is the number of standalone PodCliques already updated.
 	// +optional
 	UpdatedPodCliquesCount int32 `json:"updatedPodCliquesCount,omitempty"`
