@@ -23,6 +23,7 @@ package podcliquescalinggroup
 import (
 	"context"
 	"strconv"
+	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/tools/record"
@@ -66,28 +67,39 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if pcsg.DeletionTimestamp != nil {
 		return ctrl.Result{}, r.reconcileDelete(ctx, pcsg)
 	}
-	return ctrl.Result{}, r.reconcileSpec(ctx, log, pcsg)
+	requeueAfter, err := r.reconcileSpec(ctx, log, pcsg)
+	return ctrl.Result{RequeueAfter: requeueAfter}, err
 }
 
-// reconcileSpec: ensure finalizer → record start → sync member PodCliques → status → record completion.
-func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcsg *grovecorev1alpha1.PodCliqueScalingGroup) error {
+// reconcileSpec: ensure finalizer → record start → sync member PodCliques →
+// roll group replicas of an older template → status → record completion. It
+// returns when to reconcile again for an update's progress deadline.
+func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcsg *grovecorev1alpha1.PodCliqueScalingGroup) (time.Duration, error) {
 	pcs, err := r.owningPodCliqueSet(ctx, pcsg)
 	if err != nil || pcs == nil {
-		return err
+		return 0, err
 	}
 	if err := r.ensureFinalizer(ctx, pcsg); err != nil {
-		return err
+		return 0, err
 	}
 	if err := r.status.RecordStart(ctx, pcsg, grovecorev1alpha1.LastOperationTypeReconcile, "Reconciling PodCliqueScalingGroup"); err != nil {
-		return err
+		return 0, err
+	}
+	upd, err := r.updateStateOf(pcs, pcsg)
+	if err != nil {
+		return 0, err
 	}
 	var errs []error
-	syncErr := r.syncPodCliques(ctx, pcs, pcsg)
+	syncErr := r.syncPodCliques(ctx, pcs, pcsg, upd)
+	if syncErr == nil {
+		syncErr = r.rollReplicas(ctx, log, pcsg, upd)
+	}
 	if syncErr != nil {
 		log.Error(syncErr, "Syncing member PodCliques failed")
 		errs = append(errs, syncErr)
 	}
-	if err := r.updateStatus(ctx, pcs, pcsg, syncErr == nil); err != nil {
+	requeueAfter, err := r.updateStatus(ctx, pcs, pcsg, syncErr == nil, upd)
+	if err != nil {
 		errs = append(errs, err)
 	}
 	description := "PodCliqueScalingGroup reconciled"
@@ -98,9 +110,9 @@ func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcsg *g
 		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
-		return errs[0]
+		return 0, errs[0]
 	}
-	return nil
+	return requeueAfter, nil
 }
 
 // owningPodCliqueSet reads the PodCliqueSet named by the part-of label; nil
@@ -129,7 +141,7 @@ type work struct {
 
 // syncPodCliques deletes the member PodCliques of removed replicas (or of
 // cliques no longer in the group) and creates or patches the expected ones.
-func (r *Reconciler) syncPodCliques(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, pcsg *grovecorev1alpha1.PodCliqueScalingGroup) error {
+func (r *Reconciler) syncPodCliques(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, pcsg *grovecorev1alpha1.PodCliqueScalingGroup, upd *updateState) error {
 	pcsReplica, err := pcsReplicaIndex(pcsg)
 	if err != nil {
 		return err
@@ -158,7 +170,7 @@ func (r *Reconciler) syncPodCliques(ctx context.Context, pcs *grovecorev1alpha1.
 	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
 		w := todo[i]
 		res, err := childsync.Apply(ctx, r.d.Client, w.want, &grovecorev1alpha1.PodClique{}, func(l *grovecorev1alpha1.PodClique) {
-			desired.UpdatePodClique(l, w.want, w.templateReplicas)
+			desired.UpdatePodClique(l, memberTemplate(upd, l, w.want), w.templateReplicas)
 		})
 		r.d.ReportApply(pcsg, podCliqueKind, w.want.Name, res, err)
 		return groveerr.Wrapf(err, "ERR_CREATE_OR_UPDATE_PODCLIQUE", groveerr.OperationSync, "creating or patching PodClique %s", w.want.Name)

@@ -135,7 +135,8 @@ func podCliqueChanged() predicate.Predicate {
 				o.Status.ReadyReplicas != n.Status.ReadyReplicas ||
 				o.Status.UpdatedReplicas != n.Status.UpdatedReplicas ||
 				o.Status.ScheduledReplicas != n.Status.ScheduledReplicas ||
-				o.Status.Replicas != n.Status.Replicas
+				o.Status.Replicas != n.Status.Replicas ||
+				updateStatusChanged(o.Status.ObservedGeneration, n.Status.ObservedGeneration, o.Status.CurrentPodTemplateHash, n.Status.CurrentPodTemplateHash, o.Status.Conditions, n.Status.Conditions)
 		},
 	}
 }
@@ -152,7 +153,8 @@ func scalingGroupChanged() predicate.Predicate {
 				(o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil) ||
 				o.Status.AvailableReplicas != n.Status.AvailableReplicas ||
 				o.Status.UpdatedReplicas != n.Status.UpdatedReplicas ||
-				o.Status.ScheduledReplicas != n.Status.ScheduledReplicas
+				o.Status.ScheduledReplicas != n.Status.ScheduledReplicas ||
+				updateStatusChanged(nil, nil, o.Status.CurrentPodCliqueSetGenerationHash, n.Status.CurrentPodCliqueSetGenerationHash, o.Status.Conditions, n.Status.Conditions)
 		},
 	}
 }

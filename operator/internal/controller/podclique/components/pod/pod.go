@@ -88,6 +88,8 @@ type Result struct {
 	// Pods are the PodClique's pods as the cache showed them at the start of
 	// Sync; status is computed from them.
 	Pods []*corev1.Pod
+	// Rollout says where the PodClique stands in an update (rollout.go).
+	Rollout Rollout
 }
 
 // Sync brings the PodClique's pods in line with spec.replicas and lifts the
@@ -132,6 +134,12 @@ func (c *Component) SyncWithResult(ctx context.Context, log logr.Logger, pclq *g
 			active = append(active, p)
 		}
 	}
+
+	before := len(active)
+	if active, res.Rollout, err = c.rollOut(ctx, log, pclq, pcs, id, active, len(pendingCreates)); err != nil {
+		return res, err
+	}
+	res.PendingDeletes += before - len(active)
 
 	switch diff := len(active) + len(pendingCreates) - int(pclq.Spec.Replicas); {
 	case diff < 0:
