@@ -312,4 +312,14 @@ type PodCliqueSetReplicaUpdateProgress struct {
 	// UpdateEndedAt is when its update ended.
 	// +optional
 	UpdateEndedAt *metav1.Time `json:"updateEndedAt,omitempty"`
+	// ReadyAtStart says whether every pod of the replica was ready when its
+	// turn started. Its turn then ends only when every pod is ready again.
+	// +optional
+	ReadyAtStart *bool `json:"readyAtStart,omitempty"`
+	// AvailableAtStart says whether the replica was available (every clique
+	// and scaling group at minAvailable) when its turn started. If it was
+	// not all ready but available, its turn ends when it is available again;
+	// if it was not even available, once it runs the new templates.
+	// +optional
+	AvailableAtStart *bool `json:"availableAtStart,omitempty"`
 }
