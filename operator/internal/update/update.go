@@ -134,6 +134,19 @@ func PodCliqueConverged(p *grovecorev1alpha1.PodClique, templateHash string) boo
 		p.Status.CurrentPodTemplateHash != nil && *p.Status.CurrentPodTemplateHash == h
 }
 
+// PodCliqueOutdated reports whether a PodClique still runs an older template:
+// its spec carries another one, or its controller, having observed the spec
+// it has now, counts pods of another template. A PodClique whose status does
+// not reflect its spec yet (just created or just patched) is not known to be
+// outdated.
+func PodCliqueOutdated(p *grovecorev1alpha1.PodClique, templateHash string) bool {
+	if p.Labels[common.LabelPodTemplateHash] != templateHash {
+		return true
+	}
+	observed := p.Status.ObservedGeneration != nil && *p.Status.ObservedGeneration == p.Generation
+	return observed && p.Status.UpdatedReplicas < p.Status.Replicas
+}
+
 // RecordKey condenses what the PodClique and PodCliqueScalingGroup
 // controllers act on in a PodCliqueSet's update record: the generation hash,
 // whether it is open, and the replicas being updated. Their watches compare it.

@@ -148,3 +148,32 @@ func TestPodCliqueConverged(t *testing.T) {
 		})
 	}
 }
+
+func TestPodCliqueOutdated(t *testing.T) {
+	pclq := func(label string, generation int64, observed *int64, replicas, updated int32) *grovecorev1alpha1.PodClique {
+		p := &grovecorev1alpha1.PodClique{}
+		p.Labels = map[string]string{common.LabelPodTemplateHash: label}
+		p.Generation = generation
+		p.Status.ObservedGeneration = observed
+		p.Status.Replicas, p.Status.UpdatedReplicas = replicas, updated
+		return p
+	}
+	tests := []struct {
+		name string
+		p    *grovecorev1alpha1.PodClique
+		want bool
+	}{
+		{name: "spec of an older template", p: pclq("old", 1, ptr.To[int64](1), 2, 2), want: true},
+		{name: "new spec, pods of an older template (patched in place)", p: pclq("new", 2, ptr.To[int64](2), 2, 1), want: true},
+		{name: "new spec, every pod new", p: pclq("new", 2, ptr.To[int64](2), 2, 2)},
+		{name: "just created: no status yet", p: pclq("new", 1, nil, 0, 0)},
+		{name: "just patched: status of the previous spec", p: pclq("new", 3, ptr.To[int64](2), 2, 0)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := PodCliqueOutdated(tt.p, "new"); got != tt.want {
+				t.Errorf("PodCliqueOutdated() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -83,7 +83,8 @@ func applyUpdateStatus(pclq *grovecorev1alpha1.PodClique, prev *grovecorev1alpha
 	case open && !ro.Rolling:
 		// Switched to OnDelete, or the replica's turn is over.
 		rec.UpdateEndedAt = ptr.To(now)
-	case open && converged && c.ready >= minAvailable(pclq):
+	case open && converged && c.replicas >= pclq.Spec.Replicas && c.ready >= minAvailable(pclq):
+		// Every replacement exists and minAvailable are ready.
 		rec.UpdateEndedAt = ptr.To(now)
 	case open && (c.updated > prev.UpdatedReplicas || c.ready > prev.ReadyReplicas):
 		rec.LastProgressTime = ptr.To(now)

@@ -133,7 +133,7 @@ func (r *Reconciler) rollReplicas(ctx context.Context, log logr.Logger, pcsg *gr
 				continue
 			}
 			g.members = append(g.members, p)
-			g.outdated = g.outdated || !update.PodCliqueConverged(p, st.hashes[cn])
+			g.outdated = g.outdated || update.PodCliqueOutdated(p, st.hashes[cn])
 		}
 		if !g.available {
 			unavailable++
@@ -172,9 +172,9 @@ func (r *Reconciler) rollReplicas(ctx context.Context, log logr.Logger, pcsg *gr
 	return nil
 }
 
-// applyUpdateStatus writes what a scaling group reports about updates, from
-// the per-replica states its status computed: currentPodCliqueSetGenerationHash
-// once every member runs the current template (unset while some do not), the
+// applyUpdateStatus writes what a scaling group reports about updates:
+// currentPodCliqueSetGenerationHash once every member exists and runs the
+// current template (unset while some do not), the
 // update record with member counts and the replicas replaced, the
 // UpdateInProgress condition and, while its PodCliqueSet replica is rolled,
 // MinAvailableBreached=Unknown. It returns when the progress deadline passes
@@ -276,15 +276,16 @@ func applyUpdateStatus(pcsg *grovecorev1alpha1.PodCliqueScalingGroup, prev *grov
 	return requeueAfter, exceeded
 }
 
-// converged reports whether every existing member PodClique runs the
-// current template of its clique. Missing members are created from it.
+// converged reports whether every member PodClique of every replica exists
+// and runs the current template of its clique. A missing member is being
+// (re)created; the group has not converged until it is there.
 func converged(pcsg *grovecorev1alpha1.PodCliqueScalingGroup, byName map[string]*grovecorev1alpha1.PodClique, hashes map[string]string) bool {
-	for _, p := range byName {
-		if p.DeletionTimestamp != nil {
-			continue
-		}
-		if !update.PodCliqueConverged(p, hashes[p.Labels[apicommon.LabelPodCliqueTemplateName]]) {
-			return false
+	for j := int32(0); j < pcsg.Spec.Replicas; j++ {
+		for _, cn := range pcsg.Spec.CliqueNames {
+			p, ok := byName[apicommon.ScalingGroupPodCliqueName(pcsg.Name, j, cn)]
+			if !ok || p.DeletionTimestamp != nil || !update.PodCliqueConverged(p, hashes[cn]) {
+				return false
+			}
 		}
 	}
 	return true

@@ -41,6 +41,9 @@ type replicaView struct {
 	// available: every standalone PodClique has minAvailable ready pods and
 	// every scaling group minAvailable available replicas.
 	available bool
+	// ready: available, and every pod of every PodClique of the replica
+	// (scaling-group members included) is ready.
+	ready bool
 	// nothingScheduled: none of its pods is scheduled.
 	nothingScheduled bool
 	// breached: a child reports MinAvailableBreached=True.
@@ -59,11 +62,22 @@ func deadlineExceeded(conditions []metav1.Condition) bool {
 }
 
 // turnDone reports whether a replica's turn in a RollingRecreate update is
-// over: it runs the current templates and is available again. A replica with
-// no pod scheduled (no capacity) cannot become available by waiting for it,
-// so running the current templates is enough; it does not stall the update.
-func (v replicaView) turnDone() bool {
-	return v.converged && (v.available || v.nothingScheduled)
+// over: it runs the current templates and is back to what it served when its
+// turn began. A replica whose pods were all ready waits until all are ready
+// again, so one replica at a time is disrupted; one that was only available
+// (some pods pending, say for capacity) until it is available; one that was
+// not even available served nothing and is not waited for, so it never
+// stalls the update. Unknown (nil) counts as ready.
+func (v replicaView) turnDone(cu grovecorev1alpha1.PodCliqueSetReplicaUpdateProgress) bool {
+	switch {
+	case !v.converged:
+		return false
+	case cu.ReadyAtStart == nil || *cu.ReadyAtStart:
+		return v.ready
+	case cu.AvailableAtStart == nil || *cu.AvailableAtStart:
+		return v.available
+	}
+	return true
 }
 
 func viewReplica(pcs *grovecorev1alpha1.PodCliqueSet, i int32, genHash string, templateHashes map[string]string,
@@ -105,6 +119,13 @@ func viewReplica(pcs *grovecorev1alpha1.PodCliqueSet, i int32, genHash string, t
 		}
 	}
 	v.nothingScheduled = scheduled == 0
+	v.ready = v.available
+	index := desired.ReplicaIndexLabel(i)
+	for _, p := range pclqs {
+		if p.DeletionTimestamp == nil && p.Labels[apicommon.LabelPodCliqueSetReplicaIndex] == index && p.Status.ReadyReplicas < p.Spec.Replicas {
+			v.ready = false
+		}
+	}
 	return v
 }
 
@@ -180,7 +201,9 @@ func (r *Reconciler) startUpdate(pcs *grovecorev1alpha1.PodCliqueSet, prev *grov
 	} else if prev != nil && prev.UpdateEndedAt == nil {
 		for _, cu := range prev.CurrentlyUpdating {
 			if cu.UpdateEndedAt == nil && cu.ReplicaIndex < pcs.Spec.Replicas {
-				rec.CurrentlyUpdating = []grovecorev1alpha1.PodCliqueSetReplicaUpdateProgress{{ReplicaIndex: cu.ReplicaIndex, UpdateStartedAt: now}}
+				rec.CurrentlyUpdating = []grovecorev1alpha1.PodCliqueSetReplicaUpdateProgress{{
+					ReplicaIndex: cu.ReplicaIndex, UpdateStartedAt: now, ReadyAtStart: cu.ReadyAtStart, AvailableAtStart: cu.AvailableAtStart,
+				}}
 			}
 		}
 	}
@@ -189,15 +212,14 @@ func (r *Reconciler) startUpdate(pcs *grovecorev1alpha1.PodCliqueSet, prev *grov
 }
 
 // advance moves a RollingRecreate update on: the replica being rolled keeps
-// its turn until it runs the current templates and is available again (or,
-// when none of its pods can be scheduled, at least runs them); then
+// its turn until turnDone; then
 // the next replica that does not run them yet is picked: replicas with no
 // pod scheduled first (nothing to disrupt), then breached ones (already
 // disrupted), then by index. With none left the update ends.
 func (r *Reconciler) advance(pcs *grovecorev1alpha1.PodCliqueSet, rec *grovecorev1alpha1.PodCliqueSetUpdateProgress, views []replicaView, now metav1.Time) {
 	for _, cu := range rec.CurrentlyUpdating {
 		i := cu.ReplicaIndex
-		if cu.UpdateEndedAt == nil && int(i) < len(views) && !views[i].turnDone() {
+		if cu.UpdateEndedAt == nil && int(i) < len(views) && !views[i].turnDone(cu) {
 			return
 		}
 	}
@@ -225,7 +247,9 @@ func (r *Reconciler) advance(pcs *grovecorev1alpha1.PodCliqueSet, rec *grovecore
 		return
 	}
 	next := candidates[0]
-	rec.CurrentlyUpdating = []grovecorev1alpha1.PodCliqueSetReplicaUpdateProgress{{ReplicaIndex: next, UpdateStartedAt: now}}
+	rec.CurrentlyUpdating = []grovecorev1alpha1.PodCliqueSetReplicaUpdateProgress{{
+		ReplicaIndex: next, UpdateStartedAt: now, ReadyAtStart: ptr.To(views[next].ready), AvailableAtStart: ptr.To(views[next].available),
+	}}
 	r.recorder.Eventf(pcs, corev1.EventTypeNormal, update.ReasonReplicaUpdateStarted, "Updating replica %d (%d of %d replicas left)", next, len(candidates), len(views))
 }
 
