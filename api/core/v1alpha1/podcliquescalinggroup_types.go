@@ -127,7 +127,9 @@ type PodCliqueScalingGroupStatus struct {
 	UpdateProgress *PodCliqueScalingGroupUpdateProgress `json:"updateProgress,omitempty"`
 }
 
-// PodCliqueScalingGroupUpdateProgress tracks a rolling update of a PodCliqueScalingGroup.
+// PodCliqueScalingGroupUpdateProgress tracks a rolling update of a
+// PodCliqueScalingGroup. The counts are written also when zero, so kubectl
+// get prints 0 rather than nothing.
 type PodCliqueScalingGroupUpdateProgress struct {
 	// UpdateStartedAt is when the update started.
 	UpdateStartedAt metav1.Time `json:"updateStartedAt"`
@@ -143,10 +145,10 @@ type PodCliqueScalingGroupUpdateProgress struct {
 	LastProgressTime *metav1.Time `json:"lastProgressTime,omitempty"`
 	// UpdatedPodCliquesCount is the number of member PodCliques already updated.
 	// +optional
-	UpdatedPodCliquesCount int32 `json:"updatedPodCliquesCount,omitempty"`
+	UpdatedPodCliquesCount int32 `json:"updatedPodCliquesCount"`
 	// TotalPodCliquesCount is the number of member PodCliques.
 	// +optional
-	TotalPodCliquesCount int32 `json:"totalPodCliquesCount,omitempty"`
+	TotalPodCliquesCount int32 `json:"totalPodCliquesCount"`
 	// ReadyReplicaIndicesSelectedToUpdate tracks which ready replicas were replaced.
 	// +optional
 	ReadyReplicaIndicesSelectedToUpdate *PodCliqueScalingGroupReplicaRollingUpdateProgress `json:"readyReplicaIndicesSelectedToUpdate,omitempty"`

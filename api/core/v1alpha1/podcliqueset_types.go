@@ -276,7 +276,9 @@ type PodGangStatus struct {
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
-// PodCliqueSetUpdateProgress tracks a rolling update of a PodCliqueSet.
+// PodCliqueSetUpdateProgress tracks a rolling update of a PodCliqueSet. The
+// counts are written also when zero, so kubectl get prints 0 rather than
+// nothing.
 type PodCliqueSetUpdateProgress struct {
 	// UpdateStartedAt is when the update started.
 	UpdateStartedAt metav1.Time `json:"updateStartedAt"`
@@ -288,16 +290,16 @@ type PodCliqueSetUpdateProgress struct {
 	PodCliqueSetGenerationHash string `json:"podCliqueSetGenerationHash,omitempty"`
 	// UpdatedPodCliquesCount is the number of standalone PodCliques already updated.
 	// +optional
-	UpdatedPodCliquesCount int32 `json:"updatedPodCliquesCount,omitempty"`
+	UpdatedPodCliquesCount int32 `json:"updatedPodCliquesCount"`
 	// TotalPodCliquesCount is the number of standalone PodCliques.
 	// +optional
-	TotalPodCliquesCount int32 `json:"totalPodCliquesCount,omitempty"`
+	TotalPodCliquesCount int32 `json:"totalPodCliquesCount"`
 	// UpdatedPodCliqueScalingGroupsCount is the number of PodCliqueScalingGroups already updated.
 	// +optional
-	UpdatedPodCliqueScalingGroupsCount int32 `json:"updatedPodCliqueScalingGroupsCount,omitempty"`
+	UpdatedPodCliqueScalingGroupsCount int32 `json:"updatedPodCliqueScalingGroupsCount"`
 	// TotalPodCliqueScalingGroupsCount is the number of PodCliqueScalingGroups.
 	// +optional
-	TotalPodCliqueScalingGroupsCount int32 `json:"totalPodCliqueScalingGroupsCount,omitempty"`
+	TotalPodCliqueScalingGroupsCount int32 `json:"totalPodCliqueScalingGroupsCount"`
 	// CurrentlyUpdating lists the replicas being updated.
 	// +optional
 	CurrentlyUpdating []PodCliqueSetReplicaUpdateProgress `json:"currentlyUpdating,omitempty"`

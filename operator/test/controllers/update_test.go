@@ -343,6 +343,8 @@ var _ = Describe("RollingRecreate updates", func() {
 			g.Expect(p.Status.UpdatedReplicas).To(Equal(int32(4)))
 		}).Should(Succeed())
 		Expect(uids(livePods(Default, ns, "order")["order-3-fe"])).To(Equal(uids(replica3)), "the scaled-out replica was never rolled")
+		Expect(tableRow("podcliquesets", ns, "order")).To(And(HaveKeyWithValue("PCLQs-Updated", "4"), HaveKeyWithValue("PCLQs-Total", "4"),
+			HaveKeyWithValue("PCSGs-Updated", "0"), HaveKeyWithValue("PCSGs-Total", "0")), "zero counts print as 0")
 	})
 
 	It("restarts cleanly when a new template arrives mid-update, keeping the replica in progress", func() {
