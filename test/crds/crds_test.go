@@ -17,12 +17,15 @@ limitations under the License.
 package crds
 
 import (
+	"time"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
@@ -280,7 +283,9 @@ var _ = Describe("Grove CRDs", func() {
 				},
 				"spec.template.cliqueStartupType", `Unsupported value: "CliqueStartupTypeRandom"`),
 			Entry("minAvailable greater than replicas",
-				func(p *grovecorev1alpha1.PodCliqueSet) { p.Spec.Template.Cliques[1].Spec.MinAvailable = ptr.To[int32](4) },
+				func(p *grovecorev1alpha1.PodCliqueSet) {
+					p.Spec.Template.Cliques[1].Spec.MinAvailable = ptr.To[int32](4)
+				},
 				"spec.template.cliques[1].spec.replicas", "replicas must be 0 or greater than or equal to minAvailable"),
 			Entry("a scaling group naming an unknown clique",
 				func(p *grovecorev1alpha1.PodCliqueSet) {
@@ -311,7 +316,39 @@ var _ = Describe("Grove CRDs", func() {
 					p.Spec.Template.Cliques[0].Spec.AutoScalingConfig = &grovecorev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](3), MaxReplicas: 2}
 				},
 				"spec.template.cliques[0].spec.autoScalingConfig", "maxReplicas must be greater than or equal to minReplicas"),
+			Entry("a clique maxUnavailable of 0",
+				func(p *grovecorev1alpha1.PodCliqueSet) {
+					p.Spec.Template.Cliques[0].Spec.RollingUpdate = &grovecorev1alpha1.RollingUpdateConfig{MaxUnavailable: ptr.To(intstr.FromInt32(0))}
+				},
+				"spec.template.cliques[0].spec.rollingUpdate.maxUnavailable", "maxUnavailable must be an integer of at least 1 or a percentage from 1% to 100%"),
+			Entry("a scaling group maxUnavailable above 100%",
+				func(p *grovecorev1alpha1.PodCliqueSet) {
+					p.Spec.Template.PodCliqueScalingGroupConfigs[0].RollingUpdate = &grovecorev1alpha1.RollingUpdateConfig{MaxUnavailable: ptr.To(intstr.FromString("101%"))}
+				},
+				"spec.template.podCliqueScalingGroups[0].rollingUpdate.maxUnavailable", "maxUnavailable must be an integer of at least 1 or a percentage from 1% to 100%"),
+			Entry("a progressDeadline of 0",
+				func(p *grovecorev1alpha1.PodCliqueSet) {
+					p.Spec.Template.PodCliqueScalingGroupConfigs[0].RollingUpdate = &grovecorev1alpha1.RollingUpdateConfig{ProgressDeadline: &metav1.Duration{}}
+				},
+				"spec.template.podCliqueScalingGroups[0].rollingUpdate.progressDeadline", "progressDeadline must be greater than 0"),
 		)
+
+		It("rejects a PodClique and a PodCliqueScalingGroup with a bad rollingUpdate, naming the field", func() {
+			pclq := &grovecorev1alpha1.PodClique{
+				ObjectMeta: metav1.ObjectMeta{Name: "budget-0-frontend", Namespace: "default"},
+				Spec: grovecorev1alpha1.PodCliqueSpec{RoleName: "frontend", Replicas: 2, PodSpec: podSpec(),
+					RollingUpdate: &grovecorev1alpha1.RollingUpdateConfig{MaxUnavailable: ptr.To(intstr.FromString("all"))}},
+			}
+			_, err := clients.GroveV1alpha1().PodCliques("default").Create(ctx, pclq, metav1.CreateOptions{})
+			expectInvalid(err, "spec.rollingUpdate.maxUnavailable", "maxUnavailable must be an integer of at least 1 or a percentage from 1% to 100%")
+			pcsg := &grovecorev1alpha1.PodCliqueScalingGroup{
+				ObjectMeta: metav1.ObjectMeta{Name: "budget-0-model", Namespace: "default"},
+				Spec: grovecorev1alpha1.PodCliqueScalingGroupSpec{Replicas: 2, CliqueNames: []string{"leader"},
+					RollingUpdate: &grovecorev1alpha1.RollingUpdateConfig{ProgressDeadline: &metav1.Duration{Duration: -time.Second}}},
+			}
+			_, err = clients.GroveV1alpha1().PodCliqueScalingGroups("default").Create(ctx, pcsg, metav1.CreateOptions{})
+			expectInvalid(err, "spec.rollingUpdate.progressDeadline", "progressDeadline must be greater than 0")
+		})
 
 		It("accepts the corrected twin of every rejected PodCliqueSet", func() {
 			Expect(create(func(p *grovecorev1alpha1.PodCliqueSet) {
@@ -322,6 +359,9 @@ var _ = Describe("Grove CRDs", func() {
 				p.Spec.Template.Cliques[1].Spec.MinAvailable = ptr.To[int32](3)
 				p.Spec.Template.Cliques[1].Spec.StartsAfter = []string{"leader"}
 				p.Spec.UpdateStrategy = &grovecorev1alpha1.PodCliqueSetUpdateStrategy{Type: grovecorev1alpha1.OnDeleteStrategyType}
+				p.Spec.Template.Cliques[0].Spec.RollingUpdate = &grovecorev1alpha1.RollingUpdateConfig{MaxUnavailable: ptr.To(intstr.FromInt32(2))}
+				p.Spec.Template.PodCliqueScalingGroupConfigs[0].RollingUpdate = &grovecorev1alpha1.RollingUpdateConfig{
+					MaxUnavailable: ptr.To(intstr.FromString("100%")), ProgressDeadline: &metav1.Duration{Duration: 10 * time.Minute}}
 			})).To(Succeed())
 		})
 

@@ -58,8 +58,8 @@ func kubectl(args ...string) string {
 	return string(out)
 }
 
-// podUIDs maps the live (not terminating) pods of a PodCliqueSet to their UIDs.
-func podUIDs(g Gomega, ns, pcsName string) map[string]types.UID {
+// podUIDsByName maps the live (not terminating) pods of a PodCliqueSet to their UIDs.
+func podUIDsByName(g Gomega, ns, pcsName string) map[string]types.UID {
 	out := map[string]types.UID{}
 	for _, p := range listPods(g, ns, pcsName) {
 		if p.DeletionTimestamp == nil {
@@ -209,7 +209,7 @@ var _ = Describe("Gang termination", Ordered, ContinueOnFailure, func() {
 		expectRunningLayout(ns, "gang-wl1-gt", gangLayout("gang-wl1-gt", 0, 2), gangNode)
 		expectWasScheduled(ns, "gang-wl1-gt", 5)
 		pclqsBefore := podCliqueUIDs(Default, ns, "gang-wl1-gt")
-		podsBefore := podUIDs(Default, ns, "gang-wl1-gt")
+		podsBefore := podUIDsByName(Default, ns, "gang-wl1-gt")
 
 		By("losing a pc-a pod: its replacement stays Pending, pc-a is breached")
 		loseNode(ns, podOf(ns, "gang-wl1-gt", "gang-wl1-gt-0-pc-a"))
@@ -231,7 +231,7 @@ var _ = Describe("Gang termination", Ordered, ContinueOnFailure, func() {
 		AddReportEntry("GT1 breach to recreation", waited.String())
 		Expect(waited).To(And(BeNumerically(">=", gtDelay), BeNumerically("<=", gtDelay+3*time.Second)))
 		Eventually(func(g Gomega) {
-			pods := podUIDs(g, ns, "gang-wl1-gt")
+			pods := podUIDsByName(g, ns, "gang-wl1-gt")
 			g.Expect(pods).To(HaveLen(10))
 			g.Expect(survivors(podsBefore, pods)).To(BeEmpty())
 		}).Should(Succeed())
@@ -255,7 +255,7 @@ var _ = Describe("Gang termination", Ordered, ContinueOnFailure, func() {
 		expectRunningLayout(ns, "gang-wl2-gt", gangLayout("gang-wl2-gt", 0, 2), gangNode)
 		expectWasScheduled(ns, "gang-wl2-gt", 5)
 		pclqsBefore := podCliqueUIDs(Default, ns, "gang-wl2-gt")
-		podsBefore := podUIDs(Default, ns, "gang-wl2-gt")
+		podsBefore := podUIDsByName(Default, ns, "gang-wl2-gt")
 
 		By("losing one pc-a pod: one is still scheduled, so no breach and nothing is recreated")
 		first := podOf(ns, "gang-wl2-gt", "gang-wl2-gt-0-pc-a")
@@ -266,7 +266,7 @@ var _ = Describe("Gang termination", Ordered, ContinueOnFailure, func() {
 			g.Expect(conditionStatus(p.Status.Conditions, corev1alpha1.ConditionTypeMinAvailableBreached)).To(Equal(metav1.ConditionFalse))
 			g.Expect(podCliqueUIDs(g, ns, "gang-wl2-gt")).To(Equal(pclqsBefore))
 		}).WithTimeout(gtDelay + 5*time.Second).Should(Succeed())
-		Expect(survivors(podsBefore, podUIDs(Default, ns, "gang-wl2-gt"))).To(HaveLen(9))
+		Expect(survivors(podsBefore, podUIDsByName(Default, ns, "gang-wl2-gt"))).To(HaveLen(9))
 
 		By("losing the other pc-a pod: breached, and after terminationDelay the replica is recreated")
 		loseNode(ns, podOf(ns, "gang-wl2-gt", "gang-wl2-gt-0-pc-a"))
@@ -282,7 +282,7 @@ var _ = Describe("Gang termination", Ordered, ContinueOnFailure, func() {
 		}))
 		Expect(recreated.Sub(breached)).To(BeNumerically(">=", gtDelay))
 		AddReportEntry("GT3 breach to recreation", recreated.Sub(breached).String())
-		Eventually(func(g Gomega) []string { return survivors(podsBefore, podUIDs(g, ns, "gang-wl2-gt")) }).Should(BeEmpty())
+		Eventually(func(g Gomega) []string { return survivors(podsBefore, podUIDsByName(g, ns, "gang-wl2-gt")) }).Should(BeEmpty())
 
 		By("uncordoning the lost nodes: all 10 new pods run")
 		schedulableGangNodes(10, gangPoolSize)
@@ -296,7 +296,7 @@ var _ = Describe("Gang termination", Ordered, ContinueOnFailure, func() {
 		expectRunningLayout(ns, "gang-wl2-gt", gangLayout("gang-wl2-gt", 0, 2), gangNode)
 		expectWasScheduled(ns, "gang-wl2-gt", 5)
 		pclqsBefore := podCliqueUIDs(Default, ns, "gang-wl2-gt")
-		podsBefore := podUIDs(Default, ns, "gang-wl2-gt")
+		podsBefore := podUIDsByName(Default, ns, "gang-wl2-gt")
 		untouched := []string{"gang-wl2-gt-0-pc-a", "gang-wl2-gt-0-sg-x-0-"}
 
 		By("losing the pc-b pod of sg-x replica 1")
@@ -318,13 +318,13 @@ var _ = Describe("Gang termination", Ordered, ContinueOnFailure, func() {
 		pcsEvents, _ := terminationEvents(Default, ns, "PodCliqueSetReplicaDeleteSuccessful")
 		Expect(pcsEvents).To(BeEmpty())
 		Eventually(func(g Gomega) []string {
-			return survivors(podsBefore, podUIDs(g, ns, "gang-wl2-gt"))
+			return survivors(podsBefore, podUIDsByName(g, ns, "gang-wl2-gt"))
 		}).Should(Equal(withPrefix(podsBefore, untouched...)))
 
 		By("uncordoning the lost node: the recreated replica runs, the six other pods are still the original ones")
 		schedulableGangNodes(10, gangPoolSize)
 		expectRunningLayout(ns, "gang-wl2-gt", gangLayout("gang-wl2-gt", 0, 2), gangNode)
-		Expect(survivors(podsBefore, podUIDs(Default, ns, "gang-wl2-gt"))).To(Equal(withPrefix(podsBefore, untouched...)))
+		Expect(survivors(podsBefore, podUIDsByName(Default, ns, "gang-wl2-gt"))).To(Equal(withPrefix(podsBefore, untouched...)))
 		Eventually(func() metav1.ConditionStatus {
 			g := &corev1alpha1.PodCliqueScalingGroup{}
 			Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "gang-wl2-gt-0-sg-x"}, g)).To(Succeed())
@@ -339,7 +339,7 @@ var _ = Describe("Gang termination", Ordered, ContinueOnFailure, func() {
 		expectRunningLayout(ns, "gang-wl2-gt", gangLayout("gang-wl2-gt", 0, 2), gangNode)
 		expectWasScheduled(ns, "gang-wl2-gt", 5)
 		pclqsBefore := podCliqueUIDs(Default, ns, "gang-wl2-gt")
-		podsBefore := podUIDs(Default, ns, "gang-wl2-gt")
+		podsBefore := podUIDsByName(Default, ns, "gang-wl2-gt")
 
 		victim := podOf(ns, "gang-wl2-gt", "gang-wl2-gt-0-sg-x-1-pc-c")
 		Expect(victim.Labels[common.LabelPodGang]).To(Equal(common.ScaledPodGangName("gang-wl2-gt-0-sg-x", 1, 1)))
@@ -352,7 +352,7 @@ var _ = Describe("Gang termination", Ordered, ContinueOnFailure, func() {
 			msgs, _ = terminationEvents(g, ns, "PodCliqueScalingGroupReplicaDeleteSuccessful")
 			g.Expect(msgs).To(BeEmpty())
 		}).WithTimeout(gtDelay + 5*time.Second).Should(Succeed())
-		pods := podUIDs(Default, ns, "gang-wl2-gt")
+		pods := podUIDsByName(Default, ns, "gang-wl2-gt")
 		Expect(pods).To(HaveLen(10))
 		Expect(survivors(podsBefore, pods)).To(HaveLen(9))
 		Expect(pods).NotTo(HaveKey(victim.Name))

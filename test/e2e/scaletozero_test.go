@@ -77,7 +77,7 @@ var _ = Describe("Scale to zero", Ordered, ContinueOnFailure, func() {
 		createPCS(wl2gt, ns)
 		full := gangLayout("gang-wl2-gt", 0, 2)
 		expectRunningLayout(ns, "gang-wl2-gt", full, gangNode)
-		podsBefore := podUIDs(Default, ns, "gang-wl2-gt")
+		podsBefore := podUIDsByName(Default, ns, "gang-wl2-gt")
 		base := common.BasePodGangName("gang-wl2-gt", 0)
 		allGroups := []string{"gang-wl2-gt-0-pc-a", "gang-wl2-gt-0-sg-x-0-pc-b", "gang-wl2-gt-0-sg-x-0-pc-c"}
 		Expect(podGangGroups(Default, ns, base)).To(Equal(allGroups))
@@ -97,7 +97,7 @@ var _ = Describe("Scale to zero", Ordered, ContinueOnFailure, func() {
 		Eventually(func(g Gomega) string { return statusOf(g, pcA, corev1alpha1.ConditionTypeMinAvailableBreached) }).Should(Equal("False/ScaledToZero"))
 		Consistently(func(g Gomega) {
 			g.Expect(availableReplicas(g, ns, "gang-wl2-gt")).To(BeEquivalentTo(1))
-			g.Expect(survivors(podsBefore, podUIDs(g, ns, "gang-wl2-gt"))).To(Equal(withPrefix(podsBefore, "gang-wl2-gt-0-sg-x-")))
+			g.Expect(survivors(podsBefore, podUIDsByName(g, ns, "gang-wl2-gt"))).To(Equal(withPrefix(podsBefore, "gang-wl2-gt-0-sg-x-")))
 		}).WithTimeout(gtDelay+2*time.Second).Should(Succeed(), "the other 8 pods keep running, nothing is recreated")
 
 		By("kubectl scale pclq gang-wl2-gt-0-pc-a --replicas=2: the group rejoins and two new pods run")
@@ -105,8 +105,8 @@ var _ = Describe("Scale to zero", Ordered, ContinueOnFailure, func() {
 		expectRunningLayout(ns, "gang-wl2-gt", full, gangNode)
 		Eventually(func(g Gomega) []string { return podGangGroups(g, ns, base) }).Should(Equal(allGroups))
 		Eventually(func(g Gomega) string { return statusOf(g, pcA, corev1alpha1.ConditionTypeMinAvailableBreached) }).Should(Equal("False/SufficientReadyPods"))
-		Expect(survivors(podsBefore, podUIDs(Default, ns, "gang-wl2-gt"))).To(Equal(withPrefix(podsBefore, "gang-wl2-gt-0-sg-x-")))
-		podsBefore = podUIDs(Default, ns, "gang-wl2-gt")
+		Expect(survivors(podsBefore, podUIDsByName(Default, ns, "gang-wl2-gt"))).To(Equal(withPrefix(podsBefore, "gang-wl2-gt-0-sg-x-")))
+		podsBefore = podUIDsByName(Default, ns, "gang-wl2-gt")
 
 		By("kubectl scale pcsg gang-wl2-gt-0-sg-x --replicas=0: its PodCliques, pods, groups and scaled PodGang go")
 		sgX := pcsgRef(ns, "gang-wl2-gt-0-sg-x")
@@ -126,7 +126,7 @@ var _ = Describe("Scale to zero", Ordered, ContinueOnFailure, func() {
 		}).Should(Equal([]string{base}))
 		Consistently(func(g Gomega) {
 			g.Expect(availableReplicas(g, ns, "gang-wl2-gt")).To(BeEquivalentTo(1))
-			g.Expect(survivors(podsBefore, podUIDs(g, ns, "gang-wl2-gt"))).To(Equal(withPrefix(podsBefore, pcA.Name)))
+			g.Expect(survivors(podsBefore, podUIDsByName(g, ns, "gang-wl2-gt"))).To(Equal(withPrefix(podsBefore, pcA.Name)))
 		}).WithTimeout(gtDelay+2*time.Second).Should(Succeed(), "pc-a keeps running")
 
 		By("kubectl scale pcsg gang-wl2-gt-0-sg-x --replicas=2: both replicas come back and run")
@@ -135,7 +135,7 @@ var _ = Describe("Scale to zero", Ordered, ContinueOnFailure, func() {
 		Eventually(func(g Gomega) []string { return podGangGroups(g, ns, base) }).Should(Equal(allGroups))
 		Eventually(func(g Gomega) string { return statusOf(g, sgX, corev1alpha1.ConditionTypeMinAvailableBreached) }).
 			Should(Equal("False/SufficientAvailablePodCliqueScalingGroupReplicas"))
-		Expect(survivors(podsBefore, podUIDs(Default, ns, "gang-wl2-gt"))).To(Equal(withPrefix(podsBefore, pcA.Name)))
+		Expect(survivors(podsBefore, podUIDsByName(Default, ns, "gang-wl2-gt"))).To(Equal(withPrefix(podsBefore, pcA.Name)))
 		msgs, _ := terminationEvents(Default, ns, "PodCliqueSetReplicaDeleteSuccessful")
 		Expect(msgs).To(BeEmpty())
 	})
@@ -150,7 +150,7 @@ var _ = Describe("Scale to zero under an HPA", func() {
 		Eventually(func() error { return k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "parked-0-decode"}, hpa) }).Should(Succeed())
 		Expect(*hpa.Spec.MinReplicas).To(BeEquivalentTo(1))
 		Expect(hpa.Spec.MaxReplicas).To(BeEquivalentTo(4))
-		frontend := podUIDs(Default, ns, "parked")
+		frontend := podUIDsByName(Default, ns, "parked")
 
 		By("kubectl scale pclq parked-0-decode --replicas=0: the HPA reports scaling disabled and keeps it at zero")
 		decode := pclqRef(ns, "parked-0-decode")
@@ -166,7 +166,7 @@ var _ = Describe("Scale to zero under an HPA", func() {
 			return ""
 		}).Should(Equal("False/ScalingDisabled"))
 		Consistently(func(g Gomega) int32 { return currentScale(g, decode) }).WithTimeout(12 * time.Second).Should(BeZero())
-		Expect(survivors(frontend, podUIDs(Default, ns, "parked"))).To(Equal(withPrefix(frontend, "parked-0-frontend")))
+		Expect(survivors(frontend, podUIDsByName(Default, ns, "parked"))).To(Equal(withPrefix(frontend, "parked-0-frontend")))
 
 		By("kubectl scale pclq parked-0-decode --replicas=3: decode runs again")
 		kubectl("scale", "pclq", "-n", ns, decode.Name, "--replicas=3")

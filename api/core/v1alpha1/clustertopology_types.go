@@ -52,7 +52,7 @@ type ClusterTopologyList struct {
 	// metadata is the standard list metadata.
 	// +optional
 	metav1.ListMeta `json:"metadata,omitempty"`
-	// Items are the ClusterTopologies.
+	// items are the ClusterTopologies.
 	Items []ClusterTopology `json:"items"`
 }
 

@@ -61,7 +61,7 @@ type PodCliqueList struct {
 	// metadata is the standard list metadata.
 	// +optional
 	metav1.ListMeta `json:"metadata,omitempty"`
-	// Items are the PodCliques.
+	// items are the PodCliques.
 	Items []PodClique `json:"items"`
 }
 
@@ -100,6 +100,11 @@ type PodCliqueSpec struct {
 	// of this clique. Not allowed for members of a scaling group.
 	// +optional
 	AutoScalingConfig *AutoScalingConfig `json:"autoScalingConfig,omitempty"`
+	// rollingUpdate is the clique's budget during a RollingRecreate update:
+	// maxUnavailable counts its pods. Mutable; not part of the pod template,
+	// so changing it replaces no pod.
+	// +optional
+	RollingUpdate *RollingUpdateConfig `json:"rollingUpdate,omitempty"`
 }
 
 // PodCliqueStatus is the observed state of a PodClique.
@@ -174,6 +179,10 @@ type PodCliqueUpdateProgress struct {
 	// podTemplateHash is the pod template hash being rolled out.
 	// +required
 	PodTemplateHash string `json:"podTemplateHash"`
+	// lastProgressTime is when the update last made progress: a pod of the
+	// new template was created or became ready. progressDeadline counts from it.
+	// +optional
+	LastProgressTime *metav1.Time `json:"lastProgressTime,omitempty"`
 	// readyPodsSelectedToUpdate tracks which ready pods were replaced.
 	// +optional
 	ReadyPodsSelectedToUpdate *PodsSelectedToUpdate `json:"readyPodsSelectedToUpdate,omitempty"`

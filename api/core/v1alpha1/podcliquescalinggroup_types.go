@@ -61,7 +61,7 @@ type PodCliqueScalingGroupList struct {
 	// metadata is the standard list metadata.
 	// +optional
 	metav1.ListMeta `json:"metadata,omitempty"`
-	// Items are the PodCliqueScalingGroups.
+	// items are the PodCliqueScalingGroups.
 	Items []PodCliqueScalingGroup `json:"items"`
 }
 
@@ -85,6 +85,11 @@ type PodCliqueScalingGroupSpec struct {
 	// +listType=atomic
 	// +required
 	CliqueNames []string `json:"cliqueNames"`
+	// rollingUpdate is the group's budget during a RollingRecreate update:
+	// maxUnavailable counts whole group replicas. Copied from the
+	// PodCliqueSet's scaling-group config.
+	// +optional
+	RollingUpdate *RollingUpdateConfig `json:"rollingUpdate,omitempty"`
 }
 
 // PodCliqueScalingGroupStatus is the observed state of a PodCliqueScalingGroup.
@@ -130,7 +135,9 @@ type PodCliqueScalingGroupStatus struct {
 	UpdateProgress *PodCliqueScalingGroupUpdateProgress `json:"updateProgress,omitempty"`
 }
 
-// PodCliqueScalingGroupUpdateProgress tracks a rolling update of a PodCliqueScalingGroup.
+// PodCliqueScalingGroupUpdateProgress tracks a rolling update of a
+// PodCliqueScalingGroup. The counts are written also when zero, so kubectl
+// get prints 0 rather than nothing.
 type PodCliqueScalingGroupUpdateProgress struct {
 	// updateStartedAt is when the update started.
 	// +required
@@ -141,12 +148,17 @@ type PodCliqueScalingGroupUpdateProgress struct {
 	// podCliqueSetGenerationHash is the generation hash being rolled out.
 	// +required
 	PodCliqueSetGenerationHash string `json:"podCliqueSetGenerationHash"`
+	// lastProgressTime is when the update last made progress: a member
+	// PodClique converged to the new template or a replica became available.
+	// progressDeadline counts from it.
+	// +optional
+	LastProgressTime *metav1.Time `json:"lastProgressTime,omitempty"`
 	// updatedPodCliquesCount is the number of member PodCliques already updated.
 	// +optional
-	UpdatedPodCliquesCount int32 `json:"updatedPodCliquesCount,omitempty"`
+	UpdatedPodCliquesCount int32 `json:"updatedPodCliquesCount"`
 	// totalPodCliquesCount is the number of member PodCliques.
 	// +optional
-	TotalPodCliquesCount int32 `json:"totalPodCliquesCount,omitempty"`
+	TotalPodCliquesCount int32 `json:"totalPodCliquesCount"`
 	// readyReplicaIndicesSelectedToUpdate tracks which ready replicas were replaced.
 	// +optional
 	ReadyReplicaIndicesSelectedToUpdate *PodCliqueScalingGroupReplicaRollingUpdateProgress `json:"readyReplicaIndicesSelectedToUpdate,omitempty"`

@@ -64,7 +64,7 @@ type PodCliqueSetList struct {
 	// metadata is the standard list metadata.
 	// +optional
 	metav1.ListMeta `json:"metadata,omitempty"`
-	// Items are the PodCliqueSets.
+	// items are the PodCliqueSets.
 	Items []PodCliqueSet `json:"items"`
 }
 
@@ -226,6 +226,11 @@ type PodCliqueScalingGroupConfig struct {
 	// It must not be wider than the PodCliqueSet's constraint.
 	// +optional
 	TopologyConstraint *TopologyConstraint `json:"topologyConstraint,omitempty"`
+	// rollingUpdate is the group's budget during a RollingRecreate update:
+	// maxUnavailable counts whole group replicas (all PodCliques of one
+	// replica are replaced together). Mutable.
+	// +optional
+	RollingUpdate *RollingUpdateConfig `json:"rollingUpdate,omitempty"`
 }
 
 // PodCliqueSetStatus is the observed state of a PodCliqueSet.
@@ -288,7 +293,9 @@ type PodGangStatus struct {
 	Phase groveschedulerv1alpha1.PodGangPhase `json:"phase"`
 }
 
-// PodCliqueSetUpdateProgress tracks a rolling update of a PodCliqueSet.
+// PodCliqueSetUpdateProgress tracks a rolling update of a PodCliqueSet. The
+// counts are written also when zero, so kubectl get prints 0 rather than
+// nothing.
 type PodCliqueSetUpdateProgress struct {
 	// updateStartedAt is when the update started.
 	// +required
@@ -296,18 +303,21 @@ type PodCliqueSetUpdateProgress struct {
 	// updateEndedAt is when the update ended; unset while it runs.
 	// +optional
 	UpdateEndedAt *metav1.Time `json:"updateEndedAt,omitempty"`
+	// podCliqueSetGenerationHash is the generation hash being rolled out.
+	// +optional
+	PodCliqueSetGenerationHash string `json:"podCliqueSetGenerationHash,omitempty"`
 	// updatedPodCliquesCount is the number of standalone PodCliques already updated.
 	// +optional
-	UpdatedPodCliquesCount int32 `json:"updatedPodCliquesCount,omitempty"`
+	UpdatedPodCliquesCount int32 `json:"updatedPodCliquesCount"`
 	// totalPodCliquesCount is the number of standalone PodCliques.
 	// +optional
-	TotalPodCliquesCount int32 `json:"totalPodCliquesCount,omitempty"`
+	TotalPodCliquesCount int32 `json:"totalPodCliquesCount"`
 	// updatedPodCliqueScalingGroupsCount is the number of PodCliqueScalingGroups already updated.
 	// +optional
-	UpdatedPodCliqueScalingGroupsCount int32 `json:"updatedPodCliqueScalingGroupsCount,omitempty"`
+	UpdatedPodCliqueScalingGroupsCount int32 `json:"updatedPodCliqueScalingGroupsCount"`
 	// totalPodCliqueScalingGroupsCount is the number of PodCliqueScalingGroups.
 	// +optional
-	TotalPodCliqueScalingGroupsCount int32 `json:"totalPodCliqueScalingGroupsCount,omitempty"`
+	TotalPodCliqueScalingGroupsCount int32 `json:"totalPodCliqueScalingGroupsCount"`
 	// currentlyUpdating lists the replicas being updated.
 	// +optional
 	// +listType=atomic
@@ -325,4 +335,14 @@ type PodCliqueSetReplicaUpdateProgress struct {
 	// updateEndedAt is when its update ended.
 	// +optional
 	UpdateEndedAt *metav1.Time `json:"updateEndedAt,omitempty"`
+	// readyAtStart says whether every pod of the replica was ready when its
+	// turn started. Its turn then ends only when every pod is ready again.
+	// +optional
+	ReadyAtStart *bool `json:"readyAtStart,omitempty"`
+	// availableAtStart says whether the replica was available (every clique
+	// and scaling group at minAvailable) when its turn started. If it was
+	// not all ready but available, its turn ends when it is available again;
+	// if it was not even available, once it runs the new templates.
+	// +optional
+	AvailableAtStart *bool `json:"availableAtStart,omitempty"`
 }

@@ -52,7 +52,7 @@ type PodGangList struct {
 	// metadata is the standard list metadata.
 	// +optional
 	metav1.ListMeta `json:"metadata,omitempty"`
-	// Items are the PodGangs.
+	// items are the PodGangs.
 	Items []PodGang `json:"items"`
 }
 

@@ -31,6 +31,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -102,6 +103,11 @@ var _ = Describe("PodCliqueSet defaulting", func() {
 		g := t.PodCliqueScalingGroupConfigs[0]
 		Expect(g.MinAvailable).To(Equal(ptr.To[int32](1)))
 		Expect(g.ScaleConfig.MinReplicas).To(Equal(ptr.To[int32](3)))
+		one := &grovecorev1alpha1.RollingUpdateConfig{MaxUnavailable: ptr.To(intstr.FromInt32(1))}
+		Expect(t.Cliques[0].Spec.RollingUpdate).To(Equal(one), "standalone cliques replace one pod at a time")
+		Expect(t.Cliques[1].Spec.RollingUpdate).To(Equal(one))
+		Expect(t.Cliques[2].Spec.RollingUpdate).To(BeNil(), "a group member is replaced with its group replica")
+		Expect(g.RollingUpdate).To(Equal(one), "groups replace one replica at a time")
 	})
 })
 

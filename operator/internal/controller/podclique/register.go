@@ -69,6 +69,7 @@ func setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backen
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&grovecorev1alpha1.PodClique{}, handler.EnqueueRequestsFromMapFunc(r.scaledPodCliquesWaitingOn),
 			builder.WithPredicates(scheduledReplicasChanged())).
+		Watches(&grovecorev1alpha1.PodCliqueSet{}, r.updatingReplicaChanged()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: cfg.Controllers.PodClique.ConcurrentSyncs}).
 		Complete(r)
 }

@@ -77,8 +77,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 }
 
 // reconcileSpec: ensure finalizer → record start → sync member PodCliques →
-// status → gang termination → record completion. It returns when the next
-// breached replica's terminationDelay expires.
+// roll group replicas of an older template → status → gang termination →
+// record completion. It returns when to reconcile again: an update's progress
+// deadline or the next breached replica's terminationDelay.
 func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcsg *grovecorev1alpha1.PodCliqueScalingGroup) (time.Duration, error) {
 	pcs, err := r.owningPodCliqueSet(ctx, pcsg)
 	if err != nil || pcs == nil {
@@ -90,20 +91,29 @@ func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcsg *g
 	if err := r.status.RecordStart(ctx, pcsg, grovecorev1alpha1.LastOperationTypeReconcile, "Reconciling PodCliqueScalingGroup"); err != nil {
 		return 0, err
 	}
+	upd, err := r.updateStateOf(pcs, pcsg)
+	if err != nil {
+		return 0, err
+	}
 	var errs []error
-	syncErr := r.syncPodCliques(ctx, pcs, pcsg)
+	syncErr := r.syncPodCliques(ctx, pcs, pcsg, upd)
+	if syncErr == nil {
+		syncErr = r.rollReplicas(ctx, log, pcsg, upd)
+	}
 	if syncErr != nil {
 		log.Error(syncErr, "Syncing member PodCliques failed")
 		errs = append(errs, syncErr)
 	}
-	if err := r.updateStatus(ctx, pcs, pcsg, syncErr == nil); err != nil {
+	requeueAfter, err := r.updateStatus(ctx, pcs, pcsg, syncErr == nil, upd)
+	if err != nil {
 		errs = append(errs, err)
 	}
-	var requeueAfter time.Duration
 	if len(errs) == 0 {
-		if requeueAfter, err = r.terminateBreachedReplicas(ctx, log, pcs, pcsg); err != nil {
+		terminateAfter, err := r.terminateBreachedReplicas(ctx, log, pcs, pcsg)
+		if err != nil {
 			errs = append(errs, err)
 		}
+		requeueAfter = common.Earliest(requeueAfter, terminateAfter)
 	}
 	description := "PodCliqueScalingGroup reconciled"
 	if len(errs) > 0 {
@@ -144,7 +154,7 @@ type work struct {
 
 // syncPodCliques deletes the member PodCliques of removed replicas (or of
 // cliques no longer in the group) and creates or patches the expected ones.
-func (r *Reconciler) syncPodCliques(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, pcsg *grovecorev1alpha1.PodCliqueScalingGroup) error {
+func (r *Reconciler) syncPodCliques(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, pcsg *grovecorev1alpha1.PodCliqueScalingGroup, upd *updateState) error {
 	pcsReplica, err := pcsReplicaIndex(pcsg)
 	if err != nil {
 		return err
@@ -173,7 +183,7 @@ func (r *Reconciler) syncPodCliques(ctx context.Context, pcs *grovecorev1alpha1.
 	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
 		w := todo[i]
 		res, err := childsync.Apply(ctx, r.d.Client, w.want, &grovecorev1alpha1.PodClique{}, func(l *grovecorev1alpha1.PodClique) {
-			desired.UpdatePodClique(l, w.want, w.templateReplicas)
+			desired.UpdatePodClique(l, memberTemplate(upd, l, w.want), w.templateReplicas)
 		})
 		r.d.ReportApply(pcsg, podCliqueKind, w.want.Name, res, err)
 		return groveerr.Wrapf(err, "ERR_CREATE_OR_UPDATE_PODCLIQUE", groveerr.OperationSync, "creating or patching PodClique %s", w.want.Name)

@@ -137,7 +137,8 @@ func podCliqueChanged() predicate.Predicate {
 				o.Status.UpdatedReplicas != n.Status.UpdatedReplicas ||
 				o.Status.ScheduledReplicas != n.Status.ScheduledReplicas ||
 				o.Status.Replicas != n.Status.Replicas ||
-				breachChanged(o.Status.Conditions, n.Status.Conditions) || o.Status.WasScheduled != n.Status.WasScheduled
+				breachChanged(o.Status.Conditions, n.Status.Conditions) || o.Status.WasScheduled != n.Status.WasScheduled ||
+				updateStatusChanged(o.Status.ObservedGeneration, n.Status.ObservedGeneration, o.Status.CurrentPodTemplateHash, n.Status.CurrentPodTemplateHash, o.Status.Conditions, n.Status.Conditions)
 		},
 	}
 }
@@ -155,7 +156,8 @@ func scalingGroupChanged() predicate.Predicate {
 				o.Status.AvailableReplicas != n.Status.AvailableReplicas ||
 				o.Status.UpdatedReplicas != n.Status.UpdatedReplicas ||
 				o.Status.ScheduledReplicas != n.Status.ScheduledReplicas ||
-				breachChanged(o.Status.Conditions, n.Status.Conditions)
+				breachChanged(o.Status.Conditions, n.Status.Conditions) ||
+				updateStatusChanged(nil, nil, o.Status.CurrentPodCliqueSetGenerationHash, n.Status.CurrentPodCliqueSetGenerationHash, o.Status.Conditions, n.Status.Conditions)
 		},
 	}
 }

@@ -47,11 +47,19 @@ func Default(pcs *grovecorev1alpha1.PodCliqueSet) {
 		pcs.Namespace = DefaultNamespace
 	}
 	tmpl := &pcs.Spec.Template
-	for i := range tmpl.Cliques {
-		defaultClique(&tmpl.Cliques[i])
-	}
+	members := map[string]bool{}
 	for i := range tmpl.PodCliqueScalingGroupConfigs {
 		defaultScalingGroup(&tmpl.PodCliqueScalingGroupConfigs[i])
+		for _, n := range tmpl.PodCliqueScalingGroupConfigs[i].CliqueNames {
+			members[n] = true
+		}
+	}
+	for i := range tmpl.Cliques {
+		defaultClique(&tmpl.Cliques[i])
+		// Members are replaced as whole group replicas: the group's budget applies.
+		if !members[tmpl.Cliques[i].Name] {
+			tmpl.Cliques[i].Spec.RollingUpdate = defaultRollingUpdate(tmpl.Cliques[i].Spec.RollingUpdate)
+		}
 	}
 	if tmpl.TerminationDelay == nil {
 		tmpl.TerminationDelay = &metav1.Duration{Duration: DefaultTerminationDelay}
@@ -102,4 +110,5 @@ func defaultScalingGroup(g *grovecorev1alpha1.PodCliqueScalingGroupConfig) {
 	if g.ScaleConfig != nil && g.ScaleConfig.MinReplicas == nil {
 		g.ScaleConfig.MinReplicas = ptr.To(*g.Replicas)
 	}
+	g.RollingUpdate = defaultRollingUpdate(g.RollingUpdate)
 }

@@ -180,6 +180,12 @@ func (s *staticCheck) cliques(members map[string]string) {
 		s.add(metav1validation.ValidateLabels(c.Labels, p.Child("labels"))...)
 		s.add(apimachineryvalidation.ValidateAnnotations(c.Annotations, p.Child("annotations"))...)
 		s.cliqueReplicas(c, p.Child("spec"), members[c.Name] != "")
+		if ru := c.Spec.RollingUpdate; ru != nil && members[c.Name] != "" {
+			s.add(field.Forbidden(p.Child("spec", "rollingUpdate"),
+				fmt.Sprintf("cliques of a scaling group are replaced as whole group replicas: set rollingUpdate on scaling group %q", members[c.Name])))
+		} else {
+			s.rollingUpdate(ru, p.Child("spec", "rollingUpdate"))
+		}
 		s.podSpec(&c.Spec.PodSpec, p.Child("spec", "podSpec"))
 	}
 }
@@ -325,6 +331,7 @@ func (s *staticCheck) scalingGroups() map[string]string {
 		names.Insert(g.Name)
 		s.scalingGroupMembers(g, p, cliques, members)
 		s.scalingGroupReplicas(g, p)
+		s.rollingUpdate(g.RollingUpdate, p.Child("rollingUpdate"))
 	}
 	return members
 }

@@ -27,6 +27,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
@@ -60,13 +61,14 @@ func Base(name, namespace string) *grovecorev1alpha1.PodCliqueSet {
 			Template: grovecorev1alpha1.PodCliqueSetTemplateSpec{
 				StartupType: ptr.To(grovecorev1alpha1.CliqueStartupTypeExplicit),
 				Cliques: []grovecorev1alpha1.PodCliqueTemplateSpec{
-					Clique("frontend", 2),
+					standalone(Clique("frontend", 2)),
 					Clique("leader", 1, "frontend"),
 					Clique("worker", 3, "leader"),
 				},
 				PodCliqueScalingGroupConfigs: []grovecorev1alpha1.PodCliqueScalingGroupConfig{{
 					Name: "model", CliqueNames: []string{"leader", "worker"},
 					Replicas: ptr.To[int32](2), MinAvailable: ptr.To[int32](1),
+					RollingUpdate: maxUnavailable(intstr.FromInt32(1)),
 				}},
 				TerminationDelay:      &metav1.Duration{Duration: 4 * time.Hour},
 				HeadlessServiceConfig: &grovecorev1alpha1.HeadlessServiceConfig{PublishNotReadyAddresses: true},
@@ -94,6 +96,17 @@ func Clique(name string, replicas int32, startsAfter ...string) grovecorev1alpha
 			},
 		},
 	}
+}
+
+// standalone gives a clique the rollingUpdate the defaulting webhook gives
+// cliques outside scaling groups.
+func standalone(c grovecorev1alpha1.PodCliqueTemplateSpec) grovecorev1alpha1.PodCliqueTemplateSpec {
+	c.Spec.RollingUpdate = maxUnavailable(intstr.FromInt32(1))
+	return c
+}
+
+func maxUnavailable(v intstr.IntOrString) *grovecorev1alpha1.RollingUpdateConfig {
+	return &grovecorev1alpha1.RollingUpdateConfig{MaxUnavailable: &v}
 }
 
 // Case is one admission rule.
@@ -163,6 +176,51 @@ func Create() []Case {
 	return []Case{
 		{Name: "name must be a DNS-1035 label", Path: "metadata.name", Message: "DNS-1035 label",
 			Bad: func(p *grovecorev1alpha1.PodCliqueSet) { p.Name = "1" + p.Name }, Good: func(p *grovecorev1alpha1.PodCliqueSet) { p.Name += "1" }},
+		{Name: "clique maxUnavailable at least 1", Path: "spec.template.cliques[0].spec.rollingUpdate.maxUnavailable", Message: "must be an integer of at least 1 or a percentage from 1% to 100%", SchemaFirst: true,
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
+				clique(p, "frontend").Spec.RollingUpdate = maxUnavailable(intstr.FromInt32(0))
+			},
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
+				clique(p, "frontend").Spec.RollingUpdate = maxUnavailable(intstr.FromInt32(2))
+			}},
+		{Name: "clique maxUnavailable percentage at most 100%", Path: "spec.template.cliques[0].spec.rollingUpdate.maxUnavailable", Message: "must be an integer of at least 1 or a percentage from 1% to 100%", SchemaFirst: true,
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
+				clique(p, "frontend").Spec.RollingUpdate = maxUnavailable(intstr.FromString("150%"))
+			},
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
+				clique(p, "frontend").Spec.RollingUpdate = maxUnavailable(intstr.FromString("50%"))
+			}},
+		{Name: "clique maxUnavailable is a count or a percentage", Path: "spec.template.cliques[0].spec.rollingUpdate.maxUnavailable", Message: "must be an integer of at least 1 or a percentage from 1% to 100%", SchemaFirst: true,
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
+				clique(p, "frontend").Spec.RollingUpdate = maxUnavailable(intstr.FromString("half"))
+			},
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
+				clique(p, "frontend").Spec.RollingUpdate = maxUnavailable(intstr.FromString("100%"))
+			}},
+		{Name: "clique progressDeadline positive", Path: "spec.template.cliques[0].spec.rollingUpdate.progressDeadline", Message: "must be greater than 0", SchemaFirst: true,
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
+				clique(p, "frontend").Spec.RollingUpdate.ProgressDeadline = &metav1.Duration{}
+			},
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
+				clique(p, "frontend").Spec.RollingUpdate.ProgressDeadline = &metav1.Duration{Duration: 10 * time.Minute}
+			}},
+		{Name: "scaling group maxUnavailable at least 1", Path: "spec.template.podCliqueScalingGroups[0].rollingUpdate.maxUnavailable", Message: "must be an integer of at least 1 or a percentage from 1% to 100%", SchemaFirst: true,
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) { group(p).RollingUpdate = maxUnavailable(intstr.FromInt32(-1)) },
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
+				group(p).RollingUpdate = maxUnavailable(intstr.FromString("50%"))
+			}},
+		{Name: "scaling group progressDeadline positive", Path: "spec.template.podCliqueScalingGroups[0].rollingUpdate.progressDeadline", Message: "must be greater than 0", SchemaFirst: true,
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
+				group(p).RollingUpdate.ProgressDeadline = &metav1.Duration{Duration: -time.Minute}
+			},
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
+				group(p).RollingUpdate.ProgressDeadline = &metav1.Duration{Duration: time.Minute}
+			}},
+		{Name: "scaling-group member has no rollingUpdate of its own", Path: "spec.template.cliques[2].spec.rollingUpdate", Message: `set rollingUpdate on scaling group "model"`,
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
+				clique(p, "worker").Spec.RollingUpdate = maxUnavailable(intstr.FromInt32(2))
+			},
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) { group(p).RollingUpdate = maxUnavailable(intstr.FromInt32(2)) }},
 		{Name: "replicas non-negative", Path: "spec.replicas", Message: "must be greater than or equal to 0", SchemaFirst: true,
 			Bad: func(p *grovecorev1alpha1.PodCliqueSet) { p.Spec.Replicas = -1 }, Good: func(p *grovecorev1alpha1.PodCliqueSet) { p.Spec.Replicas = 3 }},
 		{Name: "startup type allowed", Path: "spec.template.cliqueStartupType", Message: "Unsupported value", SchemaFirst: true,
@@ -486,6 +544,11 @@ func Updates() []Case {
 			p.Spec.Replicas = 3
 			clique(p, "frontend").Spec.Replicas = 4
 			group(p).Replicas = ptr.To[int32](3)
+		}},
+		{Name: "rollingUpdate mutable", Update: true, Bad: nil, Good: func(p *grovecorev1alpha1.PodCliqueSet) {
+			clique(p, "frontend").Spec.RollingUpdate = &grovecorev1alpha1.RollingUpdateConfig{
+				MaxUnavailable: ptr.To(intstr.FromString("50%")), ProgressDeadline: &metav1.Duration{Duration: 5 * time.Minute}}
+			group(p).RollingUpdate = maxUnavailable(intstr.FromInt32(2))
 		}},
 		{Name: "pod template mutable", Update: true, Bad: nil, Good: func(p *grovecorev1alpha1.PodCliqueSet) {
 			podTemplateChange(p)

@@ -44,6 +44,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/expect"
 	"github.com/grove-project/grove/operator/internal/groveerr"
+	"github.com/grove-project/grove/operator/internal/update"
 )
 
 // Error codes of the pod component.
@@ -118,6 +119,8 @@ type Result struct {
 	// Pods are the PodClique's pods as the cache showed them at the start of
 	// Sync; status is computed from them.
 	Pods []*corev1.Pod
+	// Rollout says where the PodClique stands in an update (rollout.go).
+	Rollout Rollout
 }
 
 // Sync brings the PodClique's pods in line with spec.replicas, gives every
@@ -165,6 +168,13 @@ func (c *Component) Sync(ctx context.Context, log logr.Logger, pclq *grovecorev1
 		active = without(active, repair)
 		extras = without(extras, repair)
 	}
+
+	before := len(active)
+	if active, res.Rollout, err = c.rollOut(ctx, log, pclq, pcs, id, active, len(pending.ReservedIndices)); err != nil {
+		return res, err
+	}
+	res.PendingDeletes += before - len(active)
+	extras = without(extras, without(extras, active))
 
 	switch diff := len(active) + len(pending.ReservedIndices) - int(pclq.Spec.Replicas); {
 	case diff < 0:
@@ -258,9 +268,9 @@ func (c *Component) repairBudget(pclq *grovecorev1alpha1.PodClique, active, extr
 }
 
 // maxUnavailable is how many pods of the clique Grove's own deletions may make
-// unavailable at once.
-func maxUnavailable(_ *grovecorev1alpha1.PodClique) int {
-	return 1
+// unavailable at once: the clique's rolling-update budget.
+func maxUnavailable(pclq *grovecorev1alpha1.PodClique) int {
+	return int(update.MaxUnavailable(pclq.Spec.RollingUpdate, pclq.Spec.Replicas))
 }
 
 func (c *Component) deleteDuplicates(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique, pods []*corev1.Pod) error {
