@@ -34,8 +34,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/grove-project/grove/api/common"
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 )
 
 const (
@@ -71,7 +71,7 @@ func podUIDsByName(g Gomega, ns, pcsName string) map[string]types.UID {
 
 // podCliqueUIDs maps the live PodCliques of a PodCliqueSet to their UIDs.
 func podCliqueUIDs(g Gomega, ns, pcsName string) map[string]types.UID {
-	list := &corev1alpha1.PodCliqueList{}
+	list := &grovecorev1alpha1.PodCliqueList{}
 	g.Expect(k8s.List(ctx, list, partOf(ns, pcsName)...)).To(Succeed())
 	out := map[string]types.UID{}
 	for _, p := range list.Items {
@@ -115,7 +115,7 @@ func podOf(ns, pcsName, pclq string) corev1.Pod {
 	var names []string
 	byName := map[string]corev1.Pod{}
 	for _, p := range listPods(Default, ns, pcsName) {
-		if p.Labels[common.LabelPodClique] == pclq && p.DeletionTimestamp == nil && p.Spec.NodeName != "" {
+		if p.Labels[apicommon.LabelPodClique] == pclq && p.DeletionTimestamp == nil && p.Spec.NodeName != "" {
 			names = append(names, p.Name)
 			byName[p.Name] = p
 		}
@@ -139,9 +139,9 @@ func breachSince(ns, pclq string) time.Time {
 	GinkgoHelper()
 	var since time.Time
 	Eventually(func(g Gomega) {
-		p := &corev1alpha1.PodClique{}
+		p := &grovecorev1alpha1.PodClique{}
 		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: pclq}, p)).To(Succeed())
-		c := meta.FindStatusCondition(p.Status.Conditions, corev1alpha1.ConditionTypeMinAvailableBreached)
+		c := meta.FindStatusCondition(p.Status.Conditions, grovecorev1alpha1.ConditionTypeMinAvailableBreached)
 		g.Expect(c).NotTo(BeNil())
 		g.Expect(c.Status).To(Equal(metav1.ConditionTrue), "%s: %s", c.Reason, c.Message)
 		since = c.LastTransitionTime.Time
@@ -154,7 +154,7 @@ func breachSince(ns, pclq string) time.Time {
 func expectWasScheduled(ns, pcsName string, count int) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) {
-		list := &corev1alpha1.PodCliqueList{}
+		list := &grovecorev1alpha1.PodCliqueList{}
 		g.Expect(k8s.List(ctx, list, partOf(ns, pcsName)...)).To(Succeed())
 		g.Expect(list.Items).To(HaveLen(count))
 		for _, p := range list.Items {
@@ -238,13 +238,13 @@ var _ = Describe("Gang termination", Ordered, ContinueOnFailure, func() {
 
 		By("with one node cordoned the new 10-pod gang does not fit: nothing binds, GangTerminationInProgress stays")
 		expectBoundExactly(ns, "gang-wl1-gt", map[string]int{})
-		Expect(conditionStatus(getPCSConditions(ns, "gang-wl1-gt"), corev1alpha1.ConditionTypeGangTerminationInProgress)).To(Equal(metav1.ConditionTrue))
+		Expect(conditionStatus(getPCSConditions(ns, "gang-wl1-gt"), grovecorev1alpha1.ConditionTypeGangTerminationInProgress)).To(Equal(metav1.ConditionTrue))
 
 		By("uncordoning the lost node: the recreated replica runs and the condition goes")
 		schedulableGangNodes(10, gangPoolSize)
 		expectDistinctNodes(expectRunningLayout(ns, "gang-wl1-gt", gangLayout("gang-wl1-gt", 0, 2), gangNode))
 		Eventually(func() metav1.ConditionStatus {
-			return conditionStatus(getPCSConditions(ns, "gang-wl1-gt"), corev1alpha1.ConditionTypeGangTerminationInProgress)
+			return conditionStatus(getPCSConditions(ns, "gang-wl1-gt"), grovecorev1alpha1.ConditionTypeGangTerminationInProgress)
 		}).Should(BeEmpty())
 	})
 
@@ -261,9 +261,9 @@ var _ = Describe("Gang termination", Ordered, ContinueOnFailure, func() {
 		first := podOf(ns, "gang-wl2-gt", "gang-wl2-gt-0-pc-a")
 		loseNode(ns, first)
 		Consistently(func(g Gomega) {
-			p := &corev1alpha1.PodClique{}
+			p := &grovecorev1alpha1.PodClique{}
 			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "gang-wl2-gt-0-pc-a"}, p)).To(Succeed())
-			g.Expect(conditionStatus(p.Status.Conditions, corev1alpha1.ConditionTypeMinAvailableBreached)).To(Equal(metav1.ConditionFalse))
+			g.Expect(conditionStatus(p.Status.Conditions, grovecorev1alpha1.ConditionTypeMinAvailableBreached)).To(Equal(metav1.ConditionFalse))
 			g.Expect(podCliqueUIDs(g, ns, "gang-wl2-gt")).To(Equal(pclqsBefore))
 		}).WithTimeout(gtDelay + 5*time.Second).Should(Succeed())
 		Expect(survivors(podsBefore, podUIDsByName(Default, ns, "gang-wl2-gt"))).To(HaveLen(9))
@@ -326,9 +326,9 @@ var _ = Describe("Gang termination", Ordered, ContinueOnFailure, func() {
 		expectRunningLayout(ns, "gang-wl2-gt", gangLayout("gang-wl2-gt", 0, 2), gangNode)
 		Expect(survivors(podsBefore, podUIDsByName(Default, ns, "gang-wl2-gt"))).To(Equal(withPrefix(podsBefore, untouched...)))
 		Eventually(func() metav1.ConditionStatus {
-			g := &corev1alpha1.PodCliqueScalingGroup{}
+			g := &grovecorev1alpha1.PodCliqueScalingGroup{}
 			Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "gang-wl2-gt-0-sg-x"}, g)).To(Succeed())
-			return conditionStatus(g.Status.Conditions, corev1alpha1.ConditionTypeGangTerminationInProgress)
+			return conditionStatus(g.Status.Conditions, grovecorev1alpha1.ConditionTypeGangTerminationInProgress)
 		}).Should(BeEmpty())
 	})
 
@@ -342,7 +342,7 @@ var _ = Describe("Gang termination", Ordered, ContinueOnFailure, func() {
 		podsBefore := podUIDsByName(Default, ns, "gang-wl2-gt")
 
 		victim := podOf(ns, "gang-wl2-gt", "gang-wl2-gt-0-sg-x-1-pc-c")
-		Expect(victim.Labels[common.LabelPodGang]).To(Equal(common.ScaledPodGangName("gang-wl2-gt-0-sg-x", 1, 1)))
+		Expect(victim.Labels[apicommon.LabelPodGang]).To(Equal(apicommon.ScaledPodGangName("gang-wl2-gt-0-sg-x", 1, 1)))
 		kubectl("delete", "pod", "-n", ns, victim.Name, "--wait=false")
 		expectRunningLayout(ns, "gang-wl2-gt", gangLayout("gang-wl2-gt", 0, 2), gangNode)
 		Consistently(func(g Gomega) {
@@ -361,7 +361,7 @@ var _ = Describe("Gang termination", Ordered, ContinueOnFailure, func() {
 
 func getPCSConditions(ns, name string) []metav1.Condition {
 	GinkgoHelper()
-	pcs := &corev1alpha1.PodCliqueSet{}
+	pcs := &grovecorev1alpha1.PodCliqueSet{}
 	Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, pcs)).To(Succeed())
 	return pcs.Status.Conditions
 }

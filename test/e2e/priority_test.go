@@ -25,8 +25,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/grove-project/grove/api/common"
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	apicommon "github.com/grove-project/grove/api/common"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 var _ = Describe("Pod priority", func() {
@@ -42,12 +42,12 @@ var _ = Describe("Pod priority", func() {
 		pods := expectRunningLayout(ns, "prio", map[string]int{"prio-0-frontend": 2, "prio-0-batch": 1}, fakeNodeName)
 		want := map[string]string{"prio-0-frontend": "grove-e2e-inference", "prio-0-batch": "grove-e2e-batch"}
 		for _, p := range pods {
-			class := want[p.Labels[common.LabelPodClique]]
+			class := want[p.Labels[apicommon.LabelPodClique]]
 			Expect(p.Spec.PriorityClassName).To(Equal(class), "pod %s", p.Name)
 			Expect(p.Spec.Priority).To(HaveValue(Equal(classes[class])), "pod %s priority", p.Name)
 		}
-		pg := &schedv1alpha1.PodGang{}
-		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: common.BasePodGangName("prio", 0)}, pg)).To(Succeed())
+		pg := &groveschedulerv1alpha1.PodGang{}
+		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: apicommon.BasePodGangName("prio", 0)}, pg)).To(Succeed())
 		Expect(pg.Spec.PriorityClassName).To(Equal("grove-e2e-inference"))
 	})
 })

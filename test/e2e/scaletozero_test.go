@@ -27,14 +27,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/grove-project/grove/api/common"
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 // podGangGroups returns the group names of a PodGang.
 func podGangGroups(g Gomega, ns, name string) []string {
-	pg := &schedv1alpha1.PodGang{}
+	pg := &groveschedulerv1alpha1.PodGang{}
 	g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, pg)).To(Succeed())
 	var out []string
 	for _, grp := range pg.Spec.PodGroups {
@@ -48,9 +48,9 @@ func statusOf(g Gomega, obj client.Object, t string) string {
 	g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
 	var conds []metav1.Condition
 	switch o := obj.(type) {
-	case *corev1alpha1.PodClique:
+	case *grovecorev1alpha1.PodClique:
 		conds = o.Status.Conditions
-	case *corev1alpha1.PodCliqueScalingGroup:
+	case *grovecorev1alpha1.PodCliqueScalingGroup:
 		conds = o.Status.Conditions
 	}
 	for _, c := range conds {
@@ -78,7 +78,7 @@ var _ = Describe("Scale to zero", Ordered, ContinueOnFailure, func() {
 		full := gangLayout("gang-wl2-gt", 0, 2)
 		expectRunningLayout(ns, "gang-wl2-gt", full, gangNode)
 		podsBefore := podUIDsByName(Default, ns, "gang-wl2-gt")
-		base := common.BasePodGangName("gang-wl2-gt", 0)
+		base := apicommon.BasePodGangName("gang-wl2-gt", 0)
 		allGroups := []string{"gang-wl2-gt-0-pc-a", "gang-wl2-gt-0-sg-x-0-pc-b", "gang-wl2-gt-0-sg-x-0-pc-c"}
 		Expect(podGangGroups(Default, ns, base)).To(Equal(allGroups))
 		Eventually(func(g Gomega) int32 { return availableReplicas(g, ns, "gang-wl2-gt") }).Should(BeEquivalentTo(1))
@@ -94,7 +94,7 @@ var _ = Describe("Scale to zero", Ordered, ContinueOnFailure, func() {
 		}
 		expectRunningLayout(ns, "gang-wl2-gt", noA, gangNode)
 		Eventually(func(g Gomega) []string { return podGangGroups(g, ns, base) }).Should(Equal(allGroups[1:]))
-		Eventually(func(g Gomega) string { return statusOf(g, pcA, corev1alpha1.ConditionTypeMinAvailableBreached) }).Should(Equal("False/ScaledToZero"))
+		Eventually(func(g Gomega) string { return statusOf(g, pcA, grovecorev1alpha1.ConditionTypeMinAvailableBreached) }).Should(Equal("False/ScaledToZero"))
 		Consistently(func(g Gomega) {
 			g.Expect(availableReplicas(g, ns, "gang-wl2-gt")).To(BeEquivalentTo(1))
 			g.Expect(survivors(podsBefore, podUIDsByName(g, ns, "gang-wl2-gt"))).To(Equal(withPrefix(podsBefore, "gang-wl2-gt-0-sg-x-")))
@@ -104,7 +104,7 @@ var _ = Describe("Scale to zero", Ordered, ContinueOnFailure, func() {
 		kubectl("scale", "pclq", "-n", ns, pcA.Name, "--replicas=2")
 		expectRunningLayout(ns, "gang-wl2-gt", full, gangNode)
 		Eventually(func(g Gomega) []string { return podGangGroups(g, ns, base) }).Should(Equal(allGroups))
-		Eventually(func(g Gomega) string { return statusOf(g, pcA, corev1alpha1.ConditionTypeMinAvailableBreached) }).Should(Equal("False/SufficientReadyPods"))
+		Eventually(func(g Gomega) string { return statusOf(g, pcA, grovecorev1alpha1.ConditionTypeMinAvailableBreached) }).Should(Equal("False/SufficientReadyPods"))
 		Expect(survivors(podsBefore, podUIDsByName(Default, ns, "gang-wl2-gt"))).To(Equal(withPrefix(podsBefore, "gang-wl2-gt-0-sg-x-")))
 		podsBefore = podUIDsByName(Default, ns, "gang-wl2-gt")
 
@@ -114,9 +114,9 @@ var _ = Describe("Scale to zero", Ordered, ContinueOnFailure, func() {
 		expectRunningLayout(ns, "gang-wl2-gt", map[string]int{pcA.Name: 2}, gangNode)
 		Eventually(func(g Gomega) []string { return podCliqueNames(g, ns, "gang-wl2-gt") }).Should(Equal([]string{pcA.Name}))
 		Eventually(func(g Gomega) []string { return podGangGroups(g, ns, base) }).Should(Equal(allGroups[:1]))
-		Eventually(func(g Gomega) string { return statusOf(g, sgX, corev1alpha1.ConditionTypeMinAvailableBreached) }).Should(Equal("False/ScaledToZero"))
+		Eventually(func(g Gomega) string { return statusOf(g, sgX, grovecorev1alpha1.ConditionTypeMinAvailableBreached) }).Should(Equal("False/ScaledToZero"))
 		Eventually(func(g Gomega) []string {
-			list := &schedv1alpha1.PodGangList{}
+			list := &groveschedulerv1alpha1.PodGangList{}
 			g.Expect(k8s.List(ctx, list, partOf(ns, "gang-wl2-gt")...)).To(Succeed())
 			var names []string
 			for _, pg := range list.Items {
@@ -133,7 +133,7 @@ var _ = Describe("Scale to zero", Ordered, ContinueOnFailure, func() {
 		kubectl("scale", "pcsg", "-n", ns, sgX.Name, "--replicas=2")
 		expectDistinctNodes(expectRunningLayout(ns, "gang-wl2-gt", full, gangNode))
 		Eventually(func(g Gomega) []string { return podGangGroups(g, ns, base) }).Should(Equal(allGroups))
-		Eventually(func(g Gomega) string { return statusOf(g, sgX, corev1alpha1.ConditionTypeMinAvailableBreached) }).
+		Eventually(func(g Gomega) string { return statusOf(g, sgX, grovecorev1alpha1.ConditionTypeMinAvailableBreached) }).
 			Should(Equal("False/SufficientAvailablePodCliqueScalingGroupReplicas"))
 		Expect(survivors(podsBefore, podUIDsByName(Default, ns, "gang-wl2-gt"))).To(Equal(withPrefix(podsBefore, pcA.Name)))
 		msgs, _ := terminationEvents(Default, ns, "PodCliqueSetReplicaDeleteSuccessful")

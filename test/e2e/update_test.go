@@ -39,8 +39,8 @@ import (
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/grove-project/grove/api/common"
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 )
 
 const (
@@ -138,7 +138,7 @@ func (t *podTracker) observe() {
 	ready := map[string]int{}
 	for _, p := range t.live {
 		if p.DeletionTimestamp == nil && podIsReady(&p) {
-			ready[p.Labels[common.LabelPodClique]]++
+			ready[p.Labels[apicommon.LabelPodClique]]++
 		}
 	}
 	down := map[string]bool{}
@@ -155,12 +155,12 @@ func (t *podTracker) observe() {
 		if !t.disrupted(p, down) {
 			continue
 		}
-		pcsReplicas[p.Labels[common.LabelPodCliqueSetReplicaIndex]] = true
-		if g := p.Labels[common.LabelPodCliqueScalingGroup]; g != "" {
+		pcsReplicas[p.Labels[apicommon.LabelPodCliqueSetReplicaIndex]] = true
+		if g := p.Labels[apicommon.LabelPodCliqueScalingGroup]; g != "" {
 			if groupReplicas[g] == nil {
 				groupReplicas[g] = map[string]bool{}
 			}
-			groupReplicas[g][p.Labels[common.LabelPodCliqueScalingGroupReplicaIndex]] = true
+			groupReplicas[g][p.Labels[apicommon.LabelPodCliqueScalingGroupReplicaIndex]] = true
 		}
 	}
 	t.worst["pcs-replicas"] = max(t.worst["pcs-replicas"], len(pcsReplicas))
@@ -172,12 +172,12 @@ func (t *podTracker) observe() {
 // disrupted reports whether the unit a gone start pod belongs to (its
 // scaling-group replica, or its PodClique) still has a PodClique down.
 func (t *podTracker) disrupted(gone corev1.Pod, down map[string]bool) bool {
-	g, gi := gone.Labels[common.LabelPodCliqueScalingGroup], gone.Labels[common.LabelPodCliqueScalingGroupReplicaIndex]
+	g, gi := gone.Labels[apicommon.LabelPodCliqueScalingGroup], gone.Labels[apicommon.LabelPodCliqueScalingGroupReplicaIndex]
 	if g == "" {
-		return down[gone.Labels[common.LabelPodClique]]
+		return down[gone.Labels[apicommon.LabelPodClique]]
 	}
 	for _, p := range t.start {
-		if p.Labels[common.LabelPodCliqueScalingGroup] == g && p.Labels[common.LabelPodCliqueScalingGroupReplicaIndex] == gi && down[p.Labels[common.LabelPodClique]] {
+		if p.Labels[apicommon.LabelPodCliqueScalingGroup] == g && p.Labels[apicommon.LabelPodCliqueScalingGroupReplicaIndex] == gi && down[p.Labels[apicommon.LabelPodClique]] {
 			return true
 		}
 	}
@@ -212,7 +212,7 @@ func podIsReady(p *corev1.Pod) bool {
 func setCliqueImage(ns, pcsName, clique, image string) {
 	GinkgoHelper()
 	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		pcs := &corev1alpha1.PodCliqueSet{}
+		pcs := &grovecorev1alpha1.PodCliqueSet{}
 		if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: pcsName}, pcs); err != nil {
 			return err
 		}
@@ -226,7 +226,7 @@ func setCliqueImage(ns, pcsName, clique, image string) {
 }
 
 // setStrategy switches a PodCliqueSet's update strategy.
-func setStrategy(ns, pcsName string, s corev1alpha1.UpdateStrategyType) {
+func setStrategy(ns, pcsName string, s grovecorev1alpha1.UpdateStrategyType) {
 	GinkgoHelper()
 	patch := client.RawPatch(types.MergePatchType, []byte(fmt.Sprintf(`{"spec":{"updateStrategy":{"type":%q}}}`, s)))
 	Expect(k8s.Patch(ctx, pcsRef(ns, pcsName), patch)).To(Succeed())
@@ -237,7 +237,7 @@ func podsByClique(pods []corev1.Pod) map[string][]corev1.Pod {
 	out := map[string][]corev1.Pod{}
 	for _, p := range pods {
 		if p.DeletionTimestamp == nil {
-			out[p.Labels[common.LabelPodClique]] = append(out[p.Labels[common.LabelPodClique]], p)
+			out[p.Labels[apicommon.LabelPodClique]] = append(out[p.Labels[apicommon.LabelPodClique]], p)
 		}
 	}
 	return out
@@ -265,9 +265,9 @@ func images(pods []corev1.Pod) []string {
 
 // expectUpdateDone waits until the PodCliqueSet's update ended and every
 // replica runs its templates and is available.
-func expectUpdateDone(ns, pcsName string, replicas int32) *corev1alpha1.PodCliqueSet {
+func expectUpdateDone(ns, pcsName string, replicas int32) *grovecorev1alpha1.PodCliqueSet {
 	GinkgoHelper()
-	pcs := &corev1alpha1.PodCliqueSet{}
+	pcs := &grovecorev1alpha1.PodCliqueSet{}
 	Eventually(func(g Gomega) {
 		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: pcsName}, pcs)).To(Succeed())
 		up := pcs.Status.UpdateProgress
@@ -275,10 +275,10 @@ func expectUpdateDone(ns, pcsName string, replicas int32) *corev1alpha1.PodCliqu
 		g.Expect(up.UpdateEndedAt).NotTo(BeNil(), "updateEndedAt")
 		g.Expect(pcs.Status.CurrentGenerationHash).To(HaveValue(Equal(up.PodCliqueSetGenerationHash)))
 		g.Expect(pcs.Status.UpdatedReplicas).To(Equal(replicas))
-		c := meta.FindStatusCondition(pcs.Status.Conditions, corev1alpha1.ConditionTypeUpdateInProgress)
+		c := meta.FindStatusCondition(pcs.Status.Conditions, grovecorev1alpha1.ConditionTypeUpdateInProgress)
 		g.Expect(c).NotTo(BeNil())
 		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
-		g.Expect(c.Reason).To(Equal(corev1alpha1.ConditionReasonUpdateCompleted))
+		g.Expect(c.Reason).To(Equal(grovecorev1alpha1.ConditionReasonUpdateCompleted))
 	}).WithTimeout(3 * time.Minute).Should(Succeed())
 	return pcs
 }
@@ -529,7 +529,7 @@ var _ = Describe("OnDelete updates", func() {
 		pcs := loadPCS(updateWL)
 		pcs.Namespace = ns
 		pcs.Spec.Replicas = 1
-		pcs.Spec.UpdateStrategy = &corev1alpha1.PodCliqueSetUpdateStrategy{Type: corev1alpha1.OnDeleteStrategyType}
+		pcs.Spec.UpdateStrategy = &grovecorev1alpha1.PodCliqueSetUpdateStrategy{Type: grovecorev1alpha1.OnDeleteStrategyType}
 		Expect(k8s.Create(ctx, pcs)).To(Succeed())
 	}
 
@@ -542,14 +542,14 @@ var _ = Describe("OnDelete updates", func() {
 
 		By("OD1: no pod is replaced; the update record ends when it starts")
 		Eventually(func(g Gomega) {
-			pcs := &corev1alpha1.PodCliqueSet{}
+			pcs := &grovecorev1alpha1.PodCliqueSet{}
 			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "upd"}, pcs)).To(Succeed())
 			up := pcs.Status.UpdateProgress
 			g.Expect(up).NotTo(BeNil())
 			g.Expect(up.UpdateEndedAt).To(HaveValue(Equal(up.UpdateStartedAt)))
-			c := meta.FindStatusCondition(pcs.Status.Conditions, corev1alpha1.ConditionTypeUpdateInProgress)
+			c := meta.FindStatusCondition(pcs.Status.Conditions, grovecorev1alpha1.ConditionTypeUpdateInProgress)
 			g.Expect(c).NotTo(BeNil())
-			g.Expect(c.Reason).To(Equal(corev1alpha1.ConditionReasonOnDelete))
+			g.Expect(c.Reason).To(Equal(grovecorev1alpha1.ConditionReasonOnDelete))
 		}).Should(Succeed())
 		Consistently(func(g Gomega) {
 			pods := podsByClique(listPods(g, ns, "upd"))
@@ -564,7 +564,7 @@ var _ = Describe("OnDelete updates", func() {
 		Eventually(func(g Gomega) {
 			pods := podsByClique(listPods(g, ns, "upd"))["upd-0-pc-a"]
 			g.Expect(images(pods)).To(Equal([]string{"registry.example/pc-a:1", "registry.example/pc-a:2"}))
-			pclq := &corev1alpha1.PodClique{}
+			pclq := &grovecorev1alpha1.PodClique{}
 			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "upd-0-pc-a"}, pclq)).To(Succeed())
 			g.Expect(pclq.Status.UpdatedReplicas).To(Equal(int32(1)))
 			g.Expect(pclq.Status.ReadyReplicas).To(Equal(int32(2)))
@@ -588,13 +588,13 @@ var _ = Describe("OnDelete updates", func() {
 		}).Should(Equal(podUIDs(before["upd-0-pc-a"])))
 
 		By("RollingRecreate: the outdated pods are replaced")
-		setStrategy(ns, "upd", corev1alpha1.RollingRecreateStrategyType)
+		setStrategy(ns, "upd", grovecorev1alpha1.RollingRecreateStrategyType)
 		expectUpdateDone(ns, "upd", 1)
 		pods := podsByClique(expectRunningLayout(ns, "upd", layout, fakeNodeName))
 		Expect(images(pods["upd-0-pc-a"])).To(Equal([]string{"registry.example/pc-a:2", "registry.example/pc-a:2"}))
 
 		By("OnDelete again: a new image replaces nothing")
-		setStrategy(ns, "upd", corev1alpha1.OnDeleteStrategyType)
+		setStrategy(ns, "upd", grovecorev1alpha1.OnDeleteStrategyType)
 		setCliqueImage(ns, "upd", "pc-a", "registry.example/pc-a:3")
 		Consistently(func(g Gomega) []types.UID {
 			return podUIDs(podsByClique(listPods(g, ns, "upd"))["upd-0-pc-a"])

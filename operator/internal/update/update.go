@@ -35,7 +35,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/grove-project/grove/api/common"
+	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/hash"
 )
@@ -129,7 +129,7 @@ func TemplateHashes(pcs *grovecorev1alpha1.PodCliqueSet) (map[string]string, err
 // its spec carries it and, as its controller last observed that spec, no pod
 // of another template is left.
 func PodCliqueConverged(p *grovecorev1alpha1.PodClique, templateHash string) bool {
-	h := p.Labels[common.LabelPodTemplateHash]
+	h := p.Labels[apicommon.LabelPodTemplateHash]
 	return h == templateHash && p.Status.ObservedGeneration != nil && *p.Status.ObservedGeneration == p.Generation &&
 		p.Status.CurrentPodTemplateHash != nil && *p.Status.CurrentPodTemplateHash == h
 }
@@ -140,7 +140,7 @@ func PodCliqueConverged(p *grovecorev1alpha1.PodClique, templateHash string) boo
 // not reflect its spec yet (just created or just patched) is not known to be
 // outdated.
 func PodCliqueOutdated(p *grovecorev1alpha1.PodClique, templateHash string) bool {
-	if p.Labels[common.LabelPodTemplateHash] != templateHash {
+	if p.Labels[apicommon.LabelPodTemplateHash] != templateHash {
 		return true
 	}
 	observed := p.Status.ObservedGeneration != nil && *p.Status.ObservedGeneration == p.Generation

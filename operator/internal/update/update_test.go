@@ -24,7 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
-	"github.com/grove-project/grove/api/common"
+	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 )
 
@@ -124,7 +124,7 @@ func TestReplicaUpdating(t *testing.T) {
 func TestPodCliqueConverged(t *testing.T) {
 	pclq := func(label string, generation, observed int64, current *string) *grovecorev1alpha1.PodClique {
 		p := &grovecorev1alpha1.PodClique{}
-		p.Labels = map[string]string{common.LabelPodTemplateHash: label}
+		p.Labels = map[string]string{apicommon.LabelPodTemplateHash: label}
 		p.Generation = generation
 		p.Status.ObservedGeneration = ptr.To(observed)
 		p.Status.CurrentPodTemplateHash = current
@@ -152,7 +152,7 @@ func TestPodCliqueConverged(t *testing.T) {
 func TestPodCliqueOutdated(t *testing.T) {
 	pclq := func(label string, generation int64, observed *int64, replicas, updated int32) *grovecorev1alpha1.PodClique {
 		p := &grovecorev1alpha1.PodClique{}
-		p.Labels = map[string]string{common.LabelPodTemplateHash: label}
+		p.Labels = map[string]string{apicommon.LabelPodTemplateHash: label}
 		p.Generation = generation
 		p.Status.ObservedGeneration = observed
 		p.Status.Replicas, p.Status.UpdatedReplicas = replicas, updated

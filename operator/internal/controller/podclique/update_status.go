@@ -24,7 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/grove-project/grove/api/common"
+	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/controller/podclique/components/pod"
 	"github.com/grove-project/grove/operator/internal/update"
@@ -52,7 +52,7 @@ type updateOutcome struct {
 func applyUpdateStatus(pclq *grovecorev1alpha1.PodClique, prev *grovecorev1alpha1.PodCliqueStatus, ro pod.Rollout, c podCounts, now metav1.Time) updateOutcome {
 	var out updateOutcome
 	st := &pclq.Status
-	templateHash := pclq.Labels[common.LabelPodTemplateHash]
+	templateHash := pclq.Labels[apicommon.LabelPodTemplateHash]
 	converged := templateHash != "" && c.updated == c.replicas
 	if converged {
 		st.CurrentPodTemplateHash = ptr.To(templateHash)

@@ -22,7 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 )
 
 // DefaultMaxUnavailable is the maxUnavailable of a standalone clique or a
@@ -36,9 +36,9 @@ const MaxUnavailableMessage = "must be an integer of at least 1 or a percentage 
 var percentage = regexp.MustCompile(`^([1-9][0-9]?|100)%$`)
 
 // defaultRollingUpdate fills maxUnavailable.
-func defaultRollingUpdate(ru *corev1alpha1.RollingUpdateConfig) *corev1alpha1.RollingUpdateConfig {
+func defaultRollingUpdate(ru *grovecorev1alpha1.RollingUpdateConfig) *grovecorev1alpha1.RollingUpdateConfig {
 	if ru == nil {
-		ru = &corev1alpha1.RollingUpdateConfig{}
+		ru = &grovecorev1alpha1.RollingUpdateConfig{}
 	}
 	if ru.MaxUnavailable == nil {
 		v := intstr.FromInt32(DefaultMaxUnavailable)
@@ -49,7 +49,7 @@ func defaultRollingUpdate(ru *corev1alpha1.RollingUpdateConfig) *corev1alpha1.Ro
 
 // rollingUpdate checks a component's budget: maxUnavailable is a count of at
 // least 1 or a percentage from 1% to 100%; progressDeadline is positive.
-func (s *staticCheck) rollingUpdate(ru *corev1alpha1.RollingUpdateConfig, p *field.Path) {
+func (s *staticCheck) rollingUpdate(ru *grovecorev1alpha1.RollingUpdateConfig, p *field.Path) {
 	if ru == nil {
 		return
 	}

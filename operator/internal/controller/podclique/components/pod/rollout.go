@@ -23,7 +23,7 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/grove-project/grove/api/common"
+	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/groveerr"
 	"github.com/grove-project/grove/operator/internal/hash"
@@ -85,7 +85,7 @@ func (c *Component) rollOut(ctx context.Context, log logr.Logger, pclq *grovecor
 		return active, ro, nil
 	}
 
-	templateHash := pclq.Labels[common.LabelPodTemplateHash]
+	templateHash := pclq.Labels[apicommon.LabelPodTemplateHash]
 	var notReady, ready []*corev1.Pod
 	readyActive := 0
 	for _, p := range active {
@@ -93,7 +93,7 @@ func (c *Component) rollOut(ctx context.Context, log logr.Logger, pclq *grovecor
 		if isReady {
 			readyActive++
 		}
-		if p.Labels[common.LabelPodTemplateHash] == templateHash {
+		if p.Labels[apicommon.LabelPodTemplateHash] == templateHash {
 			continue
 		}
 		if isReady {
@@ -142,7 +142,7 @@ func templateIsCurrent(pclq *grovecorev1alpha1.PodClique, pcs *grovecorev1alpha1
 		if err != nil {
 			return false, groveerr.Wrap(err, ErrInvalidPodClique, groveerr.OperationSync, "computing the pod-template hash")
 		}
-		return h == pclq.Labels[common.LabelPodTemplateHash], nil
+		return h == pclq.Labels[apicommon.LabelPodTemplateHash], nil
 	}
 	return false, nil
 }
