@@ -22,11 +22,13 @@ package podcliqueset
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -91,8 +93,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if pcs.DeletionTimestamp != nil {
 		return ctrl.Result{}, r.reconcileDelete(ctx, log, pcs)
 	}
-	return ctrl.Result{}, r.reconcileSpec(ctx, log, pcs)
+	if err := r.reconcileSpec(ctx, log, pcs); !errors.Is(err, errStatusConflict) {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{Requeue: true}, nil
 }
+
+// errStatusConflict says the status was computed on a cached object older
+// than the stored one; the reconcile is retried once the cache caught up.
+var errStatusConflict = errors.New("status computed on a stale PodCliqueSet")
 
 // reconcileSpec: ensure finalizer → record start → sync components → status → record completion.
 func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
@@ -103,7 +112,9 @@ func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcs *gr
 		return err
 	}
 	errs := r.syncComponents(ctx, log, pcs)
-	if err := r.updateStatus(ctx, pcs, len(errs) == 0); err != nil {
+	if err := r.updateStatus(ctx, pcs, len(errs) == 0); apierrors.IsConflict(err) && len(errs) == 0 {
+		return errStatusConflict
+	} else if err != nil {
 		errs = append(errs, err)
 	}
 	description := "PodCliqueSet reconciled"
