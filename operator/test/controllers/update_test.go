@@ -479,6 +479,12 @@ var _ = Describe("OnDelete updates", func() {
 			g.Expect(q.UpdateProgress).NotTo(BeNil())
 			g.Expect(q.UpdateProgress.UpdateEndedAt).To(Equal(ptr.To(q.UpdateProgress.UpdateStartedAt)))
 			g.Expect(q.UpdatedReplicas).To(BeZero())
+			sg := getPCSG(ns, "od-0-sg")().Status
+			g.Expect(sg.UpdateProgress).NotTo(BeNil())
+			g.Expect(sg.UpdateProgress.PodCliqueSetGenerationHash).To(Equal(gen))
+			g.Expect(sg.UpdateProgress.UpdateEndedAt).To(Equal(ptr.To(sg.UpdateProgress.UpdateStartedAt)))
+			g.Expect(condition(sg.Conditions, grovecorev1alpha1.ConditionTypeUpdateInProgress)).To(Equal("False/OnDelete"))
+			g.Expect(sg.CurrentPodCliqueSetGenerationHash).To(BeNil(), "workers of the old template run")
 		}).Should(Succeed())
 		Consistently(func(g Gomega) {
 			pods := livePods(g, ns, "od")

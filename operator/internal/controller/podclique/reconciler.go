@@ -89,6 +89,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{RequeueAfter: result.RecheckAfter}, nil
 	}
 	requeueAfter, err := r.updateStatus(ctx, log, pclq, result, syncErr)
+	if apierrors.IsConflict(err) {
+		// The status was computed on a cached PodClique older than the
+		// stored one; a merge patch from it could drop what an earlier
+		// reconcile wrote (ready counts, the update record). Retry once the
+		// cache caught up.
+		return ctrl.Result{Requeue: true}, syncErr
+	}
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -165,7 +172,7 @@ func (r *Reconciler) updateStatus(ctx context.Context, log logr.Logger, pclq *gr
 		r.recorder.Eventf(pclq, corev1.EventTypeWarning, ReasonAllScheduledReplicasLost,
 			"All %d scheduled pods were lost", base.Status.ScheduledReplicas)
 	}
-	if err := r.client.Status().Patch(ctx, pclq, client.MergeFrom(base)); err != nil {
+	if err := r.client.Status().Patch(ctx, pclq, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
 		return 0, groveerr.Wrapf(err, ErrUpdateStatus, groveerr.OperationSync, "updating status of PodClique %s", pclq.Name)
 	}
 	log.V(2).Info("Updated status", "replicas", counts.replicas, "ready", counts.ready, "scheduled", counts.scheduled, "gated", counts.gated)

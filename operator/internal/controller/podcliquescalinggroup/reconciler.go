@@ -24,10 +24,12 @@ package podcliquescalinggroup
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"time"
 
 	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -73,8 +75,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, r.reconcileDelete(ctx, pcsg)
 	}
 	requeueAfter, err := r.reconcileSpec(ctx, log, pcsg)
+	if errors.Is(err, errStatusConflict) {
+		return ctrl.Result{Requeue: true}, nil
+	}
 	return ctrl.Result{RequeueAfter: requeueAfter}, err
 }
+
+// errStatusConflict says the status was computed on a cached object older
+// than the stored one; the reconcile is retried once the cache caught up.
+var errStatusConflict = errors.New("status computed on a stale PodCliqueScalingGroup")
 
 // reconcileSpec: ensure finalizer → record start → sync member PodCliques →
 // roll group replicas of an older template → status → gang termination →
@@ -105,6 +114,9 @@ func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcsg *g
 		errs = append(errs, syncErr)
 	}
 	requeueAfter, err := r.updateStatus(ctx, pcs, pcsg, syncErr == nil, upd)
+	if apierrors.IsConflict(err) && syncErr == nil {
+		return 0, errStatusConflict
+	}
 	if err != nil {
 		errs = append(errs, err)
 	}

@@ -90,7 +90,9 @@ func (r *Reconciler) updateStatus(ctx context.Context, pcs *grovecorev1alpha1.Po
 	if equality.Semantic.DeepEqual(base.Status, pcsg.Status) {
 		return requeueAfter, nil
 	}
-	return requeueAfter, groveerr.Wrap(r.d.Client.Status().Patch(ctx, pcsg, client.MergeFrom(base)),
+	// Optimistic lock: a status computed on a stale cached object must not
+	// overwrite a newer update record; the reconciler retries on conflict.
+	return requeueAfter, groveerr.Wrap(r.d.Client.Status().Patch(ctx, pcsg, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})),
 		"ERR_UPDATE_PCSG_STATUS", groveerr.OperationSync, "patching PodCliqueScalingGroup status")
 }
 

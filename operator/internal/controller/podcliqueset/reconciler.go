@@ -24,11 +24,13 @@ package podcliqueset
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -98,8 +100,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, r.reconcileDelete(ctx, log, pcs)
 	}
 	requeueAfter, err := r.reconcileSpec(ctx, log, pcs)
+	if errors.Is(err, errStatusConflict) {
+		return ctrl.Result{Requeue: true}, nil
+	}
 	return ctrl.Result{RequeueAfter: requeueAfter}, err
 }
+
+// errStatusConflict says the status was computed on a cached object older
+// than the stored one; the reconcile is retried once the cache caught up.
+var errStatusConflict = errors.New("status computed on a stale PodCliqueSet")
 
 // reconcileSpec: ensure finalizer → record start → sync components → status
 // → gang termination → record completion. It returns when the next breach's
@@ -112,7 +121,9 @@ func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcs *gr
 		return 0, err
 	}
 	errs := r.syncComponents(ctx, log, pcs)
-	if err := r.updateStatus(ctx, pcs, len(errs) == 0); err != nil {
+	if err := r.updateStatus(ctx, pcs, len(errs) == 0); apierrors.IsConflict(err) && len(errs) == 0 {
+		return 0, errStatusConflict
+	} else if err != nil {
 		errs = append(errs, err)
 	}
 	var requeueAfter time.Duration

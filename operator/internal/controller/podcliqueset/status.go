@@ -48,7 +48,9 @@ func (r *Reconciler) updateStatus(ctx context.Context, pcs *grovecorev1alpha1.Po
 	if equality.Semantic.DeepEqual(base.Status, pcs.Status) {
 		return nil
 	}
-	return groveerr.Wrap(r.client.Status().Patch(ctx, pcs, client.MergeFrom(base)),
+	// Optimistic lock: a status computed on a stale cached object must not
+	// overwrite a newer update record; the reconciler retries on conflict.
+	return groveerr.Wrap(r.client.Status().Patch(ctx, pcs, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})),
 		"ERR_UPDATE_PCS_STATUS", groveerr.OperationSync, "patching PodCliqueSet status")
 }
 
