@@ -48,7 +48,6 @@ func TestDefaults(t *testing.T) {
 		{"pcs syncs", c.Controllers.PodCliqueSet.ConcurrentSyncs, 10},
 		{"pclq syncs", c.Controllers.PodClique.ConcurrentSyncs, 50},
 		{"pcsg syncs", c.Controllers.PodCliqueScalingGroup.ConcurrentSyncs, 5},
-		{"podgang syncs", c.Controllers.PodGang.ConcurrentSyncs, 5},
 		{"log level", c.LogLevel, LogLevelInfo},
 		{"log format", c.LogFormat, LogFormatJSON},
 		{"profiles", len(c.Scheduler.Profiles), 2},

@@ -56,7 +56,6 @@ func SetDefaults(c *OperatorConfiguration) {
 	setInt(&c.Controllers.PodCliqueSet.ConcurrentSyncs, 10)
 	setInt(&c.Controllers.PodClique.ConcurrentSyncs, 50)
 	setInt(&c.Controllers.PodCliqueScalingGroup.ConcurrentSyncs, 5)
-	setInt(&c.Controllers.PodGang.ConcurrentSyncs, 5)
 
 	if c.LogLevel == "" {
 		c.LogLevel = LogLevelInfo

@@ -135,7 +135,8 @@ type WebhookServer struct {
 
 // Debugging configures profiling.
 type Debugging struct {
-	// EnableProfiling serves pprof.
+	// EnableProfiling serves Go's pprof handlers (/debug/pprof/) on
+	// PprofBindHost:PprofBindPort.
 	EnableProfiling *bool `json:"enableProfiling,omitempty"`
 	// PprofBindHost is the pprof address. Default 127.0.0.1.
 	PprofBindHost string `json:"pprofBindHost"`
@@ -152,8 +153,6 @@ type Controllers struct {
 	PodClique ControllerConfig `json:"podClique"`
 	// PodCliqueScalingGroup configures the PodCliqueScalingGroup controller. Default 5 workers.
 	PodCliqueScalingGroup ControllerConfig `json:"podCliqueScalingGroup"`
-	// PodGang configures the PodGang controller. Default 5 workers.
-	PodGang ControllerConfig `json:"podGang"`
 }
 
 // ControllerConfig configures one controller.

@@ -53,7 +53,7 @@ func Validate(c *OperatorConfiguration) field.ErrorList {
 		}
 	}
 	cp := field.NewPath("controllers")
-	for name, cc := range map[string]ControllerConfig{"podCliqueSet": c.Controllers.PodCliqueSet, "podClique": c.Controllers.PodClique, "podCliqueScalingGroup": c.Controllers.PodCliqueScalingGroup, "podGang": c.Controllers.PodGang} {
+	for name, cc := range map[string]ControllerConfig{"podCliqueSet": c.Controllers.PodCliqueSet, "podClique": c.Controllers.PodClique, "podCliqueScalingGroup": c.Controllers.PodCliqueScalingGroup} {
 		if cc.ConcurrentSyncs <= 0 {
 			errs = append(errs, field.Invalid(cp.Child(name, "concurrentSyncs"), cc.ConcurrentSyncs, "must be greater than zero"))
 		}

@@ -19,45 +19,208 @@ package expect
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 )
 
-func TestStore(t *testing.T) {
-	const key = "default/demo-0-fe"
-	s := NewStore()
+const key = "default/demo-0-fe"
 
-	s.ExpectCreate(key, "a", 0)
-	s.ExpectCreate(key, "b", 1)
-	creates, deletes := s.Sync(key, map[types.UID]bool{"a": false})
-	if !slices.Equal(creates, []int{1}) || len(deletes) != 0 {
-		t.Fatalf("after seeing a: pending creates %v deletes %v, want [1] and none", creates, deletes)
+// clock is a settable time source for the store.
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time          { return c.t }
+func (c *clock) advance(d time.Duration) { c.t = c.t.Add(d) }
+
+func newTestStore() (*Store, *clock) {
+	c := &clock{t: time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)}
+	s := NewStore(time.Minute)
+	s.now = c.now
+	return s, c
+}
+
+func active(uid types.UID, idx int) Pod { return Pod{UID: uid, Index: idx, Active: true} }
+
+func TestCreatesAreSettledByTheCache(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		record       func(s *Store)
+		cached       []Pod
+		wantReserved []int
+	}{
+		{
+			name:         "a create whose pod the cache shows is settled",
+			record:       func(s *Store) { s.Reserve(key, 0); s.Created(key, 0, "a") },
+			cached:       []Pod{active("a", 0)},
+			wantReserved: nil,
+		},
+		{
+			name:         "a create whose pod the cache does not show keeps its index",
+			record:       func(s *Store) { s.Reserve(key, 1); s.Created(key, 1, "b") },
+			cached:       []Pod{active("a", 0)},
+			wantReserved: []int{1},
+		},
+		{
+			name:         "a create whose answer was lost keeps its index while the cache shows no pod with it",
+			record:       func(s *Store) { s.Reserve(key, 1) },
+			cached:       []Pod{active("a", 0)},
+			wantReserved: []int{1},
+		},
+		{
+			name:         "a create whose answer was lost is settled by an active pod with its index",
+			record:       func(s *Store) { s.Reserve(key, 1) },
+			cached:       []Pod{active("a", 0), active("x", 1)},
+			wantReserved: nil,
+		},
+		{
+			name:         "a terminating pod with the index does not settle a lost answer",
+			record:       func(s *Store) { s.Reserve(key, 1) },
+			cached:       []Pod{{UID: "old", Index: 1, Terminating: true}},
+			wantReserved: []int{1},
+		},
+		{
+			name: "a pod this controller deleted does not settle a lost answer even if the cache still shows it active",
+			record: func(s *Store) {
+				s.ExpectDelete(key, "old")
+				s.Reserve(key, 1)
+			},
+			cached:       []Pod{active("old", 1)},
+			wantReserved: []int{1},
+		},
+		{
+			name:         "a released index is free",
+			record:       func(s *Store) { s.Reserve(key, 2); s.Release(key, 2) },
+			wantReserved: nil,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, _ := newTestStore()
+			tc.record(s)
+			st := s.Sync(key, tc.cached)
+			if !slices.Equal(st.ReservedIndices, tc.wantReserved) {
+				t.Fatalf("reserved %v, want %v", st.ReservedIndices, tc.wantReserved)
+			}
+			if st.Overdue {
+				t.Fatalf("nothing is overdue before the deadline")
+			}
+			if len(tc.wantReserved) > 0 && st.RecheckAfter != time.Minute {
+				t.Fatalf("RecheckAfter %v, want the full timeout", st.RecheckAfter)
+			}
+		})
 	}
+}
 
+func TestOverdueCreatesAreSettledByALiveList(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		record       func(s *Store)
+		live         []Pod
+		wantReserved []int
+	}{
+		{
+			name:         "a lost answer whose pod the live list shows stays reserved",
+			record:       func(s *Store) { s.Reserve(key, 0) },
+			live:         []Pod{active("lost", 0)},
+			wantReserved: []int{0},
+		},
+		{
+			name:         "a lost answer whose pod the live list does not show is released",
+			record:       func(s *Store) { s.Reserve(key, 0) },
+			live:         nil,
+			wantReserved: nil,
+		},
+		{
+			name:         "a created pod deleted before the cache saw it is released",
+			record:       func(s *Store) { s.Reserve(key, 3); s.Created(key, 3, "gone") },
+			live:         []Pod{active("other", 0)},
+			wantReserved: nil,
+		},
+		{
+			name:         "a created pod the cache lags behind stays reserved",
+			record:       func(s *Store) { s.Reserve(key, 3); s.Created(key, 3, "slow") },
+			live:         []Pod{active("slow", 3)},
+			wantReserved: []int{3},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, clk := newTestStore()
+			tc.record(s)
+			clk.advance(time.Minute)
+			if st := s.Sync(key, nil); !st.Overdue {
+				t.Fatalf("Overdue false at the deadline")
+			}
+			s.Confirm(key, tc.live)
+			st := s.Sync(key, nil)
+			if !slices.Equal(st.ReservedIndices, tc.wantReserved) {
+				t.Fatalf("reserved %v after Confirm, want %v", st.ReservedIndices, tc.wantReserved)
+			}
+			if st.Overdue {
+				t.Fatalf("still overdue after Confirm: a kept reservation gets a new deadline")
+			}
+		})
+	}
+}
+
+func TestConfirmLeavesCreatesBeforeTheirDeadline(t *testing.T) {
+	s, clk := newTestStore()
+	s.Reserve(key, 0)
+	clk.advance(30 * time.Second)
+	s.Reserve(key, 1)
+	clk.advance(30 * time.Second)
+	// Index 0 is overdue, index 1 is not: a create still in flight must not
+	// be released by a list that cannot show it yet.
+	s.Confirm(key, nil)
+	if st := s.Sync(key, nil); !slices.Equal(st.ReservedIndices, []int{1}) || st.RecheckAfter != 30*time.Second {
+		t.Fatalf("reserved %v recheck %v, want [1] in 30s", st.ReservedIndices, st.RecheckAfter)
+	}
+}
+
+func TestLostAnswerFoundLiveIsThenTrackedByUID(t *testing.T) {
+	s, clk := newTestStore()
+	s.Reserve(key, 0)
+	clk.advance(time.Minute)
+	s.Confirm(key, []Pod{active("lost", 0)})
+	// The pod is known now; deleting it before the cache shows it frees the index.
+	s.ObservedDeletion(key, "lost")
+	if st := s.Sync(key, nil); len(st.ReservedIndices) != 0 {
+		t.Fatalf("reserved %v, want none", st.ReservedIndices)
+	}
+}
+
+func TestDeletes(t *testing.T) {
+	s, clk := newTestStore()
 	s.ExpectDelete(key, "a")
-	creates, deletes = s.Sync(key, map[types.UID]bool{"a": false, "b": false})
-	if len(creates) != 0 {
-		t.Fatalf("b seen: pending creates %v, want none", creates)
+	st := s.Sync(key, []Pod{active("a", 0), active("b", 1)})
+	if _, ok := st.PendingDeletes["a"]; !ok || len(st.PendingDeletes) != 1 {
+		t.Fatalf("a still listed and not terminating: pending deletes %v, want [a]", st.PendingDeletes)
 	}
-	if _, ok := deletes["a"]; !ok || len(deletes) != 1 {
-		t.Fatalf("a still listed and not terminating: pending deletes %v, want [a]", deletes)
-	}
-
-	// A terminating pod counts as deleted.
-	_, deletes = s.Sync(key, map[types.UID]bool{"a": true, "b": false})
-	if len(deletes) != 0 {
-		t.Fatalf("a terminating: pending deletes %v, want none", deletes)
+	if st = s.Sync(key, []Pod{{UID: "a", Index: 0, Terminating: true}}); len(st.PendingDeletes) != 0 {
+		t.Fatalf("a terminating: pending deletes %v, want none", st.PendingDeletes)
 	}
 
 	s.ExpectDelete(key, "b")
 	s.ObservedDeletion(key, "b")
-	if _, deletes = s.Sync(key, map[types.UID]bool{}); len(deletes) != 0 {
-		t.Fatalf("b observed deleted: pending deletes %v", deletes)
+	if st = s.Sync(key, []Pod{active("b", 1)}); len(st.PendingDeletes) != 0 {
+		t.Fatalf("b observed deleted: pending deletes %v", st.PendingDeletes)
 	}
 
-	s.ExpectCreate(key, "c", 2)
+	// A delete the cache never reflects expires: the cache is then the truth.
+	s.ExpectDelete(key, "c")
+	clk.advance(time.Minute)
+	if st = s.Sync(key, []Pod{active("c", 2)}); len(st.PendingDeletes) != 0 || st.RecheckAfter != 0 {
+		t.Fatalf("expired delete: pending %v recheck %v, want none", st.PendingDeletes, st.RecheckAfter)
+	}
+}
+
+func TestForget(t *testing.T) {
+	s, _ := newTestStore()
+	s.Reserve(key, 2)
+	s.ExpectDelete(key, "x")
 	s.Forget(key)
-	if creates, _ = s.Sync(key, nil); len(creates) != 0 {
-		t.Fatalf("after Forget: pending creates %v", creates)
+	if st := s.Sync(key, nil); len(st.ReservedIndices) != 0 || len(st.PendingDeletes) != 0 {
+		t.Fatalf("after Forget: %+v", st)
+	}
+	if len(s.owners) != 0 {
+		t.Fatalf("owners not dropped: %v", s.owners)
 	}
 }

@@ -19,7 +19,6 @@ limitations under the License.
 package manager
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"strconv"
@@ -51,11 +50,8 @@ import (
 	"github.com/grove-project/grove/operator/internal/controller/podclique"
 	"github.com/grove-project/grove/operator/internal/controller/podcliquescalinggroup"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset"
+	"github.com/grove-project/grove/operator/internal/metrics"
 )
-
-// PodOwnerUIDIndex is the field index on Pods by the UID of their controller
-// owner (the PodClique), so a PodClique's pods are listed without a label scan.
-const PodOwnerUIDIndex = ".metadata.controller.uid"
 
 // GracefulShutdownTimeout is how long running reconciles get to finish on shutdown.
 const GracefulShutdownTimeout = 5 * time.Second
@@ -91,11 +87,12 @@ func Logger(cfg *config.OperatorConfiguration) logr.Logger {
 }
 
 // New builds the manager: scheme, client rate limits, leader election,
-// health and metrics servers, the webhook server settings, the cache filter
-// and the pod owner index. It registers no controllers (see RegisterControllers).
+// health, metrics and (when enabled) pprof servers, the webhook server
+// settings and the cache filter. It registers no controllers (see RegisterControllers).
 // Options may adjust the controller-runtime options last, e.g. for tests.
 func New(cfg *config.OperatorConfiguration, restConfig *rest.Config, options ...func(*ctrl.Options)) (ctrl.Manager, error) {
 	restConfig = rest.CopyConfig(restConfig)
+	restConfig.Wrap(metrics.CountRequests)
 	restConfig.QPS = cfg.RuntimeClientConnection.QPS
 	restConfig.Burst = cfg.RuntimeClientConnection.Burst
 	if ct := cfg.RuntimeClientConnection.ContentType; ct != "" {
@@ -121,6 +118,7 @@ func New(cfg *config.OperatorConfiguration, restConfig *rest.Config, options ...
 			Host: cfg.Server.Webhooks.BindAddress, Port: cfg.Server.Webhooks.Port, CertDir: cfg.Server.Webhooks.ServerCertDir,
 		}),
 		GracefulShutdownTimeout: ptrTo(GracefulShutdownTimeout),
+		PprofBindAddress:        pprofAddress(cfg.Debugging),
 		Cache:                   cacheOptions(),
 	}
 	for _, o := range options {
@@ -135,9 +133,6 @@ func New(cfg *config.OperatorConfiguration, restConfig *rest.Config, options ...
 	}
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return nil, fmt.Errorf("adding readiness check: %w", err)
-	}
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, PodOwnerUIDIndex, podOwnerUID); err != nil {
-		return nil, fmt.Errorf("indexing pods by owner: %w", err)
 	}
 	return mgr, nil
 }
@@ -173,13 +168,13 @@ func cacheOptions() cache.Options {
 	}}
 }
 
-func podOwnerUID(obj client.Object) []string {
-	for _, ref := range obj.GetOwnerReferences() {
-		if ref.Controller != nil && *ref.Controller {
-			return []string{string(ref.UID)}
-		}
+// pprofAddress is where Go's pprof handlers are served: nowhere ("") unless
+// profiling is enabled.
+func pprofAddress(d config.Debugging) string {
+	if d.EnableProfiling == nil || !*d.EnableProfiling {
+		return ""
 	}
-	return nil
+	return net.JoinHostPort(d.PprofBindHost, strconv.Itoa(d.PprofBindPort))
 }
 
 // address renders a bind server; port 0 picks a free port and a negative

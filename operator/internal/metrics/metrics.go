@@ -20,6 +20,9 @@ limitations under the License.
 package metrics
 
 import (
+	"net/http"
+	"strings"
+
 	"github.com/prometheus/client_golang/prometheus"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 )
@@ -44,8 +47,65 @@ var (
 		Help:    "Duration of one component sync of a PodCliqueSet reconcile, by component kind.",
 		Buckets: prometheus.ExponentialBuckets(0.001, 2, 16),
 	}, []string{"kind"})
+	// APIRequests counts the operator's requests to the API server by verb
+	// and resource (with subresource), the cost of reconciling in requests.
+	APIRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "grove_operator_api_requests_total",
+		Help: "Requests grove-operator sent to the API server, by verb and resource.",
+	}, []string{"verb", "resource"})
 )
 
 func init() {
-	ctrlmetrics.Registry.MustRegister(PodGangInitializationSeconds, PodGangsPending, ComponentSyncSeconds)
+	ctrlmetrics.Registry.MustRegister(PodGangInitializationSeconds, PodGangsPending, ComponentSyncSeconds, APIRequests)
+}
+
+// CountRequests wraps a client transport so every request is counted in
+// APIRequests.
+func CountRequests(rt http.RoundTripper) http.RoundTripper {
+	return countingTransport{next: rt}
+}
+
+type countingTransport struct{ next http.RoundTripper }
+
+func (t countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	verb, resource := RequestKind(req)
+	APIRequests.WithLabelValues(verb, resource).Inc()
+	return t.next.RoundTrip(req)
+}
+
+// RequestKind names a Kubernetes API request by verb (GET, LIST, WATCH, POST,
+// PUT, PATCH, DELETE) and resource, e.g. ("PATCH", "pods/status"), from its
+// path: /api/v1/namespaces/ns/pods/name/status, /apis/group/version/...
+func RequestKind(req *http.Request) (verb, resource string) {
+	parts := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+	switch {
+	case len(parts) >= 2 && parts[0] == "api":
+		parts = parts[2:]
+	case len(parts) >= 3 && parts[0] == "apis":
+		parts = parts[3:]
+	default:
+		return req.Method, "other"
+	}
+	if len(parts) >= 2 && parts[0] == "namespaces" {
+		if len(parts) == 2 {
+			parts = parts[:1] // a namespace itself
+		} else {
+			parts = parts[2:]
+		}
+	}
+	verb = req.Method
+	switch {
+	case len(parts) == 0:
+		return verb, "other"
+	case len(parts) == 1 && verb == http.MethodGet:
+		verb = "LIST"
+		if req.URL.Query().Get("watch") == "true" {
+			verb = "WATCH"
+		}
+	}
+	resource = parts[0]
+	if len(parts) >= 3 {
+		resource += "/" + parts[2]
+	}
+	return verb, resource
 }

@@ -37,7 +37,6 @@ import (
 
 	groveclient "github.com/grove-project/grove/api/client/clientset/versioned"
 	groveinformers "github.com/grove-project/grove/api/client/informers/externalversions"
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/scheduler/pkg/gang/core"
 	"github.com/grove-project/grove/scheduler/pkg/metrics"
 )
@@ -60,10 +59,23 @@ const (
 	stateKey                 = fwk.StateKey(Name)
 )
 
+// gangCore is the gang bookkeeping the plugin delegates to: *core.Manager,
+// or a fake in the facade's tests.
+type gangCore interface {
+	EventsToRegister() []fwk.ClusterEventWithHint
+	PreEnqueue(pod *v1.Pod) *fwk.Status
+	SortKey(pod *v1.Pod) (priority int32, created time.Time, group string, ok bool)
+	PreFilter(pod *v1.Pod, nodes []fwk.NodeInfo) (*core.Decision, *fwk.Status)
+	Preempt(ctx context.Context, pod *v1.Pod) (core.PreemptionOutcome, string, error)
+	RejectGang(pod *v1.Pod, reason string, searchPassed bool)
+	Reserve(pod *v1.Pod, nodeName string)
+	Unreserve(pod *v1.Pod, reason string)
+	Permit(pod *v1.Pod) (core.PermitResult, time.Duration)
+}
+
 // Plugin is the GroveGang plugin.
 type Plugin struct {
-	handle  framework.Handle
-	manager *core.Manager
+	core gangCore
 }
 
 var (
@@ -75,11 +87,8 @@ var (
 	_ framework.ReservePlugin     = &Plugin{}
 	_ framework.PermitPlugin      = &Plugin{}
 	_ framework.EnqueueExtensions = &Plugin{}
+	_ gangCore                    = &core.Manager{}
 )
-
-// podGangResource is the event resource name kube-scheduler watches through
-// its dynamic informers ("<plural>.<version>.<group>").
-var podGangResource = fwk.EventResource("podgangs." + schedv1alpha1.SchemeGroupVersion.Version + "." + schedv1alpha1.GroupName)
 
 // New builds the plugin: it decodes Args, starts a PodGang informer on the
 // scheduler's kubeconfig and the PodGang status writer, and registers the grove_ metrics.
@@ -124,32 +133,28 @@ func New(ctx context.Context, obj runtime.Object, handle framework.Handle) (fram
 		}
 	}
 	manager.StatusWriter().Run(ctx, workers)
-	return &Plugin{handle: handle, manager: manager}, nil
+	return &Plugin{core: manager}, nil
 }
 
 // Name returns the plugin name.
 func (p *Plugin) Name() string { return Name }
 
-// EventsToRegister requeues gang pods when what blocked them may have changed:
-// their PodGang appears or changes, capacity is freed, or nodes change.
+// EventsToRegister lists the events that can make a rejected gang pod
+// schedulable, each with the core's queueing hint.
 func (p *Plugin) EventsToRegister(_ context.Context) ([]fwk.ClusterEventWithHint, error) {
-	return []fwk.ClusterEventWithHint{
-		{Event: fwk.ClusterEvent{Resource: podGangResource, ActionType: fwk.Add | fwk.Update}},
-		{Event: fwk.ClusterEvent{Resource: fwk.Pod, ActionType: fwk.Add | fwk.Delete}},
-		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeLabel | fwk.UpdateNodeTaint}},
-	}, nil
+	return p.core.EventsToRegister(), nil
 }
 
 // PreEnqueue holds gang pods until their PodGang references them.
 func (p *Plugin) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
-	return p.manager.PreEnqueue(pod)
+	return p.core.PreEnqueue(pod)
 }
 
 // Less orders by priority (the gang's for gang pods), then by age (the
 // PodGang's for gang pods), then by gang so a gang's pods stay adjacent.
 func (p *Plugin) Less(a, b fwk.QueuedPodInfo) bool {
-	pa, ta, ga, oka := p.manager.SortKey(a.GetPodInfo().GetPod())
-	pb, tb, gb, okb := p.manager.SortKey(b.GetPodInfo().GetPod())
+	pa, ta, ga, oka := p.core.SortKey(a.GetPodInfo().GetPod())
+	pb, tb, gb, okb := p.core.SortKey(b.GetPodInfo().GetPod())
 	if pa != pb {
 		return pa > pb
 	}
@@ -183,7 +188,7 @@ func (d *cycleDecision) Clone() fwk.StateData { return d }
 // PreFilter checks that the gang's whole minimum set fits before any of its
 // pods takes a node, and narrows the pod to the topology domain chosen for it.
 func (p *Plugin) PreFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*framework.PreFilterResult, *fwk.Status) {
-	decision, status := p.manager.PreFilter(pod, nodes)
+	decision, status := p.core.PreFilter(pod, nodes)
 	state.Write(stateKey, &cycleDecision{decision: decision})
 	if !status.IsSuccess() {
 		return nil, status
@@ -230,18 +235,18 @@ func (p *Plugin) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.P
 	if d := readDecision(state); d != nil && d.BestEffort {
 		return nil, fwk.NewStatus(fwk.Unschedulable, "best-effort pod of a gang does not preempt or reject its gang")
 	}
-	nodeInfos, err := p.handle.SnapshotSharedLister().NodeInfos().List()
+	outcome, msg, err := p.core.Preempt(ctx, pod)
 	if err != nil {
 		return nil, fwk.AsStatus(err)
 	}
-	if outcome, msg := p.manager.Preempt(ctx, pod, nodeInfos); outcome == core.Preempting {
+	if outcome == core.Preempting {
 		return nil, fwk.NewStatus(fwk.Unschedulable, msg)
 	}
 	if _, inGang := core.GangKey(pod); !inGang {
 		return nil, fwk.NewStatus(fwk.Unschedulable, "no lower-priority pods or gangs to preempt")
 	}
 	d := readDecision(state)
-	p.manager.RejectGang(pod, fmt.Sprintf("gang rejected: pod %s cannot be placed", pod.Name), d != nil)
+	p.core.RejectGang(pod, fmt.Sprintf("gang rejected: pod %s cannot be placed", pod.Name), d != nil)
 	return nil, fwk.NewStatus(fwk.Unschedulable, "gang does not fit; its waiting pods were released")
 }
 
@@ -274,18 +279,18 @@ func (p *Plugin) ScoreExtensions() framework.ScoreExtensions { return nil }
 
 // Reserve records the pod's node in its gang.
 func (p *Plugin) Reserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, nodeName string) *fwk.Status {
-	p.manager.Reserve(pod, nodeName)
+	p.core.Reserve(pod, nodeName)
 	return nil
 }
 
 // Unreserve releases the pod and, for an incomplete gang, all of its waiting siblings.
 func (p *Plugin) Unreserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) {
-	p.manager.Unreserve(pod, fmt.Sprintf("gang member %s was unreserved", pod.Name))
+	p.core.Unreserve(pod, fmt.Sprintf("gang member %s was unreserved", pod.Name))
 }
 
 // Permit holds gang pods until the gang's minimum set is reserved.
 func (p *Plugin) Permit(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) (*fwk.Status, time.Duration) {
-	switch res, timeout := p.manager.Permit(pod); res {
+	switch res, timeout := p.core.Permit(pod); res {
 	case core.Wait:
 		return fwk.NewStatus(fwk.Wait, "waiting for the gang's minimum set"), timeout
 	default:

@@ -36,9 +36,42 @@ import (
 	"github.com/grove-project/grove/scheduler/test/harness"
 )
 
-const gpu = "nvidia.com/gpu"
+const (
+	gpu     = "nvidia.com/gpu"
+	rackKey = "topology.test/rack"
+)
 
 func gpus(n string) v1.ResourceList { return harness.Resources("cpu", "100m", gpu, n) }
+
+// createRacks creates five 2-GPU nodes in the pool: rack-small with two of
+// them, rack-large with three, and returns the node names of each rack.
+func createRacks(pool string) (small, large map[string]bool) {
+	names := createNodes(pool, 5, harness.Resources("cpu", "8", "pods", "110", gpu, "2"), func(i int) map[string]string {
+		if i < 2 {
+			return map[string]string{rackKey: "rack-small"}
+		}
+		return map[string]string{rackKey: "rack-large"}
+	})
+	small, large = map[string]bool{}, map[string]bool{}
+	for i, n := range names {
+		if i < 2 {
+			small[n] = true
+		} else {
+			large[n] = true
+		}
+	}
+	return small, large
+}
+
+// expectAllBoundWithin waits until every pod is bound and checks that each
+// landed on one of the nodes of the named domain.
+func expectAllBoundWithin(ns string, pods []*v1.Pod, nodes map[string]bool, domain string) {
+	var bound map[string]string
+	Eventually(func() int { bound = boundPods(ns, allNames(pods)); return len(bound) }, 20*time.Second, 100*time.Millisecond).Should(Equal(len(pods)))
+	for pod, node := range bound {
+		Expect(nodes).To(HaveKey(node), "pod %s landed on %s outside %s", pod, node, domain)
+	}
+}
 
 var _ = Describe("Gang scheduling of PodGangs", func() {
 	It("binds every pod of a gang that fits, only after its PodGang references the pods, and reports Starting then Running", func() {
@@ -60,17 +93,11 @@ var _ = Describe("Gang scheduling of PodGangs", func() {
 		Eventually(func(g Gomega) {
 			pg := podGang(ns, "inference")
 			g.Expect(pg.Status.Phase).To(Equal(schedv1alpha1.PodGangPhaseStarting))
-			c := condition(pg, schedv1alpha1.PodGangConditionTypeScheduled)
-			g.Expect(c).NotTo(BeNil())
-			g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
-			g.Expect(c.Reason).To(Equal(core.ReasonMinimumSetScheduled))
+			c := expectCondition(g, pg, schedv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionTrue, core.ReasonMinimumSetScheduled)
 			g.Expect(c.Message).To(Equal("every pod group has its minReplicas bound; 4 of 4 referenced pods bound"))
 			g.Expect(pg.Status.PlacementScore).NotTo(BeNil())
 			g.Expect(*pg.Status.PlacementScore).To(Equal(1.0))
-			ready := condition(pg, schedv1alpha1.PodGangConditionTypeReady)
-			g.Expect(ready).NotTo(BeNil())
-			g.Expect(ready.Status).To(Equal(metav1.ConditionFalse))
-			g.Expect(ready.Reason).To(Equal(core.ReasonMinimumSetNotReady))
+			expectCondition(g, pg, schedv1alpha1.PodGangConditionTypeReady, metav1.ConditionFalse, core.ReasonMinimumSetNotReady)
 		}, 10*time.Second, 100*time.Millisecond).Should(Succeed())
 
 		By("marking the pods Ready as a kubelet would")
@@ -85,10 +112,7 @@ var _ = Describe("Gang scheduling of PodGangs", func() {
 		Eventually(func(g Gomega) {
 			pg := podGang(ns, "inference")
 			g.Expect(pg.Status.Phase).To(Equal(schedv1alpha1.PodGangPhaseRunning))
-			ready := condition(pg, schedv1alpha1.PodGangConditionTypeReady)
-			g.Expect(ready).NotTo(BeNil())
-			g.Expect(ready.Status).To(Equal(metav1.ConditionTrue))
-			g.Expect(ready.Reason).To(Equal(core.ReasonMinimumSetReady))
+			expectCondition(g, pg, schedv1alpha1.PodGangConditionTypeReady, metav1.ConditionTrue, core.ReasonMinimumSetReady)
 		}, 10*time.Second, 100*time.Millisecond).Should(Succeed())
 	})
 
@@ -99,17 +123,12 @@ var _ = Describe("Gang scheduling of PodGangs", func() {
 			{name: "prefill", pods: 1, min: 1, requests: gpus("1")},
 			{name: "decode", pods: 4, min: 4, requests: gpus("4")},
 		}
-		pods := gangPods(ns, ns, "big", "", groups...)
-		createPods(pods)
-		createPodGang(newPodGang(ns, "big", "", "", groups...))
+		pods := createGang(ns, "big", "", "", groups...)
 
 		Eventually(func(g Gomega) {
 			pg := podGang(ns, "big")
 			g.Expect(pg.Status.Phase).To(Equal(schedv1alpha1.PodGangPhasePending))
-			c := condition(pg, schedv1alpha1.PodGangConditionTypeScheduled)
-			g.Expect(c).NotTo(BeNil())
-			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
-			g.Expect(c.Reason).To(Equal(core.ReasonUnschedulable))
+			c := expectCondition(g, pg, schedv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionFalse, core.ReasonUnschedulable)
 			g.Expect(c.Message).To(Equal("group decode needs 4 pods with 4 nvidia.com/gpu, 100m cpu, 1 fit"))
 		}, 15*time.Second, 100*time.Millisecond).Should(Succeed())
 		Consistently(func() int { return len(boundPods(ns, allNames(pods))) }, 2*permitTimeoutSeconds*time.Second, 250*time.Millisecond).Should(Equal(0))
@@ -161,16 +180,12 @@ var _ = Describe("Gang scheduling of PodGangs", func() {
 		ns := newNamespace("extras")
 		createNodes(ns, 1, harness.Resources("cpu", "8", "pods", "110", gpu, "3"), nil)
 		groups := []group{{name: "worker", pods: 4, min: 2, requests: gpus("1")}}
-		pods := gangPods(ns, ns, "elastic", "", groups...)
-		createPods(pods)
-		createPodGang(newPodGang(ns, "elastic", "", "", groups...))
+		pods := createGang(ns, "elastic", "", "", groups...)
 
 		Eventually(func() int { return len(boundPods(ns, allNames(pods))) }, 20*time.Second, 100*time.Millisecond).Should(Equal(3))
 		Consistently(func() int { return len(boundPods(ns, allNames(pods))) }, 2*time.Second, 200*time.Millisecond).Should(Equal(3))
 		Eventually(func(g Gomega) {
-			c := condition(podGang(ns, "elastic"), schedv1alpha1.PodGangConditionTypeScheduled)
-			g.Expect(c).NotTo(BeNil())
-			g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
+			c := expectCondition(g, podGang(ns, "elastic"), schedv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionTrue, core.ReasonMinimumSetScheduled)
 			g.Expect(c.Message).To(Equal("every pod group has its minReplicas bound; 3 of 4 referenced pods bound"))
 		}, 10*time.Second, 100*time.Millisecond).Should(Succeed())
 
@@ -186,15 +201,11 @@ var _ = Describe("Gang scheduling of PodGangs", func() {
 		createNodes(ns, 2, harness.Resources("cpu", "8", "pods", "110", gpu, "4"), nil)
 
 		lowGroups := []group{{name: "worker", pods: 4, min: 3, requests: gpus("2")}}
-		low := gangPods(ns, ns, "low", "grove-test-low", lowGroups...)
-		createPods(low)
-		createPodGang(newPodGang(ns, "low", "grove-test-low", "", lowGroups...))
+		low := createGang(ns, "low", "grove-test-low", "", lowGroups...)
 		Eventually(func() int { return len(boundPods(ns, allNames(low))) }, 20*time.Second, 100*time.Millisecond).Should(Equal(4))
 
 		highGroups := []group{{name: "engine", pods: 1, min: 1, requests: gpus("4")}}
-		high := gangPods(ns, ns, "high", "grove-test-high", highGroups...)
-		createPods(high)
-		createPodGang(newPodGang(ns, "high", "grove-test-high", "", highGroups...))
+		high := createGang(ns, "high", "grove-test-high", "", highGroups...)
 
 		Eventually(func() int { return len(boundPods(ns, allNames(high))) }, 30*time.Second, 100*time.Millisecond).Should(Equal(1))
 		By("removing every pod of the victim gang, not just the two that free the GPUs")
@@ -208,9 +219,7 @@ var _ = Describe("Gang scheduling of PodGangs", func() {
 
 		By("leaving an equal-priority gang pending instead of preempting")
 		peerGroups := []group{{name: "engine", pods: 2, min: 2, requests: gpus("4")}}
-		peer := gangPods(ns, ns, "peer", "grove-test-high", peerGroups...)
-		createPods(peer)
-		createPodGang(newPodGang(ns, "peer", "grove-test-high", "", peerGroups...))
+		peer := createGang(ns, "peer", "grove-test-high", "", peerGroups...)
 		Consistently(func() []int {
 			return []int{len(boundPods(ns, allNames(high))), len(boundPods(ns, allNames(peer)))}
 		}, 2*permitTimeoutSeconds*time.Second, 250*time.Millisecond).Should(Equal([]int{1, 0}))
@@ -218,34 +227,17 @@ var _ = Describe("Gang scheduling of PodGangs", func() {
 
 	It("packs a gang with a required topology constraint into one domain", func() {
 		ns := newNamespace("topo")
-		rack := func(i int) map[string]string {
-			if i < 2 {
-				return map[string]string{"topology.test/rack": "rack-small"}
-			}
-			return map[string]string{"topology.test/rack": "rack-large"}
-		}
-		nodes := createNodes(ns, 5, harness.Resources("cpu", "8", "pods", "110", gpu, "2"), rack)
+		_, large := createRacks(ns)
 		groups := []group{{name: "worker", pods: 5, min: 5, requests: gpus("1")}}
-		pods := gangPods(ns, ns, "packed", "", groups...)
-		createPods(pods)
-		createPodGang(newPodGang(ns, "packed", "", "topology.test/rack", groups...))
-		var bound map[string]string
-		Eventually(func() int { bound = boundPods(ns, allNames(pods)); return len(bound) }, 20*time.Second, 100*time.Millisecond).Should(Equal(5))
-		large := map[string]bool{nodes[2]: true, nodes[3]: true, nodes[4]: true}
-		for pod, node := range bound {
-			Expect(large).To(HaveKey(node), "pod %s landed on %s outside rack-large", pod, node)
-		}
+		pods := createGang(ns, "packed", "", rackKey, groups...)
+		expectAllBoundWithin(ns, pods, large, "rack-large")
 
 		By("rejecting a gang no single rack can hold")
 		// 5 GPUs are free in total (4 in rack-small, 1 in rack-large), but no single rack holds 5.
 		tooBig := []group{{name: "worker", pods: 5, min: 5, requests: gpus("1")}}
-		rest := gangPods(ns, ns, "spill", "", tooBig...)
-		createPods(rest)
-		createPodGang(newPodGang(ns, "spill", "", "topology.test/rack", tooBig...))
+		rest := createGang(ns, "spill", "", rackKey, tooBig...)
 		Eventually(func(g Gomega) {
-			c := condition(podGang(ns, "spill"), schedv1alpha1.PodGangConditionTypeScheduled)
-			g.Expect(c).NotTo(BeNil())
-			g.Expect(c.Reason).To(Equal(core.ReasonUnschedulable))
+			c := expectCondition(g, podGang(ns, "spill"), schedv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionFalse, core.ReasonUnschedulable)
 			g.Expect(c.Message).To(HavePrefix(`podgang spill does not fit in any single "topology.test/rack" domain`))
 		}, 15*time.Second, 100*time.Millisecond).Should(Succeed())
 		Consistently(func() int { return len(boundPods(ns, allNames(rest))) }, 2*time.Second, 250*time.Millisecond).Should(Equal(0))
@@ -253,33 +245,46 @@ var _ = Describe("Gang scheduling of PodGangs", func() {
 
 	It("keeps a gang with a preferred topology constraint inside one domain when one can hold it", func() {
 		ns := newNamespace("prefer")
-		rack := func(i int) map[string]string {
-			if i < 2 {
-				return map[string]string{"topology.test/rack": "rack-small"}
-			}
-			return map[string]string{"topology.test/rack": "rack-large"}
-		}
-		nodes := createNodes(ns, 5, harness.Resources("cpu", "8", "pods", "110", gpu, "2"), rack)
+		small, _ := createRacks(ns)
 		groups := []group{{name: "worker", pods: 4, min: 4, requests: gpus("1")}}
 		pods := gangPods(ns, ns, "soft", "", groups...)
 		createPods(pods)
 		pg := newPodGang(ns, "soft", "", "", groups...)
-		preferred := "topology.test/rack"
+		preferred := rackKey
 		pg.Spec.TopologyConstraint = &schedv1alpha1.TopologyConstraint{PackConstraint: &schedv1alpha1.TopologyPackConstraint{Preferred: &preferred}}
 		createPodGang(pg)
-		var bound map[string]string
-		Eventually(func() int { bound = boundPods(ns, allNames(pods)); return len(bound) }, 20*time.Second, 100*time.Millisecond).Should(Equal(4))
 		// rack-small (2 nodes, 4 GPUs) is the tightest domain that holds the gang;
 		// spreading scores alone would have used the emptier rack-large nodes too.
-		small := map[string]bool{nodes[0]: true, nodes[1]: true}
-		for pod, node := range bound {
-			Expect(small).To(HaveKey(node), "pod %s landed on %s outside rack-small", pod, node)
-		}
+		expectAllBoundWithin(ns, pods, small, "rack-small")
 		Eventually(func(g Gomega) {
 			score := podGang(ns, "soft").Status.PlacementScore
 			g.Expect(score).NotTo(BeNil())
 			g.Expect(*score).To(Equal(1.0))
 		}, 10*time.Second, 100*time.Millisecond).Should(Succeed())
+	})
+
+	It("requeues a rejected gang pod only for the cluster events that can make its gang schedulable", func() {
+		ns := newNamespace("hints")
+		createNodes(ns, 1, harness.Resources("cpu", "8", "pods", "110", gpu, "1"), nil)
+		groups := []group{{name: "worker", pods: 2, min: 2, requests: gpus("1")}}
+		pods := createGang(ns, "waiting", "", "", groups...)
+		Eventually(func(g Gomega) {
+			expectCondition(g, podGang(ns, "waiting"), schedv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionFalse, core.ReasonUnschedulable)
+		}, 15*time.Second, 100*time.Millisecond).Should(Succeed())
+
+		// New nodes become usable when their not-ready taint is lifted (see harness.CreateNodes).
+		const untainted = "NodeUpdateNodeTaint"
+		queued, skipped := hintRuns(untainted, "Queue"), hintRuns(untainted, "QueueSkip")
+		By("adding a node outside the gang's pool: the hint skips it")
+		createNodes(ns+"-elsewhere", 1, harness.Resources("cpu", "8", "pods", "110", gpu, "4"), nil)
+		Eventually(func() uint64 { return hintRuns(untainted, "QueueSkip") }, 10*time.Second, 200*time.Millisecond).Should(BeNumerically(">", skipped))
+		Consistently(func() uint64 { return hintRuns(untainted, "Queue") }, 2*time.Second, 200*time.Millisecond).Should(Equal(queued))
+		Expect(boundPods(ns, allNames(pods))).To(BeEmpty())
+
+		By("adding a node in the gang's pool: the hint queues the gang's pods and they bind")
+		createNodes(ns+"-more", 1, harness.Resources("cpu", "8", "pods", "110", gpu, "1"), func(int) map[string]string { return map[string]string{poolLabel: ns} })
+		Eventually(func() int { return len(boundPods(ns, allNames(pods))) }, 20*time.Second, 100*time.Millisecond).Should(Equal(2))
+		Eventually(func() uint64 { return hintRuns(untainted, "Queue") }, 10*time.Second, 200*time.Millisecond).Should(BeNumerically(">", queued))
 	})
 
 	It("schedules ordinary pods that belong to no PodGang", func() {

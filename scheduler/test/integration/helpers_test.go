@@ -26,8 +26,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/component-base/metrics/legacyregistry"
 
 	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	"github.com/grove-project/grove/scheduler/pkg/gang/core"
 	"github.com/grove-project/grove/scheduler/test/harness"
 )
 
@@ -129,6 +131,15 @@ func newPodGang(ns, name, priorityClass, required string, groups ...group) *sche
 	return pg
 }
 
+// createGang creates the pods of a gang confined to the namespace's pool,
+// then its PodGang, and returns the pods.
+func createGang(ns, name, priorityClass, required string, groups ...group) []*v1.Pod {
+	pods := gangPods(ns, ns, name, priorityClass, groups...)
+	createPods(pods)
+	createPodGang(newPodGang(ns, name, priorityClass, required, groups...))
+	return pods
+}
+
 func createPodGang(pg *schedv1alpha1.PodGang) {
 	_, err := grove.SchedulerV1alpha1().PodGangs(pg.Namespace).Create(suiteCtx, pg, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
@@ -164,8 +175,14 @@ func podGang(ns, name string) *schedv1alpha1.PodGang {
 	return pg
 }
 
-func condition(pg *schedv1alpha1.PodGang, t string) *metav1.Condition {
-	return meta.FindStatusCondition(pg.Status.Conditions, t)
+// expectCondition checks that the PodGang has a condition of the type with
+// the status and reason, and returns it.
+func expectCondition(g Gomega, pg *schedv1alpha1.PodGang, condType string, status metav1.ConditionStatus, reason string) *metav1.Condition {
+	c := meta.FindStatusCondition(pg.Status.Conditions, condType)
+	g.Expect(c).NotTo(BeNil(), "PodGang %s has no %s condition", pg.Name, condType)
+	g.Expect(c.Status).To(Equal(status), "status of %s", condType)
+	g.Expect(c.Reason).To(Equal(reason), "reason of %s", condType)
+	return c
 }
 
 func createPriorityClass(name string, value int32) {
@@ -188,4 +205,27 @@ func eventReasons(ns, name string) []string {
 		}
 	}
 	return out
+}
+
+// hintRuns counts how often GroveGang's queueing hint for the event (a
+// kube-scheduler event label such as "NodeAdd") returned hint ("Queue",
+// "QueueSkip"), from kube-scheduler's own metric.
+func hintRuns(event, hint string) uint64 {
+	families, err := legacyregistry.DefaultGatherer.Gather()
+	Expect(err).NotTo(HaveOccurred())
+	for _, f := range families {
+		if f.GetName() != "scheduler_queueing_hint_execution_duration_seconds" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["plugin"] == core.PluginName && labels["event"] == event && labels["hint"] == hint {
+				return m.GetHistogram().GetSampleCount()
+			}
+		}
+	}
+	return 0
 }

@@ -221,25 +221,59 @@ var _ = Describe("PodClique controller", func() {
 		Expect(getPCLQ(pclq).Finalizers).To(ContainElement(common.FinalizerPodClique))
 	})
 
-	It("lifts the gate only of the pods its PodGang references", func() {
+	It("writes its pods into its own group of the PodGang and lifts their gates", func() {
 		pclq := podCliqueOf(pcs, "frontend", -1)
 		Expect(k8sClient.Create(ctx, pclq)).To(Succeed())
 		Eventually(func() []corev1.Pod { return podsOf(pclq) }, timeout, interval).Should(HaveLen(3))
-		pods := podsOf(pclq)
 
-		pg := podGang(ns, "svc-0", map[string][]corev1.Pod{pclq.Name: pods[:2]}, map[string]int32{pclq.Name: 2})
+		// A PodGang without the clique's group: nothing is written or lifted.
+		other := groveschedv1alpha1.PodGroup{Name: "svc-0-other", MinReplicas: 1,
+			PodReferences: []groveschedv1alpha1.NamespacedName{{Namespace: ns, Name: "someone-else"}}}
+		pg := &groveschedv1alpha1.PodGang{ObjectMeta: metav1.ObjectMeta{Name: "svc-0", Namespace: ns},
+			Spec: groveschedv1alpha1.PodGangSpec{PodGroups: []groveschedv1alpha1.PodGroup{other}}}
 		Expect(k8sClient.Create(ctx, pg)).To(Succeed())
-		Eventually(func() []string { return gated(podsOf(pclq)) }, timeout, interval).Should(Equal([]string{"svc-0-frontend-2"}))
+		Consistently(func() []string { return gated(podsOf(pclq)) }, time.Second, interval).Should(HaveLen(3))
 
+		// Once the group exists the PodClique fills in its pod references,
+		// leaving the other group alone, and lifts the gates.
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pg), pg)).To(Succeed())
-		pg.Spec.PodGroups[0].PodReferences = append(pg.Spec.PodGroups[0].PodReferences, groveschedv1alpha1.NamespacedName{Namespace: ns, Name: pods[2].Name})
+		pg.Spec.PodGroups = []groveschedv1alpha1.PodGroup{other, {Name: pclq.Name, MinReplicas: 2, PodReferences: []groveschedv1alpha1.NamespacedName{}}}
 		Expect(k8sClient.Update(ctx, pg)).To(Succeed())
+		refsOf := func(group string) []string {
+			got := &groveschedv1alpha1.PodGang{}
+			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pg), got)).To(Succeed())
+			var names []string
+			for _, g := range got.Spec.PodGroups {
+				if g.Name == group {
+					for _, r := range g.PodReferences {
+						names = append(names, r.Name)
+					}
+				}
+			}
+			return names
+		}
+		podNames := func() []string {
+			var names []string
+			for _, p := range podsOf(pclq) {
+				names = append(names, p.Name)
+			}
+			sort.Strings(names)
+			return names
+		}
+		Eventually(func() []string { return refsOf(pclq.Name) }, timeout, interval).Should(Equal(podNames()))
+		Expect(refsOf("svc-0-other")).To(Equal([]string{"someone-else"}))
 		Eventually(func() []string { return gated(podsOf(pclq)) }, timeout, interval).Should(BeEmpty())
 		Eventually(func(g Gomega) {
 			st := getPCLQ(pclq).Status
 			g.Expect(st.ScheduleGatedReplicas).To(BeZero())
 			g.Expect(st.LastOperation.State).To(Equal(grovecorev1alpha1.LastOperationStateSucceeded))
 		}, timeout, interval).Should(Succeed())
+
+		// Scaling in drops the deleted pod from the group.
+		Expect(k8sClient.Patch(ctx, &grovecorev1alpha1.PodClique{ObjectMeta: metav1.ObjectMeta{Name: pclq.Name, Namespace: ns}},
+			client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"replicas":2}}`)))).To(Succeed())
+		Eventually(func() []corev1.Pod { return podsOf(pclq) }, timeout, interval).Should(HaveLen(2))
+		Eventually(func() []string { return refsOf(pclq.Name) }, timeout, interval).Should(Equal(podNames()))
 	})
 
 	It("keeps other controllers' scheduling gates when lifting its own", func() {

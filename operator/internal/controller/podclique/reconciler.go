@@ -36,7 +36,6 @@ import (
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/controller/podclique/components/pod"
-	"github.com/grove-project/grove/operator/internal/expect"
 	"github.com/grove-project/grove/operator/internal/groveerr"
 )
 
@@ -52,10 +51,9 @@ const ErrUpdateStatus grovecorev1alpha1.ErrorCode = "ERR_UPDATE_PODCLIQUE_STATUS
 
 // Reconciler reconciles PodCliques.
 type Reconciler struct {
-	client       client.Client
-	recorder     record.EventRecorder
-	expectations *expect.Store
-	pods         *pod.Component
+	client   client.Client
+	recorder record.EventRecorder
+	pods     *pod.Component
 }
 
 // Reconcile runs: get → (delete flow) → ensure finalizer → sync pods → status.
@@ -66,7 +64,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	pclq := &grovecorev1alpha1.PodClique{}
 	if err := r.client.Get(ctx, req.NamespacedName, pclq); err != nil {
 		if apierrors.IsNotFound(err) {
-			r.expectations.Forget(req.String())
+			r.pods.Forget(req.String())
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("getting PodClique: %w", err)
@@ -77,19 +75,24 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.ensureFinalizer(ctx, pclq); err != nil {
 		return ctrl.Result{}, err
 	}
-	result, syncErr := r.pods.SyncWithResult(ctx, log, pclq)
+	result, syncErr := r.pods.Sync(ctx, log, pclq)
 	// While pods this controller created or deleted are not yet in the cache,
 	// counts computed now would be stale and overwritten moments later, when
 	// the pod events arrive; skipping the write halves status traffic for
 	// large PodCliqueSets. Errors are always recorded.
+	// RecheckAfter brings the reconcile back when pending expectations reach
+	// their deadline, in case no pod event does.
 	if syncErr == nil && (result.PendingCreates > 0 || result.PendingDeletes > 0) {
-		return ctrl.Result{}, nil
+		return ctrl.Result{RequeueAfter: result.RecheckAfter}, nil
 	}
 	if err := r.updateStatus(ctx, log, pclq, result, syncErr); err != nil {
 		return ctrl.Result{}, err
 	}
-	// An error makes controller-runtime requeue with exponential backoff.
-	return ctrl.Result{}, syncErr
+	if syncErr != nil {
+		// controller-runtime requeues with exponential backoff.
+		return ctrl.Result{}, syncErr
+	}
+	return ctrl.Result{RequeueAfter: result.RecheckAfter}, nil
 }
 
 func (r *Reconciler) ensureFinalizer(ctx context.Context, pclq *grovecorev1alpha1.PodClique) error {
@@ -107,7 +110,7 @@ func (r *Reconciler) ensureFinalizer(ctx context.Context, pclq *grovecorev1alpha
 // reconcileDelete lets the garbage collector remove the pods (they are owned
 // by the PodClique) and releases the PodClique.
 func (r *Reconciler) reconcileDelete(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique) error {
-	r.expectations.Forget(client.ObjectKeyFromObject(pclq).String())
+	r.pods.Forget(client.ObjectKeyFromObject(pclq).String())
 	if !controllerutil.ContainsFinalizer(pclq, apicommon.FinalizerPodClique) {
 		return nil
 	}

@@ -19,9 +19,13 @@ package podclique
 import (
 	"context"
 	"reflect"
+	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -43,26 +47,67 @@ import (
 
 // Setup registers the PodClique controller with the manager.
 func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry) error {
-	expectations := expect.NewStore()
+	return setup(mgr, cfg, backends, expect.DefaultTimeout)
+}
+
+// setup is Setup with the expectations' deadline as a parameter (tests shorten it).
+func setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry, expectationTimeout time.Duration) error {
+	expectations := expect.NewStore(expectationTimeout)
 	recorder := mgr.GetEventRecorderFor(ControllerName)
 	initcImage := cfg.InitContainer.Image + ":" + version.GitVersion()
 	r := &Reconciler{
-		client:       mgr.GetClient(),
-		recorder:     recorder,
-		expectations: expectations,
-		pods:         pod.New(mgr.GetClient(), recorder, backends, expectations, initcImage),
+		client:   mgr.GetClient(),
+		recorder: recorder,
+		pods:     pod.New(mgr.GetClient(), mgr.GetAPIReader(), recorder, backends, expectations, initcImage),
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
 		For(&grovecorev1alpha1.PodClique{}, builder.WithPredicates(
 			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}))).
-		Owns(&corev1.Pod{}, builder.WithPredicates(podChanged())).
+		Watches(&corev1.Pod{}, podEvents(expectations), builder.WithPredicates(podChanged())).
 		Watches(&groveschedv1alpha1.PodGang{}, handler.EnqueueRequestsFromMapFunc(podCliquesOfPodGang),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&grovecorev1alpha1.PodClique{}, handler.EnqueueRequestsFromMapFunc(r.scaledPodCliquesWaitingOn),
 			builder.WithPredicates(scheduledReplicasChanged())).
 		WithOptions(controller.Options{MaxConcurrentReconciles: cfg.Controllers.PodClique.ConcurrentSyncs}).
 		Complete(r)
+}
+
+// podEvents enqueues the PodClique that controls a pod. A deletion is first
+// reported to the expectations, so a pod removed before any reconcile saw it
+// frees its index at once.
+func podEvents(expectations *expect.Store) handler.EventHandler {
+	enqueue := func(obj client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		if key, ok := controllingPodClique(obj); ok {
+			q.Add(reconcile.Request{NamespacedName: key})
+		}
+	}
+	return handler.Funcs{
+		CreateFunc: func(_ context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(e.Object, q)
+		},
+		UpdateFunc: func(_ context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(e.ObjectNew, q)
+		},
+		DeleteFunc: func(_ context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			if key, ok := controllingPodClique(e.Object); ok {
+				expectations.ObservedDeletion(key.String(), e.Object.GetUID())
+			}
+			enqueue(e.Object, q)
+		},
+		GenericFunc: func(_ context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(e.Object, q)
+		},
+	}
+}
+
+// controllingPodClique returns the PodClique that is the controller of obj.
+func controllingPodClique(obj client.Object) (types.NamespacedName, bool) {
+	ref := metav1.GetControllerOf(obj)
+	if ref == nil || ref.Kind != "PodClique" || !strings.HasPrefix(ref.APIVersion, grovecorev1alpha1.GroupName+"/") {
+		return types.NamespacedName{}, false
+	}
+	return types.NamespacedName{Namespace: obj.GetNamespace(), Name: ref.Name}, true
 }
 
 // podChanged passes pod events that can change what the controller does or

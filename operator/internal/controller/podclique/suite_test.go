@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -41,6 +42,7 @@ import (
 	groveschedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
 	operatorconfig "github.com/grove-project/grove/operator/internal/config"
+	"github.com/grove-project/grove/operator/internal/expect"
 )
 
 var (
@@ -92,18 +94,35 @@ var _ = AfterSuite(func() {
 // a function that stops it and waits until it has stopped.
 func startManager() context.CancelFunc {
 	GinkgoHelper()
-	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
+	return startManagerWith(nil, expect.DefaultTimeout)
+}
+
+// startManagerWith is startManager with the manager's client wrapped by
+// wrap (nil: unwrapped) and the expectations' deadline set.
+func startManagerWith(wrap func(client.WithWatch) client.WithWatch, expectationTimeout time.Duration) context.CancelFunc {
+	GinkgoHelper()
+	opts := ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		// The restart spec runs a second controller with the same name.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	}
+	if wrap != nil {
+		opts.NewClient = func(cfg *rest.Config, o client.Options) (client.Client, error) {
+			c, err := client.NewWithWatch(cfg, o)
+			if err != nil {
+				return nil, err
+			}
+			return wrap(c), nil
+		}
+	}
+	mgr, err := ctrl.NewManager(restCfg, opts)
 	Expect(err).NotTo(HaveOccurred())
 	cfg := operatorconfig.Default()
 	backends, err := backend.NewRegistry(cfg)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(Setup(mgr, cfg, backends)).To(Succeed())
+	Expect(setup(mgr, cfg, backends, expectationTimeout)).To(Succeed())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

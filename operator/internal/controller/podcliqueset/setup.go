@@ -46,9 +46,9 @@ import (
 // Setup registers the PodCliqueSet controller with the manager.
 //
 // Watches: the PodCliqueSet itself (spec changes, deletion, the
-// grove.io/reconcile-trigger annotation); its PodCliques, scaling groups,
-// PodGangs and pods, mapped to the owning PodCliqueSet through the part-of
-// label, when something the sync or the status reads changes; the
+// grove.io/reconcile-trigger annotation); its PodCliques, scaling groups and
+// PodGangs, mapped to the owning PodCliqueSet through the part-of label, when
+// something the sync or the status reads changes; the
 // ClusterTopologies their constraints name; deletion of
 // the other objects it owns, to recreate them.
 func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry) error {
@@ -69,7 +69,6 @@ func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backen
 		Watches(&grovecorev1alpha1.PodClique{}, toPCS, builder.WithPredicates(podCliqueChanged())).
 		Watches(&grovecorev1alpha1.PodCliqueScalingGroup{}, toPCS, builder.WithPredicates(scalingGroupChanged())).
 		Watches(&groveschedulerv1alpha1.PodGang{}, toPCS, builder.WithPredicates(podGangChanged())).
-		Watches(&corev1.Pod{}, toPCS, builder.WithPredicates(podChanged())).
 		Watches(&grovecorev1alpha1.ClusterTopology{}, handler.EnqueueRequestsFromMapFunc(podCliqueSetsUsingTopology(mgr.GetClient())),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Owns(&corev1.Service{}, deleteOnly).
@@ -166,21 +165,11 @@ func podGangChanged() predicate.Predicate {
 			if !ok1 || !ok2 {
 				return false
 			}
-			return !equality.Semantic.DeepEqual(o.Status, n.Status) ||
+			// A new generation means a PodClique changed its pod references,
+			// which decide the Initialized condition.
+			return o.Generation != n.Generation ||
+				!equality.Semantic.DeepEqual(o.Status, n.Status) ||
 				(o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil)
-		},
-	}
-}
-
-// podChanged passes pod creations and deletions and the updates that change
-// which PodGang a pod counts for; status changes of pods reach the
-// PodCliqueSet through its PodCliques' status.
-func podChanged() predicate.Predicate {
-	return predicate.Funcs{
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			o, n := e.ObjectOld, e.ObjectNew
-			return (o.GetDeletionTimestamp() == nil) != (n.GetDeletionTimestamp() == nil) ||
-				o.GetLabels()[apicommon.LabelPodGang] != n.GetLabels()[apicommon.LabelPodGang]
 		},
 	}
 }

@@ -51,10 +51,20 @@ const (
 
 // Preempt looks for the cheapest set of whole lower-priority units (gangs or
 // ordinary pods) whose removal lets the pod's gang (or the ordinary pod alone)
-// fit, and evicts them. Victims are tried lowest priority first, newest first,
-// then units that turn out unnecessary are spared. Pods with equal or higher
-// priority are never victims, and a victim gang loses all its pods.
-func (m *Manager) Preempt(ctx context.Context, pod *v1.Pod, nodeInfos []fwk.NodeInfo) (PreemptionOutcome, string) {
+// fit in the current cycle's snapshot, and evicts them.
+func (m *Manager) Preempt(ctx context.Context, pod *v1.Pod) (PreemptionOutcome, string, error) {
+	nodeInfos, err := m.handle.SnapshotSharedLister().NodeInfos().List()
+	if err != nil {
+		return NoPreemption, "", fmt.Errorf("listing the snapshot's nodes: %w", err)
+	}
+	outcome, msg := m.preempt(ctx, pod, nodeInfos)
+	return outcome, msg, nil
+}
+
+// preempt is Preempt against the given nodes. Pods with equal or higher
+// priority are never victims, best-effort pods never preempt, and a victim
+// gang loses all its pods.
+func (m *Manager) preempt(ctx context.Context, pod *v1.Pod, nodeInfos []fwk.NodeInfo) (PreemptionOutcome, string) {
 	key, inGang := GangKey(pod)
 	priority := corev1helpers.PodPriority(pod)
 	var spec *gangSpec
@@ -73,42 +83,34 @@ func (m *Manager) Preempt(ctx context.Context, pod *v1.Pod, nodeInfos []fwk.Node
 	var demands []GroupDemand
 	var root *Scope
 	if inGang {
-		m.mu.RLock()
-		st := m.states[key]
-		var c []int64
-		assigned := map[string]string{}
-		if st != nil {
-			c = counts(spec, st)
-			for n, node := range st.reserved {
-				assigned[n] = node
-			}
-			for n, node := range st.bound {
-				assigned[n] = node
-			}
-		} else {
-			c = make([]int64, len(spec.groups))
-		}
-		m.mu.RUnlock()
-		gi := spec.refIndex[pod.Name]
-		if minSetMet(spec, c) {
+		view := m.view(spec)
+		if view.minSetMet() {
 			// Best-effort extras never preempt: they are not part of the guarantee.
 			return NoPreemption, ""
 		}
 		var msg string
-		demands, msg = m.gangDemands(spec, c, gi, pod, assigned, false)
+		demands, msg = m.gangDemands(view, spec.refIndex[pod.Name], pod, false)
 		if msg != "" {
 			return NoPreemption, ""
 		}
-		root = spec.root.instantiate(domainResolver(spec, assigned, byName))
+		root = view.scope(byName)
 	} else {
 		demands = []GroupDemand{demandFor("pod "+pod.Name, 1, pod)}
 		root = &Scope{Name: "pod " + pod.Name, Groups: []int{0}}
 	}
 
-	units := m.victimUnits(nodeInfos, priority, key)
-	if len(units) == 0 {
+	victims := chooseVictims(nodes, byName, demands, root, m.victimUnits(nodeInfos, priority, key))
+	if len(victims) == 0 {
 		return NoPreemption, ""
 	}
+	return Preempting, m.evict(ctx, key, inGang, pod, victims)
+}
+
+// chooseVictims removes units in the given order (cheapest first) from the
+// simulated capacity until the demands fit, then spares every unit the final
+// choice made unnecessary. It returns nil when even removing all units does
+// not make room. The simulated free capacity of the nodes is changed.
+func chooseVictims(nodes []*SimNode, byName map[string]*SimNode, demands []GroupDemand, root *Scope, units []*victimUnit) []*victimUnit {
 	chosen := -1
 	for i, u := range units {
 		giveBack(byName, u, 1)
@@ -118,10 +120,9 @@ func (m *Manager) Preempt(ctx context.Context, pod *v1.Pod, nodeInfos []fwk.Node
 		}
 	}
 	if chosen < 0 {
-		return NoPreemption, ""
+		return nil
 	}
 	victims := []*victimUnit{units[chosen]}
-	// Spare units the final choice made unnecessary.
 	for i := chosen - 1; i >= 0; i-- {
 		giveBack(byName, units[i], -1)
 		if _, fail := Search(nodes, demands, root); fail == nil {
@@ -130,7 +131,7 @@ func (m *Manager) Preempt(ctx context.Context, pod *v1.Pod, nodeInfos []fwk.Node
 		giveBack(byName, units[i], 1)
 		victims = append(victims, units[i])
 	}
-	return Preempting, m.evict(ctx, key, inGang, pod, victims)
+	return victims
 }
 
 // preemptionInFlight reports whether victims of an earlier preemption by this gang still exist.
@@ -201,7 +202,7 @@ func (m *Manager) victimUnits(nodeInfos []fwk.NodeInfo, priority int32, selfKey 
 			}
 			u.pods = append(u.pods, p)
 			r := u.freed[ni.Node().Name]
-			r.Add(demandFor("", 1, p).Request)
+			r.Add(requestOf(p))
 			u.freed[ni.Node().Name] = r
 		}
 	}
@@ -250,7 +251,7 @@ func (m *Manager) evict(ctx context.Context, key string, inGang bool, preemptor 
 			m.status.EventOnGang(u.gangKey, v1.EventTypeWarning, "Preempted", fmt.Sprintf("all pods of the gang are preempted by higher-priority %s", preemptorName))
 		}
 		for _, p := range pods {
-			if err := m.handle.ClientSet().CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{
+			if err := m.kube.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{
 				Preconditions: &metav1.Preconditions{UID: &p.UID},
 			}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 				m.log.Error(err, "Evicting preemption victim", "pod", p.Namespace+"/"+p.Name, "preemptor", preemptorName)

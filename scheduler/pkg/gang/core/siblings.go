@@ -22,6 +22,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/grove-project/grove/api/common"
 )
@@ -63,13 +64,6 @@ func (m *Manager) removeFromFamilyLocked(spec *gangSpec) {
 	}
 }
 
-// siblingView is a consistent copy of a sibling gang's bookkeeping, taken under the lock.
-type siblingView struct {
-	spec     *gangSpec
-	counts   []int64
-	assigned map[string]string
-}
-
 // pendingSiblings returns the keys of the gangs a best-effort pod of spec
 // must yield to, sorted, and marks them as holding extras back so their
 // outcome wakes those extras. waiting reports pending sibling gangs that could
@@ -80,32 +74,18 @@ func (m *Manager) pendingSiblings(spec *gangSpec, nodes []*SimNode, byName map[s
 	if spec.family == "" {
 		return nil, false
 	}
-	var candidates []siblingView
+	var candidates []gangView
 	m.mu.RLock()
 	for key := range m.families[spec.family] {
 		sib := m.specs[key]
 		if key == spec.key || sib == nil {
 			continue
 		}
-		st := m.states[key]
-		if st == nil {
-			st = &gangState{}
-		}
-		if st.misfit {
+		v := viewOf(sib, m.states[key])
+		if v.phase.misfit() || v.minSetMet() {
 			continue
 		}
-		c := counts(sib, st)
-		if minSetMet(sib, c) {
-			continue
-		}
-		assigned := make(map[string]string, len(st.reserved)+len(st.bound))
-		for n, node := range st.reserved {
-			assigned[n] = node
-		}
-		for n, node := range st.bound {
-			assigned[n] = node
-		}
-		candidates = append(candidates, siblingView{spec: sib, counts: c, assigned: assigned})
+		candidates = append(candidates, v)
 	}
 	m.mu.RUnlock()
 	if len(candidates) == 0 {
@@ -117,12 +97,11 @@ func (m *Manager) pendingSiblings(spec *gangSpec, nodes []*SimNode, byName map[s
 		if m.priorityOf(sib.spec) < own {
 			continue
 		}
-		demands, msg := m.gangDemands(sib.spec, sib.counts, -1, nil, sib.assigned, true)
+		demands, msg := m.gangDemands(sib, -1, nil, true)
 		if msg != "" {
 			continue
 		}
-		root := sib.spec.root.instantiate(domainResolver(sib.spec, sib.assigned, byName))
-		if _, fail := Search(nodes, demands, root); fail != nil {
+		if _, fail := Search(nodes, demands, sib.scope(byName)); fail != nil {
 			waiting = true
 			continue
 		}
@@ -133,9 +112,7 @@ func (m *Manager) pendingSiblings(spec *gangSpec, nodes []*SimNode, byName map[s
 	}
 	sort.Strings(blockers)
 	m.mu.Lock()
-	for _, key := range blockers {
-		m.stateLocked(key).blocking = true
-	}
+	m.wakeups.holding.Insert(blockers...)
 	m.mu.Unlock()
 	return blockers, waiting
 }
@@ -177,22 +154,40 @@ func (m *Manager) settling() time.Duration {
 	return left
 }
 
+// familyWakeups are the pending wake-ups of best-effort pods that hold back
+// for their PodCliqueSet's other gangs, guarded by Manager.mu. They are not
+// part of a gang's phase: they record what other gangs' pods wait for.
+type familyWakeups struct {
+	// holding are the gangs whose outcome (minimum set placed, or attempt
+	// failed) must wake the best-effort pods that yielded to them.
+	holding sets.Set[string]
+	// timers are the gangs with a settle-window activation pending.
+	timers sets.Set[string]
+}
+
+func newFamilyWakeups() familyWakeups {
+	return familyWakeups{holding: sets.New[string](), timers: sets.New[string]()}
+}
+
+// forget drops a deleted gang's wake-ups.
+func (w familyWakeups) forget(key string) {
+	w.holding.Delete(key)
+	w.timers.Delete(key)
+}
+
 // activateAfter wakes the gang's unplaced pods once the settle window is over;
 // one timer per gang at a time.
 func (m *Manager) activateAfter(spec *gangSpec, d time.Duration) {
 	m.mu.Lock()
-	st := m.stateLocked(spec.key)
-	if st.settleTimer {
+	if m.wakeups.timers.Has(spec.key) {
 		m.mu.Unlock()
 		return
 	}
-	st.settleTimer = true
+	m.wakeups.timers.Insert(spec.key)
 	m.mu.Unlock()
 	time.AfterFunc(d+50*time.Millisecond, func() {
 		m.mu.Lock()
-		if st := m.states[spec.key]; st != nil {
-			st.settleTimer = false
-		}
+		m.wakeups.timers.Delete(spec.key)
 		m.mu.Unlock()
 		if m.queueReady.Load() {
 			m.activateUnplaced(spec)
@@ -205,12 +200,11 @@ func (m *Manager) activateAfter(spec *gangSpec, d time.Duration) {
 // an unrelated cluster event, since a pod binding is not one they listen to.
 func (m *Manager) releaseExtras(key string, family string) {
 	m.mu.Lock()
-	st := m.states[key]
-	if st == nil || !st.blocking {
+	if !m.wakeups.holding.Has(key) {
 		m.mu.Unlock()
 		return
 	}
-	st.blocking = false
+	m.wakeups.holding.Delete(key)
 	var placed []*gangSpec
 	for k := range m.families[family] {
 		sib := m.specs[k]

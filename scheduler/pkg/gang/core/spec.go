@@ -38,8 +38,10 @@ type gangSpec struct {
 	groups []groupSpec
 	// refIndex maps a referenced pod name to its group index.
 	refIndex map[string]int
-	// scopeKeys are the pack scopes in tree form without fixed domains.
+	// root holds the pack scopes in tree form without fixed domains.
 	root *scopeTemplate
+	// topologyKeys are the node label keys the scopes pack by.
+	topologyKeys []string
 }
 
 type groupSpec struct {
@@ -124,6 +126,7 @@ func newGangSpec(pg *schedv1alpha1.PodGang) *gangSpec {
 		}
 	}
 	s.root = root
+	s.topologyKeys = root.topologyKeys()
 	return s
 }
 
@@ -137,17 +140,24 @@ func (t *scopeTemplate) attachGroup(gi int, g schedv1alpha1.PodGroup) {
 	t.children = append(t.children, &scopeTemplate{name: "group " + g.Name, requiredKey: req, preferredKey: pref, groups: []int{gi}})
 }
 
-// hasTopology reports whether any scope carries a pack key.
-func (t *scopeTemplate) hasTopology() bool {
-	if t.requiredKey != "" || t.preferredKey != "" {
-		return true
-	}
-	for _, c := range t.children {
-		if c.hasTopology() {
-			return true
+// topologyKeys lists the node label keys any scope packs by, without duplicates.
+func (t *scopeTemplate) topologyKeys() []string {
+	var out []string
+	seen := map[string]bool{}
+	var walk func(*scopeTemplate)
+	walk = func(s *scopeTemplate) {
+		for _, k := range []string{s.requiredKey, s.preferredKey} {
+			if k != "" && !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+		for _, c := range s.children {
+			walk(c)
 		}
 	}
-	return false
+	walk(t)
+	return out
 }
 
 // members lists every group index under the scope.
@@ -170,4 +180,13 @@ func (t *scopeTemplate) instantiate(domainOf func(groups []int, key string) stri
 		s.Children = append(s.Children, c.instantiate(domainOf))
 	}
 	return s
+}
+
+// refs lists every referenced pod name, group by group.
+func (s *gangSpec) refs() []string {
+	out := make([]string, 0, len(s.refIndex))
+	for _, g := range s.groups {
+		out = append(out, g.refs...)
+	}
+	return out
 }

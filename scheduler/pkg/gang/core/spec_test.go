@@ -57,12 +57,12 @@ func render(t *scopeTemplate) string {
 
 func TestNewGangSpec(t *testing.T) {
 	tests := []struct {
-		name       string
-		spec       schedv1alpha1.PodGangSpec
-		wantTree   string
-		wantRefs   map[string]int
-		wantMins   []int64
-		topologyOn bool
+		name     string
+		spec     schedv1alpha1.PodGangSpec
+		wantTree string
+		wantRefs map[string]int
+		wantMins []int64
+		wantKeys []string
 	}{
 		{
 			name: "plain gang keeps groups at the root and indexes references",
@@ -97,10 +97,10 @@ func TestNewGangSpec(t *testing.T) {
 					{Name: "worker", MinReplicas: 2, PodReferences: refs("ns", "w-0", "w-1"), TopologyConstraint: pack("", "rack")},
 				},
 			},
-			wantTree:   "podgang pcs-0[zone/][0]{group config pcs-0-sg-0[block/][1]{group worker[/rack][2]{}}}",
-			wantRefs:   map[string]int{"r-0": 0, "l-0": 1, "w-0": 2, "w-1": 2},
-			wantMins:   []int64{1, 1, 2},
-			topologyOn: true,
+			wantTree: "podgang pcs-0[zone/][0]{group config pcs-0-sg-0[block/][1]{group worker[/rack][2]{}}}",
+			wantRefs: map[string]int{"r-0": 0, "l-0": 1, "w-0": 2, "w-1": 2},
+			wantMins: []int64{1, 1, 2},
+			wantKeys: []string{"zone", "block", "rack"},
 		},
 	}
 	for _, tt := range tests {
@@ -122,8 +122,8 @@ func TestNewGangSpec(t *testing.T) {
 			if !reflect.DeepEqual(mins, tt.wantMins) {
 				t.Fatalf("mins = %v, want %v", mins, tt.wantMins)
 			}
-			if s.root.hasTopology() != tt.topologyOn {
-				t.Fatalf("hasTopology = %v, want %v", s.root.hasTopology(), tt.topologyOn)
+			if !reflect.DeepEqual(s.topologyKeys, tt.wantKeys) {
+				t.Fatalf("topologyKeys = %v, want %v", s.topologyKeys, tt.wantKeys)
 			}
 		})
 	}
@@ -149,7 +149,7 @@ func TestMinSetMet(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			st := &gangState{reserved: map[string]string{}, bound: map[string]string{}}
+			st := newGangState()
 			for _, p := range tt.reserved {
 				st.reserved[p] = "n"
 			}

@@ -195,13 +195,38 @@ func (w *StatusWriter) sync(ctx context.Context, key string) error {
 	}
 	obs := w.observe(spec, pg)
 	w.manager.mu.RLock()
-	var failure string
-	var waiting bool
+	var attempt attemptState
 	if st := w.manager.states[key]; st != nil {
-		failure, waiting = st.lastFailure, st.waiting
+		attempt = attemptState{phase: st.phase, reason: st.reason}
 	}
 	w.manager.mu.RUnlock()
 
+	desired := desiredStatus(pg, obs, attempt)
+	if equality.Semantic.DeepEqual(desired, &pg.Status) {
+		return nil
+	}
+	updated := pg.DeepCopy()
+	updated.Status = *desired
+	if _, err := w.client.SchedulerV1alpha1().PodGangs(spec.namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("updating status of PodGang %s: %w", key, err)
+	}
+	if obs.boundMin && (pg.Status.Phase == "" || pg.Status.Phase == schedv1alpha1.PodGangPhasePending) {
+		metrics.TimeToMinimumSetBound.Observe(time.Since(spec.created).Seconds())
+	}
+	return nil
+}
+
+// attemptState is what the gang's scheduling attempts say: its phase and the
+// latest reason the placement search gave.
+type attemptState struct {
+	phase  Phase
+	reason string
+}
+
+// desiredStatus is the PodGang status the pods and the attempts call for:
+// phase, Scheduled and Ready conditions and placementScore. Other conditions
+// (the operator's Initialized) are kept as they are.
+func desiredStatus(pg *schedv1alpha1.PodGang, obs gangObservation, attempt attemptState) *schedv1alpha1.PodGangStatus {
 	desired := pg.Status.DeepCopy()
 	switch {
 	case obs.boundMin && obs.readyMin:
@@ -216,9 +241,9 @@ func (w *StatusWriter) sync(ctx context.Context, key string) error {
 	case obs.boundMin:
 		scheduled.Status, scheduled.Reason = metav1.ConditionTrue, ReasonMinimumSetScheduled
 		scheduled.Message = fmt.Sprintf("every pod group has its minReplicas bound; %d of %d referenced pods bound", obs.bound, obs.refs)
-	case failure != "":
-		scheduled.Status, scheduled.Reason, scheduled.Message = metav1.ConditionFalse, ReasonUnschedulable, failure
-	case waiting:
+	case attempt.reason != "":
+		scheduled.Status, scheduled.Reason, scheduled.Message = metav1.ConditionFalse, ReasonUnschedulable, attempt.reason
+	case attempt.phase.waitingAtPermit():
 		scheduled.Status, scheduled.Reason = metav1.ConditionFalse, ReasonWaitingForMinimumSet
 		scheduled.Message = "some pods hold their nodes at Permit while the rest of the minimum set is scheduled"
 	default:
@@ -236,19 +261,7 @@ func (w *StatusWriter) sync(ctx context.Context, key string) error {
 	}
 	meta.SetStatusCondition(&desired.Conditions, ready)
 	desired.PlacementScore = obs.score
-
-	if equality.Semantic.DeepEqual(desired, &pg.Status) {
-		return nil
-	}
-	updated := pg.DeepCopy()
-	updated.Status = *desired
-	if _, err := w.client.SchedulerV1alpha1().PodGangs(spec.namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("updating status of PodGang %s: %w", key, err)
-	}
-	if obs.boundMin && (pg.Status.Phase == "" || pg.Status.Phase == schedv1alpha1.PodGangPhasePending) {
-		metrics.TimeToMinimumSetBound.Observe(time.Since(spec.created).Seconds())
-	}
-	return nil
+	return desired
 }
 
 // EventOnGang records an Event on the PodGang named by key.

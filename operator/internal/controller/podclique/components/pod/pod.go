@@ -22,9 +22,14 @@ package pod
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -50,6 +55,7 @@ const (
 	ErrDeletePod            grovecorev1alpha1.ErrorCode = "ERR_DELETE_POD"
 	ErrRemoveSchedulingGate grovecorev1alpha1.ErrorCode = "ERR_REMOVE_POD_SCHEDULING_GATE"
 	ErrGetPodGang           grovecorev1alpha1.ErrorCode = "ERR_GET_PODGANG"
+	ErrUpdatePodReferences  grovecorev1alpha1.ErrorCode = "ERR_UPDATE_POD_REFERENCES"
 	ErrUnknownSchedulerName grovecorev1alpha1.ErrorCode = "ERR_UNKNOWN_SCHEDULER"
 )
 
@@ -59,24 +65,45 @@ const (
 	ReasonPodCreateFailed     = "PodCreateFailed"
 	ReasonPodDeleteSuccessful = "PodDeleteSuccessful"
 	ReasonPodDeleteFailed     = "PodDeleteFailed"
+	// ReasonDuplicatePodIndex is the warning event when pods that share a pod
+	// index are replaced.
+	ReasonDuplicatePodIndex = "DuplicatePodIndex"
 )
 
 // Component manages the pods of PodCliques.
 type Component struct {
-	client       client.Client
+	client client.Client
+	// apiReader reads from the API server, not the cache: it settles creates
+	// the cache has not shown by their deadline.
+	apiReader    client.Reader
 	recorder     record.EventRecorder
 	backends     *backend.Registry
 	expectations *expect.Store
 	initcImage   string
+	// written remembers, per PodClique, the pod references it last wrote, so
+	// a cache that has not caught up with that write does not cause another.
+	written sync.Map // PodClique key -> writtenReferences
+}
+
+// writtenReferences are pod references written into one PodGang.
+type writtenReferences struct {
+	podGang types.UID
+	refs    []groveschedv1alpha1.NamespacedName
 }
 
 // New returns the pod component. initcImage is the grove-initc image with its tag.
-func New(c client.Client, recorder record.EventRecorder, backends *backend.Registry, expectations *expect.Store, initcImage string) *Component {
-	return &Component{client: c, recorder: recorder, backends: backends, expectations: expectations, initcImage: initcImage}
+func New(c client.Client, apiReader client.Reader, recorder record.EventRecorder, backends *backend.Registry, expectations *expect.Store, initcImage string) *Component {
+	return &Component{client: c, apiReader: apiReader, recorder: recorder, backends: backends, expectations: expectations, initcImage: initcImage}
 }
 
 // Kind is the managed kind.
 func (c *Component) Kind() string { return "Pod" }
+
+// Forget drops what the component remembers of a PodClique that is gone.
+func (c *Component) Forget(key string) {
+	c.expectations.Forget(key)
+	c.written.Delete(key)
+}
 
 // Result says what Sync left undone, so the reconciler can report it.
 type Result struct {
@@ -85,20 +112,18 @@ type Result struct {
 	PendingCreates, PendingDeletes int
 	// Gated is the number of active pods still carrying Grove's gate.
 	Gated int
+	// RecheckAfter is set while creates or deletes are pending: by then their
+	// deadline passes and they are settled even if no pod event arrives.
+	RecheckAfter time.Duration
 	// Pods are the PodClique's pods as the cache showed them at the start of
 	// Sync; status is computed from them.
 	Pods []*corev1.Pod
 }
 
-// Sync brings the PodClique's pods in line with spec.replicas and lifts the
-// scheduling gates that may be lifted.
-func (c *Component) Sync(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique) error {
-	_, err := c.SyncWithResult(ctx, log, pclq)
-	return err
-}
-
-// SyncWithResult is Sync, also reporting what is still pending.
-func (c *Component) SyncWithResult(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique) (Result, error) {
+// Sync brings the PodClique's pods in line with spec.replicas, gives every
+// pod a distinct index in 0..replicas-1, and lifts the scheduling gates that
+// may be lifted. It reports what is still pending.
+func (c *Component) Sync(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique) (Result, error) {
 	var res Result
 	id, err := IdentityOf(pclq)
 	if err != nil {
@@ -112,77 +137,167 @@ func (c *Component) SyncWithResult(ctx context.Context, log logr.Logger, pclq *g
 	if err != nil {
 		return res, groveerr.Wrap(err, ErrUnknownSchedulerName, groveerr.OperationSync, "choosing the scheduler backend")
 	}
-	pods, err := c.listPods(ctx, pclq)
+	pods, err := c.listPods(ctx, c.client, pclq)
 	if err != nil {
 		return res, err
 	}
 	res.Pods = pods
-
-	key := client.ObjectKeyFromObject(pclq).String()
-	present := make(map[types.UID]bool, len(pods))
-	for _, p := range pods {
-		present[p.UID] = p.DeletionTimestamp != nil
+	pending, err := c.settleExpectations(ctx, pclq, pods)
+	if err != nil {
+		return res, err
 	}
-	pendingCreates, pendingDeletes := c.expectations.Sync(key, present)
-	res.PendingCreates, res.PendingDeletes = len(pendingCreates), len(pendingDeletes)
+	res.PendingCreates, res.PendingDeletes = len(pending.ReservedIndices), len(pending.PendingDeletes)
+	res.RecheckAfter = pending.RecheckAfter
 
 	var active []*corev1.Pod
 	for _, p := range pods {
-		if _, deleting := pendingDeletes[p.UID]; IsActive(p) && !deleting {
+		if _, deleting := pending.PendingDeletes[p.UID]; IsActive(p) && !deleting {
 			active = append(active, p)
 		}
 	}
+	currentHash := pclq.Labels[common.LabelPodTemplateHash]
+	extras := DuplicateIndexExtras(pclq.Name, active, currentHash)
+	if repair := c.repairBudget(pclq, active, extras); len(repair) > 0 {
+		if err := c.deleteDuplicates(ctx, log, pclq, repair); err != nil {
+			return res, err
+		}
+		res.PendingDeletes += len(repair)
+		active = without(active, repair)
+		extras = without(extras, repair)
+	}
 
-	switch diff := len(active) + len(pendingCreates) - int(pclq.Spec.Replicas); {
+	switch diff := len(active) + len(pending.ReservedIndices) - int(pclq.Spec.Replicas); {
 	case diff < 0:
 		builder, err := NewBuilder(pclq, pcs, id, be, c.initcImage)
 		if err != nil {
 			return res, groveerr.Wrap(err, ErrInvalidPodClique, groveerr.OperationSync, "preparing the pod template")
 		}
-		indices := FreeIndices(pclq.Name, active, pendingCreates, -diff)
+		indices := FreeIndices(pclq.Name, active, pending.ReservedIndices, -diff)
 		if err := c.createPods(ctx, log, pclq, builder, indices); err != nil {
 			return res, err
 		}
 		res.PendingCreates += len(indices)
 	case diff > 0:
-		SortForDeletion(active, pclq.Name, pclq.Labels[common.LabelPodTemplateHash])
+		// Pods that share an index with a kept pod go first, then the order
+		// of SortForDeletion.
+		SortForDeletion(active, pclq.Name, currentHash)
+		active = append(extras, without(active, extras)...)
 		if err := c.deletePods(ctx, log, pclq, active[:diff]); err != nil {
 			return res, err
 		}
 		res.PendingDeletes += diff
 		active = active[diff:]
 	}
-
-	gated, err := c.liftGates(ctx, log, pclq, id, active)
+	if (res.PendingCreates > 0 || res.PendingDeletes > 0) && res.RecheckAfter == 0 {
+		res.RecheckAfter = expect.DefaultTimeout
+	}
+	referenced, err := c.syncReferences(ctx, log, pclq, id.PodGangName, active, len(pending.ReservedIndices) > 0 || res.PendingCreates > 0)
+	if err != nil {
+		return res, err
+	}
+	gated, err := c.liftGates(ctx, log, pclq, id, active, referenced)
 	res.Gated = gated
 	return res, err
 }
 
-// Delete deletes every pod of the PodClique and forgets its expectations.
-func (c *Component) Delete(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique) error {
-	pods, err := c.listPods(ctx, pclq)
-	if err != nil {
-		return err
+// settleExpectations settles the PodClique's pending creates and deletes
+// against the cached pods and, for creates past their deadline, against a
+// live list from the API server.
+func (c *Component) settleExpectations(ctx context.Context, pclq *grovecorev1alpha1.PodClique, cached []*corev1.Pod) (expect.State, error) {
+	key := client.ObjectKeyFromObject(pclq).String()
+	st := c.expectations.Sync(key, observe(pclq.Name, cached))
+	if !st.Overdue {
+		return st, nil
 	}
-	var active []*corev1.Pod
+	live, err := c.listPods(ctx, c.apiReader, pclq)
+	if err != nil {
+		return st, err
+	}
+	c.expectations.Confirm(key, observe(pclq.Name, live))
+	return c.expectations.Sync(key, observe(pclq.Name, cached)), nil
+}
+
+// observe turns pods into what the expectations store compares.
+func observe(pclqName string, pods []*corev1.Pod) []expect.Pod {
+	out := make([]expect.Pod, 0, len(pods))
 	for _, p := range pods {
-		if p.DeletionTimestamp == nil {
-			active = append(active, p)
+		idx, ok := podIndexOf(pclqName, p)
+		if !ok {
+			idx = -1
+		}
+		out = append(out, expect.Pod{UID: p.UID, Index: idx, Active: IsActive(p), Terminating: p.DeletionTimestamp != nil})
+	}
+	return out
+}
+
+// repairBudget picks the pods sharing an index that may be deleted now. One
+// that is not ready is unavailable already and always goes; ready ones go
+// only while fewer than maxUnavailable pods of the clique are unavailable,
+// so a repair never takes down more of a running gang than an update would.
+func (c *Component) repairBudget(pclq *grovecorev1alpha1.PodClique, active, extras []*corev1.Pod) []*corev1.Pod {
+	if len(extras) == 0 {
+		return nil
+	}
+	ready := 0
+	for _, p := range active {
+		if IsReady(p) {
+			ready++
 		}
 	}
-	if err := c.deletePods(ctx, log, pclq, active); err != nil {
-		return err
+	allowed := maxUnavailable(pclq) - max(0, int(pclq.Spec.Replicas)-ready)
+	var out []*corev1.Pod
+	for _, p := range extras {
+		if !IsReady(p) {
+			out = append(out, p)
+		} else if allowed > 0 {
+			out = append(out, p)
+			allowed--
+		}
 	}
-	c.expectations.Forget(client.ObjectKeyFromObject(pclq).String())
-	return nil
+	return out
+}
+
+// maxUnavailable is how many pods of the clique Grove's own deletions may make
+// unavailable at once.
+func maxUnavailable(_ *grovecorev1alpha1.PodClique) int {
+	return 1
+}
+
+func (c *Component) deleteDuplicates(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique, pods []*corev1.Pod) error {
+	names := make([]string, 0, len(pods))
+	for _, p := range pods {
+		idx, _ := podIndexOf(pclq.Name, p)
+		names = append(names, fmt.Sprintf("%s (index %d)", p.Name, idx))
+	}
+	log.Info("Replacing pods whose pod index another pod holds", "pods", names)
+	c.recorder.Eventf(pclq, corev1.EventTypeWarning, ReasonDuplicatePodIndex,
+		"Replacing %d pod(s) whose pod index another pod of the clique holds: %s", len(pods), strings.Join(names, ", "))
+	return c.deletePods(ctx, log, pclq, pods)
+}
+
+func without(pods, drop []*corev1.Pod) []*corev1.Pod {
+	if len(drop) == 0 {
+		return pods
+	}
+	gone := make(map[types.UID]bool, len(drop))
+	for _, p := range drop {
+		gone[p.UID] = true
+	}
+	out := make([]*corev1.Pod, 0, len(pods))
+	for _, p := range pods {
+		if !gone[p.UID] {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // listPods returns the pods the PodClique controls. Matching the controller
 // UID, not just the label, keeps pods of an earlier PodClique with the same
 // name out.
-func (c *Component) listPods(ctx context.Context, pclq *grovecorev1alpha1.PodClique) ([]*corev1.Pod, error) {
+func (c *Component) listPods(ctx context.Context, reader client.Reader, pclq *grovecorev1alpha1.PodClique) ([]*corev1.Pod, error) {
 	list := &corev1.PodList{}
-	if err := c.client.List(ctx, list, client.InNamespace(pclq.Namespace), client.MatchingLabels{common.LabelPodClique: pclq.Name}); err != nil {
+	if err := reader.List(ctx, list, client.InNamespace(pclq.Namespace), client.MatchingLabels{common.LabelPodClique: pclq.Name}); err != nil {
 		return nil, groveerr.Wrapf(err, ErrListPods, groveerr.OperationSync, "listing pods of PodClique %s", pclq.Name)
 	}
 	pods := make([]*corev1.Pod, 0, len(list.Items))
@@ -204,10 +319,16 @@ func (c *Component) createPods(ctx context.Context, log logr.Logger, pclq *grove
 	var created []string
 	n, err := slowStart(len(indices), func(i int) error {
 		pod := builder.Build(indices[i])
+		// The index is taken before the request is sent: if the answer is
+		// lost, the pod may exist all the same.
+		c.expectations.Reserve(key, indices[i])
 		if err := c.client.Create(ctx, pod); err != nil {
+			if !createMayHaveSucceeded(err) {
+				c.expectations.Release(key, indices[i])
+			}
 			return fmt.Errorf("creating pod %s with index %d: %w", pod.GenerateName, indices[i], err)
 		}
-		c.expectations.ExpectCreate(key, pod.UID, indices[i])
+		c.expectations.Created(key, indices[i], pod.UID)
 		mu.Lock()
 		created = append(created, pod.Name)
 		mu.Unlock()
@@ -222,6 +343,23 @@ func (c *Component) createPods(ctx context.Context, log logr.Logger, pclq *grove
 		return groveerr.Wrapf(err, ErrCreatePod, groveerr.OperationSync, "creating %d pod(s) of PodClique %s (%d created)", len(indices), pclq.Name, n)
 	}
 	return nil
+}
+
+// createMayHaveSucceeded reports whether a failed create may still have made
+// its pod. Only an answer in which the API server rejected the request, or a
+// connection that was refused before anything was sent, proves it did not;
+// timeouts, server errors and cut connections leave the pod's existence open.
+func createMayHaveSucceeded(err error) bool {
+	switch {
+	case apierrors.IsAlreadyExists(err), apierrors.IsInvalid(err), apierrors.IsForbidden(err),
+		apierrors.IsBadRequest(err), apierrors.IsNotFound(err), apierrors.IsUnauthorized(err),
+		apierrors.IsConflict(err), apierrors.IsTooManyRequests(err), apierrors.IsRequestEntityTooLargeError(err),
+		apierrors.IsMethodNotSupported(err), apierrors.IsNotAcceptable(err), apierrors.IsUnsupportedMediaType(err):
+		return false
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return false
+	}
+	return true
 }
 
 func (c *Component) deletePods(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique, pods []*corev1.Pod) error {
@@ -250,24 +388,86 @@ func (c *Component) deletePods(ctx context.Context, log logr.Logger, pclq *grove
 	return nil
 }
 
+// syncReferences writes the PodClique's active pods into its own group of its
+// PodGang, and returns the names the group references. Each PodClique owns
+// the podReferences of its group: the PodCliqueSet controller creates the
+// PodGang and its groups but never rewrites references, so the write of one
+// PodClique never waits on the others and costs one request per change. While
+// creates of this PodClique are unseen the write waits for them, so a clique
+// whose pods are created in one go writes its references once.
+func (c *Component) syncReferences(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique, podGangName string, active []*corev1.Pod, createsPending bool) (map[string]bool, error) {
+	pg := &groveschedv1alpha1.PodGang{}
+	if err := c.client.Get(ctx, types.NamespacedName{Namespace: pclq.Namespace, Name: podGangName}, pg); err != nil {
+		if apierrors.IsNotFound(err) {
+			// The PodGang's creation event brings the next reconcile.
+			return nil, nil
+		}
+		return nil, groveerr.Wrapf(err, ErrGetPodGang, groveerr.OperationSync, "getting PodGang %s", podGangName)
+	}
+	group := slices.IndexFunc(pg.Spec.PodGroups, func(g groveschedv1alpha1.PodGroup) bool { return g.Name == pclq.Name })
+	if group < 0 {
+		return nil, nil
+	}
+	current := pg.Spec.PodGroups[group].PodReferences
+	want := make([]groveschedv1alpha1.NamespacedName, 0, len(active))
+	for _, p := range active {
+		want = append(want, groveschedv1alpha1.NamespacedName{Namespace: p.Namespace, Name: p.Name})
+	}
+	slices.SortFunc(want, func(a, b groveschedv1alpha1.NamespacedName) int { return strings.Compare(a.Name, b.Name) })
+	if createsPending || slices.Equal(current, want) {
+		return referencedNames(pclq.Namespace, current), nil
+	}
+	key := client.ObjectKeyFromObject(pclq).String()
+	if w, ok := c.written.Load(key); ok {
+		if w := w.(writtenReferences); w.podGang == pg.UID && slices.Equal(w.refs, want) {
+			// Written already; the cache has not shown it yet.
+			return referencedNames(pclq.Namespace, want), nil
+		}
+	}
+	// The test pins the group by name: should the PodCliqueSet controller have
+	// reordered the groups meanwhile, the patch fails and the sync is retried.
+	patch, err := json.Marshal([]map[string]any{
+		{"op": "test", "path": fmt.Sprintf("/spec/podgroups/%d/name", group), "value": pclq.Name},
+		{"op": "replace", "path": fmt.Sprintf("/spec/podgroups/%d/podReferences", group), "value": want},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := c.client.Patch(ctx, pg, client.RawPatch(types.JSONPatchType, patch)); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, groveerr.Wrapf(err, ErrUpdatePodReferences, groveerr.OperationSync, "writing the pod references of group %s in PodGang %s", pclq.Name, podGangName)
+	}
+	c.written.Store(key, writtenReferences{podGang: pg.UID, refs: want})
+	log.V(1).Info("Wrote pod references", "podGang", podGangName, "pods", len(want))
+	return referencedNames(pclq.Namespace, want), nil
+}
+
+func referencedNames(namespace string, refs []groveschedv1alpha1.NamespacedName) map[string]bool {
+	out := make(map[string]bool, len(refs))
+	for _, r := range refs {
+		if r.Namespace == namespace {
+			out[r.Name] = true
+		}
+	}
+	return out
+}
+
 // liftGates removes Grove's scheduling gate from every active pod its PodGang
 // references. Pods of a scaled PodGang wait until the base PodGang is
 // scheduled: each of its groups has minReplicas pods scheduled. It returns how
 // many pods remain gated; they are reconciled again when the PodGang or the
 // base PodGang's PodCliques change, so there is no timed requeue.
-func (c *Component) liftGates(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique, id Identity, active []*corev1.Pod) (int, error) {
+func (c *Component) liftGates(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique, id Identity, active []*corev1.Pod, referenced map[string]bool) (int, error) {
 	var gated []*corev1.Pod
 	for _, p := range active {
 		if HasGroveGate(p) {
 			gated = append(gated, p)
 		}
 	}
-	if len(gated) == 0 {
-		return 0, nil
-	}
-	referenced, err := c.referencedPods(ctx, pclq, id.PodGangName)
-	if err != nil || len(referenced) == 0 {
-		return len(gated), err
+	if len(gated) == 0 || len(referenced) == 0 {
+		return len(gated), nil
 	}
 	if id.BasePodGangName != "" {
 		scheduled, err := c.podGangScheduled(ctx, pclq.Namespace, id.BasePodGangName)
@@ -295,29 +495,6 @@ func (c *Component) liftGates(ctx context.Context, log logr.Logger, pclq *grovec
 		return len(gated) - n, groveerr.Wrap(err, ErrRemoveSchedulingGate, groveerr.OperationSync, "lifting scheduling gates")
 	}
 	return len(gated) - n, nil
-}
-
-// referencedPods returns the names of the pods the PodGang lists for this PodClique.
-func (c *Component) referencedPods(ctx context.Context, pclq *grovecorev1alpha1.PodClique, podGangName string) (map[string]bool, error) {
-	pg := &groveschedv1alpha1.PodGang{}
-	if err := c.client.Get(ctx, types.NamespacedName{Namespace: pclq.Namespace, Name: podGangName}, pg); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		return nil, groveerr.Wrapf(err, ErrGetPodGang, groveerr.OperationSync, "getting PodGang %s", podGangName)
-	}
-	refs := map[string]bool{}
-	for _, g := range pg.Spec.PodGroups {
-		if g.Name != pclq.Name {
-			continue
-		}
-		for _, r := range g.PodReferences {
-			if r.Namespace == pclq.Namespace {
-				refs[r.Name] = true
-			}
-		}
-	}
-	return refs, nil
 }
 
 // podGangScheduled reports whether every group of a PodGang has at least

@@ -17,15 +17,23 @@ limitations under the License.
 package pod
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
 	"slices"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 
 	"github.com/grove-project/grove/api/common"
@@ -294,5 +302,78 @@ func TestSlowStart(t *testing.T) {
 	// Batches 1 and 2 run (indices 0, 1, 2); the failure stops further batches.
 	if n != 2 || err == nil || calls.Load() != 3 {
 		t.Fatalf("failure in second batch: n=%d err=%v calls=%d, want 2 succeeded after 3 calls", n, err, calls.Load())
+	}
+}
+
+func TestDuplicateIndexExtras(t *testing.T) {
+	now := time.Now()
+	older := func(p *corev1.Pod) { p.CreationTimestamp = metav1.NewTime(now.Add(-time.Hour)) }
+	newer := func(p *corev1.Pod) { p.CreationTimestamp = metav1.NewTime(now) }
+	for _, tc := range []struct {
+		name   string
+		active []*corev1.Pod
+		want   []string
+	}{
+		{
+			name:   "unique indices leave nothing to repair",
+			active: []*corev1.Pod{podWith("a", 0, nil), podWith("b", 1, nil)},
+		},
+		{
+			name:   "of two ready pods with one index the older stays",
+			active: []*corev1.Pod{podWith("new", 0, newer), podWith("old", 0, older), podWith("b", 1, nil)},
+			want:   []string{"new"},
+		},
+		{
+			name: "a pod on a node stays over an unscheduled one, however old",
+			active: []*corev1.Pod{
+				podWith("unscheduled", 1, func(p *corev1.Pod) { older(p); p.Spec.NodeName = ""; p.Status.Phase = corev1.PodPending }),
+				podWith("running", 1, newer),
+			},
+			want: []string{"unscheduled"},
+		},
+		{
+			name: "three pods with one index give up two; pods without an index go too",
+			active: []*corev1.Pod{
+				podWith("x", 2, newer), podWith("y", 2, older), podWith("z", 2, newer),
+				podWith("noindex", 0, func(p *corev1.Pod) { p.Spec.Hostname = ""; delete(p.Labels, common.LabelPodCliquePodIndex) }),
+			},
+			want: []string{"noindex", "x", "z"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, p := range DuplicateIndexExtras("pc", tc.active, "new") {
+				got = append(got, p.Name)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("extras %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCreateMayHaveSucceeded(t *testing.T) {
+	gr := schema.GroupResource{Resource: "pods"}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"the API server rejected the pod", apierrors.NewInvalid(schema.GroupKind{Kind: "Pod"}, "p", nil), false},
+		{"admission forbade it", apierrors.NewForbidden(gr, "p", errors.New("quota")), false},
+		{"a generated name collided", apierrors.NewAlreadyExists(gr, "p"), false},
+		{"the server throttled the request", apierrors.NewTooManyRequests("slow down", 1), false},
+		{"the connection was refused before sending", &url.Error{Op: "Post", URL: "https://127.0.0.1", Err: &net.OpError{Op: "dial", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}, false},
+		{"the server timed out and may still be processing", apierrors.NewTimeoutError("took too long", 1), true},
+		{"the server failed internally", apierrors.NewInternalError(errors.New("etcd")), true},
+		{"the connection was cut mid-request", &url.Error{Op: "Post", URL: "https://127.0.0.1", Err: io.ErrUnexpectedEOF}, true},
+		{"the client gave up waiting", context.DeadlineExceeded, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := createMayHaveSucceeded(tc.err); got != tc.want {
+				t.Fatalf("createMayHaveSucceeded(%v) = %v, want %v", tc.err, got, tc.want)
+			}
+		})
 	}
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package pod
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -65,6 +66,35 @@ func FreeIndices(pclqName string, active []*corev1.Pod, pending []int, n int) []
 		}
 	}
 	return out
+}
+
+// DuplicateIndexExtras returns the pods that must give up their pod index
+// because another pod holds it too, and pods with no index at all. Of the pods
+// sharing an index, the one SortForDeletion would delete last stays (on a
+// node, running, ready, current template, oldest).
+func DuplicateIndexExtras(pclqName string, active []*corev1.Pod, currentTemplateHash string) []*corev1.Pod {
+	byIndex := make(map[int][]*corev1.Pod, len(active))
+	var extras []*corev1.Pod
+	for _, p := range active {
+		if i, ok := podIndexOf(pclqName, p); ok {
+			byIndex[i] = append(byIndex[i], p)
+		} else {
+			extras = append(extras, p)
+		}
+	}
+	indices := make([]int, 0, len(byIndex))
+	for i, pods := range byIndex {
+		if len(pods) > 1 {
+			indices = append(indices, i)
+		}
+	}
+	sort.Ints(indices)
+	for _, i := range indices {
+		group := slices.Clone(byIndex[i])
+		SortForDeletion(group, pclqName, currentTemplateHash)
+		extras = append(extras, group[:len(group)-1]...)
+	}
+	return extras
 }
 
 // SortForDeletion orders pods so the ones to remove first on scale-in come

@@ -18,23 +18,26 @@ limitations under the License.
 // the gang scheduler. Per replica i there is a base PodGang <pcs>-<i> with
 // every standalone clique and the scaling-group replicas below minAvailable,
 // and a scaled PodGang <pcsg>-<j-minAvailable> for every scaling-group
-// replica j at or above minAvailable. Each pod group lists the pods of one
-// PodClique. The operator writes only the Initialized condition (and the
-// phase while it is empty); the scheduler owns the rest of the status.
+// replica j at or above minAvailable. Each pod group stands for one
+// PodClique; this component writes the groups (name, minReplicas, topology)
+// but not their pod references, which each PodClique's controller writes
+// for its own group as its pods come and go. The operator writes only the
+// Initialized condition (and the phase while it is empty); the scheduler
+// owns the rest of the status.
 package podgang
 
 import (
 	"context"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
-	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -88,7 +91,6 @@ type groupConfig struct {
 
 // state is what one sync reads from the cache.
 type state struct {
-	pods       map[string]map[string][]string // podgang -> podclique -> pod names
 	pclqs      map[string]*grovecorev1alpha1.PodClique
 	pcsgs      map[string]*grovecorev1alpha1.PodCliqueScalingGroup
 	translator translator
@@ -133,29 +135,10 @@ func (o operator) Delete(ctx context.Context, _ logr.Logger, pcs *grovecorev1alp
 
 func (o operator) read(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) (*state, error) {
 	st := &state{
-		pods:  map[string]map[string][]string{},
 		pclqs: map[string]*grovecorev1alpha1.PodClique{},
 		pcsgs: map[string]*grovecorev1alpha1.PodCliqueScalingGroup{},
 	}
 	ns, sel := client.InNamespace(pcs.Namespace), client.MatchingLabels(apicommon.DefaultLabels(pcs.Name))
-	pods := &corev1.PodList{}
-	if err := o.d.Client.List(ctx, pods, ns, sel); err != nil {
-		return nil, groveerr.Wrap(err, "ERR_LIST_PODS", groveerr.OperationSync, "listing pods")
-	}
-	for i := range pods.Items {
-		p := &pods.Items[i]
-		if p.DeletionTimestamp != nil {
-			continue
-		}
-		gangName, pclqName := p.Labels[apicommon.LabelPodGang], p.Labels[apicommon.LabelPodClique]
-		if gangName == "" || pclqName == "" {
-			continue
-		}
-		if st.pods[gangName] == nil {
-			st.pods[gangName] = map[string][]string{}
-		}
-		st.pods[gangName][pclqName] = append(st.pods[gangName][pclqName], p.Name)
-	}
 	pclqs := &grovecorev1alpha1.PodCliqueList{}
 	if err := o.d.Client.List(ctx, pclqs, ns, sel); err != nil {
 		return nil, groveerr.Wrap(err, "ERR_LIST_PODCLIQUE", groveerr.OperationSync, "listing PodCliques")
@@ -240,15 +223,7 @@ func (o operator) syncGang(ctx context.Context, pcs *grovecorev1alpha1.PodClique
 		return false, err
 	}
 	live := &groveschedulerv1alpha1.PodGang{}
-	res, err := childsync.Apply(ctx, o.d.Client, want, live, func(l *groveschedulerv1alpha1.PodGang) {
-		l.Labels = childsync.MergeLabels(l.Labels, want.Labels)
-		l.Annotations = childsync.MergeLabels(l.Annotations, want.Annotations)
-		if _, ok := want.Annotations[apicommon.AnnotationTopologyName]; !ok {
-			delete(l.Annotations, apicommon.AnnotationTopologyName)
-		}
-		l.OwnerReferences = want.OwnerReferences
-		l.Spec = want.Spec
-	})
+	res, err := o.apply(ctx, want, live)
 	o.d.ReportApply(pcs, kind, want.Name, res, err)
 	if err != nil {
 		return false, groveerr.Wrapf(err, "ERR_CREATE_OR_PATCH_PODGANG", groveerr.OperationSync, "creating or patching PodGang %s", want.Name)
@@ -260,18 +235,65 @@ func (o operator) syncGang(ctx context.Context, pcs *grovecorev1alpha1.PodClique
 		// Created concurrently and not in the cache yet; its watch event brings the next sync.
 		return false, nil
 	}
-	return o.syncInitialized(ctx, live, allPodsCreated(st, g))
+	return o.syncInitialized(ctx, live, allPodsReferenced(st, g, live))
 }
 
-// allPodsCreated reports whether every PodClique of the gang exists and has
-// at least spec.replicas live pods labelled with this PodGang.
-func allPodsCreated(st *state, g *gang) bool {
+// apply creates the PodGang or patches what this component owns in it: its
+// labels, annotations, owner and groups, keeping each group's pod references
+// as the PodCliques wrote them. The patch carries the resourceVersion, so a
+// reference written meanwhile is never overwritten: a conflict retries.
+func (o operator) apply(ctx context.Context, want, live *groveschedulerv1alpha1.PodGang) (childsync.Result, error) {
+	if err := o.d.Client.Get(ctx, client.ObjectKeyFromObject(want), live); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return childsync.Unchanged, err
+		}
+		if err := o.d.Client.Create(ctx, want); err != nil {
+			if apierrors.IsAlreadyExists(err) {
+				return childsync.Unchanged, nil
+			}
+			return childsync.Unchanged, err
+		}
+		return childsync.Created, nil
+	}
+	before := live.DeepCopy()
+	refs := make(map[string][]groveschedulerv1alpha1.NamespacedName, len(live.Spec.PodGroups))
+	for _, g := range live.Spec.PodGroups {
+		refs[g.Name] = g.PodReferences
+	}
+	live.Labels = childsync.MergeLabels(live.Labels, want.Labels)
+	live.Annotations = childsync.MergeLabels(live.Annotations, want.Annotations)
+	if _, ok := want.Annotations[apicommon.AnnotationTopologyName]; !ok {
+		delete(live.Annotations, apicommon.AnnotationTopologyName)
+	}
+	live.OwnerReferences = want.OwnerReferences
+	live.Spec = *want.Spec.DeepCopy()
+	for i := range live.Spec.PodGroups {
+		if r, ok := refs[live.Spec.PodGroups[i].Name]; ok {
+			live.Spec.PodGroups[i].PodReferences = r
+		}
+	}
+	if equality.Semantic.DeepEqual(before, live) {
+		return childsync.Unchanged, nil
+	}
+	if err := o.d.Client.Patch(ctx, live, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+		return childsync.Unchanged, err
+	}
+	return childsync.Patched, nil
+}
+
+// allPodsReferenced reports whether every PodClique of the gang exists and
+// its group references at least spec.replicas pods.
+func allPodsReferenced(st *state, g *gang, pg *groveschedulerv1alpha1.PodGang) bool {
+	refs := make(map[string]int, len(pg.Spec.PodGroups))
+	for _, grp := range pg.Spec.PodGroups {
+		refs[grp.Name] = len(grp.PodReferences)
+	}
 	for _, m := range g.members {
 		pclq, ok := st.pclqs[m.pclqName]
 		if !ok || pclq.DeletionTimestamp != nil {
 			return false
 		}
-		if int32(len(st.pods[g.name][m.pclqName])) < pclq.Spec.Replicas {
+		if int32(refs[m.pclqName]) < pclq.Spec.Replicas {
 			return false
 		}
 	}
@@ -281,12 +303,10 @@ func allPodsCreated(st *state, g *gang) bool {
 // syncInitialized writes the Initialized condition when it is missing or
 // turns True, and the phase Pending when the scheduler has not set one. The
 // patch carries the resourceVersion, so it can never overwrite conditions the
-// scheduler wrote meanwhile: a conflict retries the sync instead.
+// scheduler wrote meanwhile. PodCliques write their pod references into the
+// same object while it initializes, so a conflict is expected: the write is
+// retried on the fresh object as soon as the cache has it.
 func (o operator) syncInitialized(ctx context.Context, pg *groveschedulerv1alpha1.PodGang, created bool) (bool, error) {
-	current := meta.FindStatusCondition(pg.Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeInitialized)
-	if current != nil && current.Status == metav1.ConditionTrue {
-		return true, nil
-	}
 	cond := metav1.Condition{
 		Type: groveschedulerv1alpha1.PodGangConditionTypeInitialized, Status: metav1.ConditionFalse,
 		Reason:  groveschedulerv1alpha1.PodGangReasonPodsCreationPending,
@@ -295,24 +315,40 @@ func (o operator) syncInitialized(ctx context.Context, pg *groveschedulerv1alpha
 	if created {
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, groveschedulerv1alpha1.PodGangReasonPodsCreated, "PodGang is fully initialized"
 	}
-	if current != nil && current.Status == cond.Status && pg.Status.Phase != "" {
-		return false, nil
-	}
-	base := pg.DeepCopy()
-	if pg.Status.Phase == "" {
-		pg.Status.Phase = groveschedulerv1alpha1.PodGangPhasePending
-	}
-	meta.SetStatusCondition(&pg.Status.Conditions, cond)
-	if err := o.d.Client.Status().Patch(ctx, pg, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+	first := true
+	var wrote bool
+	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		if !first {
+			if err := o.d.Client.Get(ctx, client.ObjectKeyFromObject(pg), pg); err != nil {
+				return err
+			}
+		}
+		first = false
+		current := meta.FindStatusCondition(pg.Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeInitialized)
+		if current != nil && (current.Status == metav1.ConditionTrue || current.Status == cond.Status && pg.Status.Phase != "") {
+			wrote = false
+			return nil
+		}
+		base := pg.DeepCopy()
+		if pg.Status.Phase == "" {
+			pg.Status.Phase = groveschedulerv1alpha1.PodGangPhasePending
+		}
+		meta.SetStatusCondition(&pg.Status.Conditions, cond)
+		wrote = true
+		return o.d.Client.Status().Patch(ctx, pg, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+	})
+	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return false, nil
 		}
 		return false, groveerr.Wrapf(err, "ERR_UPDATE_PODGANG_STATUS", groveerr.OperationSync, "setting Initialized on PodGang %s", pg.Name)
 	}
-	if created {
+	current := meta.FindStatusCondition(pg.Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeInitialized)
+	initialized := current != nil && current.Status == metav1.ConditionTrue
+	if wrote && initialized {
 		metrics.PodGangInitializationSeconds.Observe(time.Since(pg.CreationTimestamp.Time).Seconds())
 	}
-	return created, nil
+	return initialized, nil
 }
 
 func (o operator) build(pcs *grovecorev1alpha1.PodCliqueSet, st *state, g *gang, schedulerName string) (*groveschedulerv1alpha1.PodGang, error) {
@@ -345,14 +381,9 @@ func (o operator) build(pcs *grovecorev1alpha1.PodCliqueSet, st *state, g *gang,
 	}
 	spec.TopologyConstraint = tr(g.constraint)
 	for _, m := range g.members {
-		names := append([]string(nil), st.pods[g.name][m.pclqName]...)
-		sort.Strings(names)
-		refs := make([]groveschedulerv1alpha1.NamespacedName, 0, len(names))
-		for _, n := range names {
-			refs = append(refs, groveschedulerv1alpha1.NamespacedName{Namespace: pcs.Namespace, Name: n})
-		}
+		// References start empty: the group's PodClique writes them.
 		spec.PodGroups = append(spec.PodGroups, groveschedulerv1alpha1.PodGroup{
-			Name: m.pclqName, PodReferences: refs,
+			Name: m.pclqName, PodReferences: []groveschedulerv1alpha1.NamespacedName{},
 			MinReplicas:        desired.CliqueMinAvailable(&m.tmpl.Spec),
 			TopologyConstraint: tr(m.tmpl.TopologyConstraint),
 		})

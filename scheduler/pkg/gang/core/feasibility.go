@@ -1,0 +1,279 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package core
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	fwk "k8s.io/kube-scheduler/framework"
+	"sigs.k8s.io/scheduler-plugins/pkg/util"
+)
+
+// Decision is what PreFilter learned for a pod: the node labels it must and should land on.
+type Decision struct {
+	// Required node labels (hard topology packing); nil means any node.
+	Required map[string]string
+	// Preferred node labels (soft topology packing).
+	Preferred map[string]string
+	// BestEffort is set for pods beyond their group's minReplicas: they never
+	// fail or preempt on behalf of the gang, and wait until the minimum set is placed.
+	BestEffort bool
+}
+
+// PreFilter runs the gang feasibility and placement search for a pod of a gang
+// against the cycle's snapshot. A nil Decision with nil status means the pod is
+// not in a gang.
+func (m *Manager) PreFilter(pod *v1.Pod, nodeInfos []fwk.NodeInfo) (*Decision, *fwk.Status) {
+	key, ok := GangKey(pod)
+	if !ok {
+		return nil, nil
+	}
+	spec := m.spec(key)
+	if spec == nil {
+		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("PodGang %s not found", key))
+	}
+	gi, ok := spec.refIndex[pod.Name]
+	if !ok {
+		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("pod is not referenced by PodGang %s", key))
+	}
+
+	m.mu.Lock()
+	st := m.stateLocked(key)
+	view := viewOf(spec, st)
+	met := view.minSetMet()
+	if !met && view.counts[gi] >= spec.groups[gi].min {
+		m.mu.Unlock()
+		return &Decision{BestEffort: true}, fwk.NewStatus(fwk.Unschedulable,
+			fmt.Sprintf("best-effort pod of group %s waits until the minimum set of PodGang %s is placed", spec.groups[gi].name, key))
+	}
+	if !met {
+		m.transitionLocked(key, st, evAttemptStarted)
+		if st.attemptStart.IsZero() {
+			st.attemptStart = time.Now()
+		}
+	}
+	m.mu.Unlock()
+
+	nodes, byName := simNodes(nodeInfos)
+	var demands []GroupDemand
+	if met {
+		blockers, waiting := m.pendingSiblings(spec, nodes, byName)
+		if len(blockers) > 0 {
+			return &Decision{BestEffort: true}, fwk.NewStatus(fwk.Unschedulable,
+				fmt.Sprintf("best-effort pod of group %s yields to the pending minimum sets of PodGangs %s", spec.groups[gi].name, strings.Join(blockers, ", ")))
+		}
+		if left := m.settling(); waiting && left > 0 {
+			m.activateAfter(spec, left)
+			return &Decision{BestEffort: true}, fwk.NewStatus(fwk.Unschedulable,
+				fmt.Sprintf("best-effort pod of group %s waits for new capacity to settle before the pending minimum sets of its PodCliqueSet's other gangs", spec.groups[gi].name))
+		}
+		// The minimum set is placed: this pod is best effort and only needs a spot
+		// of its own inside the domains its gang already occupies.
+		demands = singleDemand(spec, gi, pod)
+	} else {
+		var msg string
+		demands, msg = m.gangDemands(view, gi, pod, false)
+		if msg != "" {
+			m.recordFailure(key, msg)
+			return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg)
+		}
+	}
+	placement, fail := Search(nodes, demands, view.scope(byName))
+	if fail != nil {
+		if met {
+			return &Decision{BestEffort: true}, fwk.NewStatus(fwk.Unschedulable, fail.Message)
+		}
+		m.recordFailure(key, fail.Message)
+		return nil, fwk.NewStatus(fwk.Unschedulable, fail.Message)
+	}
+	return &Decision{Required: placement.Required[gi], Preferred: placement.Preferred[gi], BestEffort: met}, nil
+}
+
+// recordFailure remembers why the gang does not fit, for its status and Events.
+func (m *Manager) recordFailure(key, msg string) {
+	m.mu.Lock()
+	st := m.stateLocked(key)
+	changed := st.reason != msg
+	st.reason = msg
+	m.transitionLocked(key, st, evSearchRejected)
+	m.mu.Unlock()
+	if spec := m.spec(key); spec != nil {
+		m.releaseExtras(key, spec.family)
+	}
+	if changed {
+		m.status.EventOnGang(key, v1.EventTypeWarning, "Unschedulable", msg)
+	}
+	m.status.Enqueue(key)
+}
+
+// singleDemand is the demand of one best-effort pod.
+func singleDemand(spec *gangSpec, gi int, pod *v1.Pod) []GroupDemand {
+	demands := make([]GroupDemand, len(spec.groups))
+	for i, g := range spec.groups {
+		demands[i] = GroupDemand{Name: g.name}
+	}
+	demands[gi] = demandFor(spec.groups[gi].name, 1, pod)
+	return demands
+}
+
+// gangDemands computes what each group still needs for the minimum set, using
+// the pod at hand for its own group (gi; -1 for none) and one unplaced
+// referenced pod as the template for every other group. A non-empty message
+// means the gang cannot be complete because pods are missing; with
+// skipForeignGated, pods held by a foreign scheduling gate count as missing.
+func (m *Manager) gangDemands(v gangView, gi int, pod *v1.Pod, skipForeignGated bool) ([]GroupDemand, string) {
+	spec := v.spec
+	demands := make([]GroupDemand, len(spec.groups))
+	for i, g := range spec.groups {
+		need := g.min - v.counts[i]
+		if need <= 0 {
+			demands[i] = GroupDemand{Name: g.name}
+			continue
+		}
+		if i == gi {
+			demands[i] = demandFor(g.name, need, pod)
+			continue
+		}
+		var template *v1.Pod
+		var pending int64
+		for _, ref := range g.refs {
+			if _, ok := v.assigned[ref]; ok {
+				continue
+			}
+			p, err := m.pods.Pods(spec.namespace).Get(ref)
+			if err != nil || p.DeletionTimestamp != nil || (skipForeignGated && heldByForeignGate(p)) {
+				continue
+			}
+			pending++
+			if template == nil {
+				template = p
+			}
+			if pending >= need {
+				break
+			}
+		}
+		if pending < need {
+			return nil, fmt.Sprintf("group %s needs %d more pods but only %d of its referenced pods exist unplaced", g.name, need, pending)
+		}
+		demands[i] = demandFor(g.name, need, template)
+	}
+	return demands, ""
+}
+
+// scope instantiates the gang's pack scopes, fixing the domains its placed pods occupy.
+func (v gangView) scope(byName map[string]*SimNode) *Scope {
+	return v.spec.root.instantiate(domainResolver(v.spec, v.assigned, byName))
+}
+
+// demandFor builds a demand from a pod's effective request (init containers and
+// overhead included, via scheduler-plugins' helper) and its node constraints.
+func demandFor(name string, count int64, pod *v1.Pod) GroupDemand {
+	affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
+	tolerations := pod.Spec.Tolerations
+	return GroupDemand{Name: name, Count: count, Request: requestOf(pod), Eligible: func(n *SimNode) bool {
+		return n.node != nil && eligible(n.node, affinity, tolerations)
+	}}
+}
+
+// requestOf is a pod's effective request as a Resources vector.
+func requestOf(pod *v1.Pod) Resources {
+	req := Resources{Pods: 1}
+	for rname, q := range util.GetPodEffectiveRequest(pod) {
+		switch rname {
+		case v1.ResourceCPU:
+			req.MilliCPU = q.MilliValue()
+		case v1.ResourceMemory:
+			req.Memory = q.Value()
+		case v1.ResourcePods, v1.ResourceEphemeralStorage:
+		default:
+			if req.Scalar == nil {
+				req.Scalar = map[v1.ResourceName]int64{}
+			}
+			req.Scalar[rname] = q.Value()
+		}
+	}
+	return req
+}
+
+// eligible reports whether a pod with the given required node affinity and
+// tolerations may run on the node at all: not cordoned, affinity matched, no
+// untolerated NoSchedule or NoExecute taint.
+func eligible(node *v1.Node, affinity nodeaffinity.RequiredNodeAffinity, tolerations []v1.Toleration) bool {
+	if node.Spec.Unschedulable {
+		return false
+	}
+	if ok, _ := affinity.Match(node); !ok {
+		return false
+	}
+	_, untolerated := corev1helpers.FindMatchingUntoleratedTaint(node.Spec.Taints, tolerations, func(t *v1.Taint) bool {
+		return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
+	})
+	return !untolerated
+}
+
+// simNodes converts the snapshot into the search's view: allocatable minus requested.
+func simNodes(nodeInfos []fwk.NodeInfo) ([]*SimNode, map[string]*SimNode) {
+	nodes := make([]*SimNode, 0, len(nodeInfos))
+	byName := make(map[string]*SimNode, len(nodeInfos))
+	for _, ni := range nodeInfos {
+		node := ni.Node()
+		if node == nil {
+			continue
+		}
+		alloc, used := ni.GetAllocatable(), ni.GetRequested()
+		free := Resources{
+			MilliCPU: alloc.GetMilliCPU() - used.GetMilliCPU(),
+			Memory:   alloc.GetMemory() - used.GetMemory(),
+			Pods:     int64(alloc.GetAllowedPodNumber() - len(ni.GetPods())),
+		}
+		for name, v := range alloc.GetScalarResources() {
+			if free.Scalar == nil {
+				free.Scalar = map[v1.ResourceName]int64{}
+			}
+			free.Scalar[name] = v - used.GetScalarResources()[name]
+		}
+		sn := &SimNode{Name: node.Name, Labels: node.Labels, Free: free, node: node}
+		nodes = append(nodes, sn)
+		byName[node.Name] = sn
+	}
+	return nodes, byName
+}
+
+// domainResolver finds the domain a scope's already placed pods occupy.
+func domainResolver(spec *gangSpec, assigned map[string]string, byName map[string]*SimNode) func([]int, string) string {
+	return func(groups []int, key string) string {
+		for _, gi := range groups {
+			for _, ref := range spec.groups[gi].refs {
+				nodeName, ok := assigned[ref]
+				if !ok {
+					continue
+				}
+				if n := byName[nodeName]; n != nil {
+					if v, ok := n.Labels[key]; ok {
+						return v
+					}
+				}
+			}
+		}
+		return ""
+	}
+}

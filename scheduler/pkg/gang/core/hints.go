@@ -1,0 +1,239 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package core
+
+import (
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/grove-project/grove/api/common"
+	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+)
+
+// podGangResource is the event resource kube-scheduler watches PodGangs
+// through, with its dynamic informers ("<plural>.<version>.<group>").
+var podGangResource = fwk.EventResource("podgangs." + schedv1alpha1.SchemeGroupVersion.Version + "." + schedv1alpha1.GroupName)
+
+// EventsToRegister lists the cluster events that can make a gang pod this
+// plugin rejected (at PreEnqueue, PreFilter or Permit) schedulable, each with
+// a queueing hint that decides for the one pod at hand, so that an event
+// requeues only the pods it can help instead of every waiting gang pod.
+//
+// A sibling's scheduling gate being lifted is not among them: kube-scheduler
+// hands an unscheduled pod's update only to that pod's own hints, never to
+// other pods'. The lifted pod's own attempt brings its gang forward instead:
+// when it waits at Permit, the gang's unplaced pods are activated.
+func (m *Manager) EventsToRegister() []fwk.ClusterEventWithHint {
+	return []fwk.ClusterEventWithHint{
+		{Event: fwk.ClusterEvent{Resource: podGangResource, ActionType: fwk.Add | fwk.Update}, QueueingHintFn: m.hintPodGangChanged},
+		{Event: fwk.ClusterEvent{Resource: fwk.Pod, ActionType: fwk.Add}, QueueingHintFn: m.hintPodAdded},
+		{Event: fwk.ClusterEvent{Resource: fwk.Pod, ActionType: fwk.Delete}, QueueingHintFn: m.hintPodDeleted},
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add}, QueueingHintFn: m.hintNodeAdded},
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.UpdateNodeAllocatable}, QueueingHintFn: m.hintNodeAllocatable},
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.UpdateNodeTaint}, QueueingHintFn: m.hintNodeTaint},
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.UpdateNodeLabel}, QueueingHintFn: m.hintNodeLabel},
+	}
+}
+
+// hintPodGangChanged queues a pod when its own PodGang appears, or its spec
+// (references, minReplicas, topology, priority) or PodCliqueSet label changes.
+// Status updates, which grove-scheduler itself writes, and other gangs'
+// PodGangs are skipped.
+func (m *Manager) hintPodGangChanged(_ klog.Logger, pod *v1.Pod, oldObj, newObj interface{}) (fwk.QueueingHint, error) {
+	key, ok := GangKey(pod)
+	if !ok {
+		return fwk.QueueSkip, nil
+	}
+	pg, err := meta.Accessor(newObj)
+	if err != nil {
+		return fwk.Queue, fmt.Errorf("reading the changed PodGang: %w", err)
+	}
+	if pg.GetNamespace()+"/"+pg.GetName() != key {
+		return fwk.QueueSkip, nil
+	}
+	if oldObj == nil {
+		return fwk.Queue, nil
+	}
+	old, err := meta.Accessor(oldObj)
+	if err != nil {
+		return fwk.Queue, fmt.Errorf("reading the previous PodGang: %w", err)
+	}
+	// The PodGang's status is a subresource, so its generation moves with the spec only.
+	if old.GetGeneration() != pg.GetGeneration() || old.GetLabels()[common.LabelPartOfKey] != pg.GetLabels()[common.LabelPartOfKey] {
+		return fwk.Queue, nil
+	}
+	return fwk.QueueSkip, nil
+}
+
+// hintPodAdded queues a pod when a pod of its own gang is bound (kube-scheduler
+// reports only assigned pods as added to other pods): its best-effort pods
+// wait for the minimum set. A pod of anything else taking a node frees nothing.
+func (m *Manager) hintPodAdded(_ klog.Logger, pod *v1.Pod, _, newObj interface{}) (fwk.QueueingHint, error) {
+	added, ok := newObj.(*v1.Pod)
+	if !ok {
+		return fwk.Queue, fmt.Errorf("expected the added object to be a Pod, got %T", newObj)
+	}
+	key, inGang := GangKey(pod)
+	if addedKey, ok := GangKey(added); !inGang || !ok || addedKey != key || !m.referenced(pod) {
+		return fwk.QueueSkip, nil
+	}
+	return fwk.Queue, nil
+}
+
+// hintPodDeleted queues a pod when a deleted pod freed capacity on a node the
+// pod may run on. A deleted pod without a node had waited at Permit or been
+// nominated (kube-scheduler reports no other unscheduled pod's deletion to
+// other pods), so it held a node the event does not name.
+func (m *Manager) hintPodDeleted(_ klog.Logger, pod *v1.Pod, oldObj, _ interface{}) (fwk.QueueingHint, error) {
+	deleted, ok := lastState(oldObj).(*v1.Pod)
+	if !ok {
+		return fwk.Queue, fmt.Errorf("expected the deleted object to be a Pod, got %T", oldObj)
+	}
+	if !m.referenced(pod) {
+		return fwk.QueueSkip, nil
+	}
+	if deleted.Spec.NodeName == "" {
+		return fwk.Queue, nil
+	}
+	node, err := m.nodes.Get(deleted.Spec.NodeName)
+	if err != nil || mayRunOn(pod, node) {
+		return fwk.Queue, nil
+	}
+	return fwk.QueueSkip, nil
+}
+
+// hintNodeAdded queues a pod when a node it may run on appears.
+func (m *Manager) hintNodeAdded(_ klog.Logger, pod *v1.Pod, _, newObj interface{}) (fwk.QueueingHint, error) {
+	node, ok := newObj.(*v1.Node)
+	if !ok {
+		return fwk.Queue, fmt.Errorf("expected the added object to be a Node, got %T", newObj)
+	}
+	if m.referenced(pod) && mayRunOn(pod, node) {
+		return fwk.Queue, nil
+	}
+	return fwk.QueueSkip, nil
+}
+
+// hintNodeAllocatable queues a pod when a node it may run on grew in a
+// resource the pod requests, or in pod slots.
+func (m *Manager) hintNodeAllocatable(_ klog.Logger, pod *v1.Pod, oldObj, newObj interface{}) (fwk.QueueingHint, error) {
+	old, node, err := nodePair(oldObj, newObj)
+	if err != nil {
+		return fwk.Queue, err
+	}
+	if m.referenced(pod) && mayRunOn(pod, node) && grewFor(requestOf(pod), old.Status.Allocatable, node.Status.Allocatable) {
+		return fwk.Queue, nil
+	}
+	return fwk.QueueSkip, nil
+}
+
+// hintNodeTaint queues a pod when a node becomes one it may run on: uncordoned,
+// or a taint it does not tolerate removed.
+func (m *Manager) hintNodeTaint(_ klog.Logger, pod *v1.Pod, oldObj, newObj interface{}) (fwk.QueueingHint, error) {
+	old, node, err := nodePair(oldObj, newObj)
+	if err != nil {
+		return fwk.Queue, err
+	}
+	if m.referenced(pod) && mayRunOn(pod, node) && !mayRunOn(pod, old) {
+		return fwk.Queue, nil
+	}
+	return fwk.QueueSkip, nil
+}
+
+// hintNodeLabel queues a pod when a node's labels now match its node affinity,
+// or change the topology domain of a key its gang packs by.
+func (m *Manager) hintNodeLabel(_ klog.Logger, pod *v1.Pod, oldObj, newObj interface{}) (fwk.QueueingHint, error) {
+	old, node, err := nodePair(oldObj, newObj)
+	if err != nil {
+		return fwk.Queue, err
+	}
+	spec := m.referencingSpec(pod)
+	if spec == nil || !mayRunOn(pod, node) {
+		return fwk.QueueSkip, nil
+	}
+	if !mayRunOn(pod, old) {
+		return fwk.Queue, nil
+	}
+	for _, key := range spec.topologyKeys {
+		if old.Labels[key] != node.Labels[key] {
+			return fwk.Queue, nil
+		}
+	}
+	return fwk.QueueSkip, nil
+}
+
+// referenced reports whether the pod's PodGang is known and references it;
+// until then only a PodGang event can let it through PreEnqueue.
+func (m *Manager) referenced(pod *v1.Pod) bool {
+	return m.referencingSpec(pod) != nil
+}
+
+// referencingSpec returns the digested PodGang that references the pod, or nil.
+func (m *Manager) referencingSpec(pod *v1.Pod) *gangSpec {
+	key, ok := GangKey(pod)
+	if !ok {
+		return nil
+	}
+	spec := m.spec(key)
+	if spec == nil {
+		return nil
+	}
+	if _, ok := spec.refIndex[pod.Name]; !ok {
+		return nil
+	}
+	return spec
+}
+
+// mayRunOn reports whether the node is one the pod may run on at all.
+func mayRunOn(pod *v1.Pod, node *v1.Node) bool {
+	return eligible(node, nodeaffinity.GetRequiredNodeAffinity(pod), pod.Spec.Tolerations)
+}
+
+// grewFor reports whether allocatable grew in pod slots or in a resource the request asks for.
+func grewFor(req Resources, old, cur v1.ResourceList) bool {
+	grew := func(name v1.ResourceName) bool {
+		q, ok := cur[name]
+		if !ok {
+			return false
+		}
+		prev, ok := old[name]
+		return !ok || q.Cmp(prev) > 0
+	}
+	if grew(v1.ResourcePods) || (req.MilliCPU > 0 && grew(v1.ResourceCPU)) || (req.Memory > 0 && grew(v1.ResourceMemory)) {
+		return true
+	}
+	for name, v := range req.Scalar {
+		if v > 0 && grew(name) {
+			return true
+		}
+	}
+	return false
+}
+
+func nodePair(oldObj, newObj interface{}) (*v1.Node, *v1.Node, error) {
+	old, okOld := oldObj.(*v1.Node)
+	cur, okNew := newObj.(*v1.Node)
+	if !okOld || !okNew {
+		return nil, nil, fmt.Errorf("expected a Node update, got %T → %T", oldObj, newObj)
+	}
+	return old, cur, nil
+}

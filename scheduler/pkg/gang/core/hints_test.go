@@ -1,0 +1,233 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package core
+
+import (
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/grove-project/grove/api/common"
+	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+)
+
+// hintEnv holds PodGang ns/g (group w of two 1-GPU pods packed by "rack");
+// its pods run only on nodes labelled pool=gpu and tolerate dedicated=gpu:NoSchedule.
+func hintEnv(t *testing.T) *testEnv {
+	e := newTestEnv(t)
+	pg := newTestPodGang("ns", "g", testGroup{name: "w", pods: 2, min: 2, gpus: 1})
+	pg.Spec.TopologyConstraint = pack("rack", "")
+	e.addPodGang(pg)
+	e.addNodes(hintNode("n-gpu", true, nil), hintNode("n-cpu", false, nil))
+	return e
+}
+
+// hintPod is a pod of gang ns/<gang> named name, confined like hintEnv says.
+func hintPod(name, gang string) *v1.Pod {
+	p := newTestPod("ns", name, gang, 1)
+	p.Spec.NodeSelector = map[string]string{"pool": "gpu"}
+	p.Spec.Tolerations = []v1.Toleration{{Key: "dedicated", Value: "gpu", Effect: v1.TaintEffectNoSchedule}}
+	return p
+}
+
+// hintNode builds a node in pool gpu (or cpu) with 4 GPUs and the given taints.
+func hintNode(name string, inPool bool, taints []v1.Taint, change ...func(*v1.Node)) *v1.Node {
+	pool := "cpu"
+	if inPool {
+		pool = "gpu"
+	}
+	n := newTestNode(name, 4, map[string]string{"pool": pool, "rack": "r1"})
+	n.Spec.Taints = taints
+	for _, c := range change {
+		c(n)
+	}
+	return n
+}
+
+var (
+	notReady    = v1.Taint{Key: v1.TaintNodeNotReady, Effect: v1.TaintEffectNoSchedule}
+	dedicated   = v1.Taint{Key: "dedicated", Value: "gpu", Effect: v1.TaintEffectNoSchedule}
+	cordoned    = func(n *v1.Node) { n.Spec.Unschedulable = true }
+	moreGPUs    = func(n *v1.Node) { n.Status.Allocatable[gpu] = resource.MustParse("8") }
+	fewerGPUs   = func(n *v1.Node) { n.Status.Allocatable[gpu] = resource.MustParse("2") }
+	morePods    = func(n *v1.Node) { n.Status.Allocatable[v1.ResourcePods] = resource.MustParse("220") }
+	moreStorage = func(n *v1.Node) { n.Status.Allocatable[v1.ResourceEphemeralStorage] = resource.MustParse("1Ti") }
+	otherRack   = func(n *v1.Node) { n.Labels["rack"] = "r2" }
+	noRack      = func(n *v1.Node) { delete(n.Labels, "rack") }
+	otherLabel  = func(n *v1.Node) { n.Labels["example.com/team"] = "a" }
+	intoPool    = func(n *v1.Node) { n.Labels["pool"] = "gpu" }
+)
+
+func toUnstructured(t *testing.T, obj runtime.Object) *unstructured.Unstructured {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &unstructured.Unstructured{Object: m}
+}
+
+func TestQueueingHints(t *testing.T) {
+	gangPG := func(change ...func(*schedv1alpha1.PodGang)) *schedv1alpha1.PodGang {
+		pg := newTestPodGang("ns", "g", testGroup{name: "w", pods: 2, min: 2, gpus: 1})
+		pg.Generation = 1
+		for _, c := range change {
+			c(pg)
+		}
+		return pg
+	}
+	specChanged := func(pg *schedv1alpha1.PodGang) { pg.Generation = 2 }
+	statusChanged := func(pg *schedv1alpha1.PodGang) { pg.Status.Phase = schedv1alpha1.PodGangPhaseStarting }
+	joinedPCS := func(pg *schedv1alpha1.PodGang) { pg.Labels = map[string]string{common.LabelPartOfKey: "pcs"} }
+	renamed := func(pg *schedv1alpha1.PodGang) { pg.Name = "other" }
+	placed := func(node string) *v1.Pod { return bound(hintPod("x", ""), node) }
+
+	type hintFn func(*Manager) fwk.QueueingHintFn
+	var (
+		podGangChanged   hintFn = func(m *Manager) fwk.QueueingHintFn { return m.hintPodGangChanged }
+		podAdded         hintFn = func(m *Manager) fwk.QueueingHintFn { return m.hintPodAdded }
+		podDeleted       hintFn = func(m *Manager) fwk.QueueingHintFn { return m.hintPodDeleted }
+		nodeAdded        hintFn = func(m *Manager) fwk.QueueingHintFn { return m.hintNodeAdded }
+		nodeAllocatable  hintFn = func(m *Manager) fwk.QueueingHintFn { return m.hintNodeAllocatable }
+		nodeTaint        hintFn = func(m *Manager) fwk.QueueingHintFn { return m.hintNodeTaint }
+		nodeLabel        hintFn = func(m *Manager) fwk.QueueingHintFn { return m.hintNodeLabel }
+		member                  = hintPod("g-w-0", "g")
+		unreferenced            = hintPod("g-w-9", "g")
+		ofUnknownPodGang        = hintPod("h-w-0", "h")
+	)
+	tests := []struct {
+		name     string
+		hint     hintFn
+		pod      *v1.Pod
+		old, new interface{}
+		want     fwk.QueueingHint
+	}{
+		// PodGang added or updated.
+		{name: "its PodGang is created", hint: podGangChanged, pod: member, new: gangPG(), want: fwk.Queue},
+		{name: "its PodGang is created, seen through the dynamic informer", hint: podGangChanged, pod: member, new: toUnstructured(t, gangPG()), want: fwk.Queue},
+		{name: "a PodGang it is not in is created", hint: podGangChanged, pod: member, new: gangPG(renamed), want: fwk.QueueSkip},
+		{name: "the PodGang a waiting pod needs appears", hint: podGangChanged, pod: ofUnknownPodGang, new: newTestPodGang("ns", "h"), want: fwk.Queue},
+		{name: "its PodGang's spec changes", hint: podGangChanged, pod: member, old: gangPG(), new: gangPG(specChanged), want: fwk.Queue},
+		{name: "its PodGang joins a PodCliqueSet", hint: podGangChanged, pod: member, old: gangPG(), new: gangPG(joinedPCS), want: fwk.Queue},
+		{name: "only its PodGang's status changes", hint: podGangChanged, pod: member, old: gangPG(), new: gangPG(statusChanged), want: fwk.QueueSkip},
+		{name: "only its PodGang's status changes, seen through the dynamic informer", hint: podGangChanged, pod: member,
+			old: toUnstructured(t, gangPG()), new: toUnstructured(t, gangPG(statusChanged)), want: fwk.QueueSkip},
+
+		// Pod bound (kube-scheduler reports only assigned pods as added to other pods).
+		{name: "a pod of its own gang is bound", hint: podAdded, pod: member, new: bound(hintPod("g-w-1", "g"), "n-gpu"), want: fwk.Queue},
+		{name: "a pod of another gang is bound", hint: podAdded, pod: member, new: bound(hintPod("h-w-1", "h"), "n-gpu"), want: fwk.QueueSkip},
+		{name: "an ordinary pod is bound", hint: podAdded, pod: member, new: placed("n-gpu"), want: fwk.QueueSkip},
+		{name: "a sibling is bound while the pod is not referenced yet", hint: podAdded, pod: unreferenced, new: bound(hintPod("g-w-1", "g"), "n-gpu"), want: fwk.QueueSkip},
+
+		// Pod deleted.
+		{name: "a pod on a node it may run on is deleted", hint: podDeleted, pod: member, old: placed("n-gpu"), want: fwk.Queue},
+		{name: "a pod on a node outside its node selector is deleted", hint: podDeleted, pod: member, old: placed("n-cpu"), want: fwk.QueueSkip},
+		{name: "a pod that waited at Permit is deleted", hint: podDeleted, pod: member, old: hintPod("x", ""), want: fwk.Queue},
+		{name: "a pod on a node the cache does not know is deleted", hint: podDeleted, pod: member, old: placed("n-gone"), want: fwk.Queue},
+		{name: "a deleted pod's last known state", hint: podDeleted, pod: member, old: cache.DeletedFinalStateUnknown{Key: "ns/x", Obj: placed("n-gpu")}, want: fwk.Queue},
+		{name: "capacity freed while its PodGang does not exist yet", hint: podDeleted, pod: ofUnknownPodGang, old: placed("n-gpu"), want: fwk.QueueSkip},
+		{name: "capacity freed while its PodGang does not reference it yet", hint: podDeleted, pod: unreferenced, old: placed("n-gpu"), want: fwk.QueueSkip},
+
+		// Node added.
+		{name: "a node it may run on is added", hint: nodeAdded, pod: member, new: hintNode("n", true, []v1.Taint{dedicated}), want: fwk.Queue},
+		{name: "a node outside its node selector is added", hint: nodeAdded, pod: member, new: hintNode("n", false, nil), want: fwk.QueueSkip},
+		{name: "a node with a taint it does not tolerate is added", hint: nodeAdded, pod: member, new: hintNode("n", true, []v1.Taint{notReady}), want: fwk.QueueSkip},
+		{name: "a cordoned node is added", hint: nodeAdded, pod: member, new: hintNode("n", true, nil, cordoned), want: fwk.QueueSkip},
+		{name: "a node is added while its PodGang does not exist yet", hint: nodeAdded, pod: ofUnknownPodGang, new: hintNode("n", true, nil), want: fwk.QueueSkip},
+
+		// Node allocatable changed.
+		{name: "GPUs grow on a node it may run on", hint: nodeAllocatable, pod: member, old: hintNode("n", true, nil), new: hintNode("n", true, nil, moreGPUs), want: fwk.Queue},
+		{name: "pod slots grow on a node it may run on", hint: nodeAllocatable, pod: member, old: hintNode("n", true, nil), new: hintNode("n", true, nil, morePods), want: fwk.Queue},
+		{name: "a resource it does not request grows", hint: nodeAllocatable, pod: member, old: hintNode("n", true, nil), new: hintNode("n", true, nil, moreStorage), want: fwk.QueueSkip},
+		{name: "GPUs shrink", hint: nodeAllocatable, pod: member, old: hintNode("n", true, nil), new: hintNode("n", true, nil, fewerGPUs), want: fwk.QueueSkip},
+		{name: "GPUs grow on a node it may not run on", hint: nodeAllocatable, pod: member, old: hintNode("n", true, []v1.Taint{notReady}), new: hintNode("n", true, []v1.Taint{notReady}, moreGPUs), want: fwk.QueueSkip},
+
+		// Node taints or cordon changed.
+		{name: "the not-ready taint is lifted", hint: nodeTaint, pod: member, old: hintNode("n", true, []v1.Taint{notReady}), new: hintNode("n", true, nil), want: fwk.Queue},
+		{name: "a node is uncordoned", hint: nodeTaint, pod: member, old: hintNode("n", true, nil, cordoned), new: hintNode("n", true, nil), want: fwk.Queue},
+		{name: "a taint it tolerates is lifted", hint: nodeTaint, pod: member, old: hintNode("n", true, []v1.Taint{dedicated}), new: hintNode("n", true, nil), want: fwk.QueueSkip},
+		{name: "a taint is added", hint: nodeTaint, pod: member, old: hintNode("n", true, nil), new: hintNode("n", true, []v1.Taint{notReady}), want: fwk.QueueSkip},
+		{name: "a node outside its node selector is uncordoned", hint: nodeTaint, pod: member, old: hintNode("n", false, nil, cordoned), new: hintNode("n", false, nil), want: fwk.QueueSkip},
+
+		// Node labels changed.
+		{name: "a node joins the pool its node selector asks for", hint: nodeLabel, pod: member, old: hintNode("n", false, nil), new: hintNode("n", false, nil, intoPool), want: fwk.Queue},
+		{name: "a node moves to another domain of its gang's pack key", hint: nodeLabel, pod: member, old: hintNode("n", true, nil), new: hintNode("n", true, nil, otherRack), want: fwk.Queue},
+		{name: "a node loses its gang's pack key", hint: nodeLabel, pod: member, old: hintNode("n", true, nil), new: hintNode("n", true, nil, noRack), want: fwk.Queue},
+		{name: "a label its gang does not pack by changes", hint: nodeLabel, pod: member, old: hintNode("n", true, nil), new: hintNode("n", true, nil, otherLabel), want: fwk.QueueSkip},
+		{name: "a node it may not run on changes domain", hint: nodeLabel, pod: member, old: hintNode("n", false, nil), new: hintNode("n", false, nil, otherRack), want: fwk.QueueSkip},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := hintEnv(t)
+			got, err := tt.hint(e.m)(klog.Background(), tt.pod, tt.old, tt.new)
+			if err != nil {
+				t.Fatalf("hint error: %v", err)
+			}
+			if got != tt.want {
+				t.Errorf("hint = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestQueueingHintsQueueOnUnexpectedObjects(t *testing.T) {
+	e := hintEnv(t)
+	pod := hintPod("g-w-0", "g")
+	for name, hint := range map[string]fwk.QueueingHintFn{
+		"PodGang":          e.m.hintPodGangChanged,
+		"pod added":        e.m.hintPodAdded,
+		"pod deleted":      e.m.hintPodDeleted,
+		"node added":       e.m.hintNodeAdded,
+		"node allocatable": e.m.hintNodeAllocatable,
+		"node taint":       e.m.hintNodeTaint,
+		"node label":       e.m.hintNodeLabel,
+	} {
+		t.Run(name, func(t *testing.T) {
+			// An error makes kube-scheduler queue the pod anyway, so it never gets stuck.
+			if got, err := hint(klog.Background(), pod, "unexpected", "unexpected"); err == nil || got != fwk.Queue {
+				t.Errorf("hint on a string = %v, %v; want Queue with an error", got, err)
+			}
+		})
+	}
+}
+
+func TestEventsToRegisterHaveAHintEach(t *testing.T) {
+	e := hintEnv(t)
+	events := e.m.EventsToRegister()
+	want := []fwk.ClusterEvent{
+		{Resource: "podgangs.v1alpha1.scheduler.grove.io", ActionType: fwk.Add | fwk.Update},
+		{Resource: fwk.Pod, ActionType: fwk.Add},
+		{Resource: fwk.Pod, ActionType: fwk.Delete},
+		{Resource: fwk.Node, ActionType: fwk.Add},
+		{Resource: fwk.Node, ActionType: fwk.UpdateNodeAllocatable},
+		{Resource: fwk.Node, ActionType: fwk.UpdateNodeTaint},
+		{Resource: fwk.Node, ActionType: fwk.UpdateNodeLabel},
+	}
+	if len(events) != len(want) {
+		t.Fatalf("%d events registered, want %d", len(events), len(want))
+	}
+	for i, ev := range events {
+		if ev.Event != want[i] || ev.QueueingHintFn == nil {
+			t.Errorf("event %d = %v (hint set: %v), want %v with a hint", i, ev.Event, ev.QueueingHintFn != nil, want[i])
+		}
+	}
+}

@@ -1,0 +1,268 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package core
+
+import (
+	"context"
+	"reflect"
+	"sort"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8stesting "k8s.io/client-go/testing"
+
+	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+)
+
+// unitNames names victim units: the gang key, or "pod <name>" for an ordinary pod.
+func unitNames(units []*victimUnit) []string {
+	var out []string
+	for _, u := range units {
+		if u.gangKey != "" {
+			out = append(out, u.gangKey)
+		} else {
+			out = append(out, "pod "+u.pods[0].Name)
+		}
+	}
+	return out
+}
+
+func withPriority(p *v1.Pod, priority int32) *v1.Pod {
+	p.Spec.Priority = &priority
+	return p
+}
+
+func classed(pg *schedv1alpha1.PodGang, class string, created time.Time) *schedv1alpha1.PodGang {
+	pg.Spec.PriorityClassName = class
+	pg.CreationTimestamp = metav1.NewTime(created)
+	return pg
+}
+
+func TestVictimUnitsAreWholeLowerPriorityUnitsCheapestFirst(t *testing.T) {
+	e := newTestEnv(t)
+	e.addPriorityClass("low", 100)
+	e.addPriorityClass("high", 1000)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	one := testGroup{name: "w", pods: 1, min: 1, gpus: 1}
+	two := testGroup{name: "w", pods: 2, min: 2, gpus: 1}
+	e.addPodGang(classed(newTestPodGang("ns", "old-low", two), "low", t0))
+	e.addPodGang(classed(newTestPodGang("ns", "new-low", one), "low", t0.Add(time.Minute)))
+	e.addPodGang(classed(newTestPodGang("ns", "peer", one), "high", t0))
+	e.addPodGang(classed(newTestPodGang("ns", "self", one), "high", t0))
+	terminating := withPriority(bound(newTestPod("ns", "leaving", "", 1), "n0"), 0)
+	terminating.DeletionTimestamp = &metav1.Time{Time: t0}
+	pods := []*v1.Pod{
+		bound(newTestPod("ns", "old-low-w-0", "old-low", 1), "n0"),
+		bound(newTestPod("ns", "old-low-w-1", "old-low", 1), "n1"),
+		bound(newTestPod("ns", "new-low-w-0", "new-low", 1), "n1"),
+		bound(newTestPod("ns", "peer-w-0", "peer", 1), "n0"),
+		bound(newTestPod("ns", "self-w-0", "self", 1), "n0"),
+		withPriority(bound(newTestPod("ns", "web", "", 1), "n0"), 50),
+		withPriority(bound(newTestPod("ns", "admin", "", 1), "n1"), 1000),
+		terminating,
+	}
+	nodes := []*v1.Node{newTestNode("n0", 8, nil), newTestNode("n1", 8, nil)}
+
+	units := e.m.victimUnits(nodeInfos(nodes, pods...), 1000, "ns/self")
+	want := []string{"pod web", "ns/new-low", "ns/old-low"}
+	if got := unitNames(units); !reflect.DeepEqual(got, want) {
+		t.Fatalf("victim units %v, want %v (lowest priority, then newest, first; equal priority, own gang and terminating pods never)", got, want)
+	}
+	oldLow := units[2]
+	if len(oldLow.pods) != 2 || oldLow.freed["n0"].Scalar[gpu] != 1 || oldLow.freed["n1"].Scalar[gpu] != 1 {
+		t.Errorf("gang ns/old-low frees %v with %d pods, want 1 GPU on each of n0 and n1 with 2 pods", oldLow.freed, len(oldLow.pods))
+	}
+}
+
+func TestChooseVictims(t *testing.T) {
+	unit := func(name string, gpus int64) *victimUnit {
+		return &victimUnit{gangKey: name, freed: map[string]Resources{"n0": {Pods: 1, Scalar: map[v1.ResourceName]int64{gpu: gpus}}}}
+	}
+	tests := []struct {
+		name  string
+		units []*victimUnit
+		gpus  int64
+		want  []string
+	}{
+		{
+			name:  "the first units that make room are taken, and earlier ones the last made unnecessary are spared",
+			units: []*victimUnit{unit("a-1gpu", 1), unit("b-2gpu", 2)},
+			gpus:  2,
+			want:  []string{"b-2gpu"},
+		},
+		{
+			name:  "earlier units stay victims when the last one alone does not make room",
+			units: []*victimUnit{unit("a-1gpu", 1), unit("b-1gpu", 1), unit("c-2gpu", 2)},
+			gpus:  2,
+			want:  []string{"b-1gpu", "a-1gpu"},
+		},
+		{
+			name:  "nothing is chosen when even all units do not make room",
+			units: []*victimUnit{unit("a-1gpu", 1), unit("b-2gpu", 2)},
+			gpus:  4,
+		},
+		{
+			name: "no units, no victims",
+			gpus: 1,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// n0 is full: every GPU is held by the units.
+			nodes := []*SimNode{gpuNode("n0", 0, nil)}
+			byName := map[string]*SimNode{"n0": nodes[0]}
+			demands := []GroupDemand{gpuDemand("engine", 1, tt.gpus)}
+			got := chooseVictims(nodes, byName, demands, &Scope{Name: "podgang high", Groups: []int{0}}, tt.units)
+			if names := unitNames(got); !reflect.DeepEqual(names, tt.want) {
+				t.Fatalf("victims %v, want %v", names, tt.want)
+			}
+		})
+	}
+}
+
+// deletedPods lists the pods deleted through the client, sorted.
+func deletedPods(e *testEnv) []string {
+	var out []string
+	for _, a := range e.kube.Actions() {
+		if d, ok := a.(k8stesting.DeleteAction); ok && a.GetResource().Resource == "pods" {
+			out = append(out, d.GetName())
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestPreempt(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	// The low gang holds the node's 4 GPUs with two pods; its third pod is unplaced.
+	low := testGroup{name: "w", pods: 3, min: 2, gpus: 2}
+	lowPods := func() []*v1.Pod {
+		pods := newTestGangPods("ns", "low", low)
+		return []*v1.Pod{bound(pods[0], "n0"), bound(pods[1], "n0"), pods[2]}
+	}
+	engine := &testGroup{name: "e", pods: 1, min: 1, gpus: 4}
+	tests := []struct {
+		name string
+		// high is the preemptor's gang "high" of class highClass; the
+		// preemptor is its pod named preemptor, or ordinary when high is nil.
+		high        *testGroup
+		highClass   string
+		preemptor   string
+		ordinary    *v1.Pod
+		extraPods   []*v1.Pod
+		reserved    []string
+		want        PreemptionOutcome
+		message     string
+		deleted     []string
+		events      []string
+		thenMessage string
+	}{
+		{
+			name:      "a higher-priority gang evicts every pod of a lower-priority gang, placed or not",
+			high:      engine,
+			highClass: "high",
+			preemptor: "high-e-0",
+			want:      Preempting,
+			message:   "preempting 3 pods (1 gangs, 0 ordinary pods) of lower priority",
+			deleted:   []string{"low-w-0", "low-w-1", "low-w-2"},
+			events: []string{
+				"Warning Preempted all pods of the gang are preempted by higher-priority PodGang ns/high",
+				"Normal Preempting preempting 3 pods (1 gangs, 0 ordinary pods) of lower priority",
+			},
+			thenMessage: "waiting for 3 preempted pods to terminate",
+		},
+		{
+			name:      "a gang of equal priority is never preempted",
+			high:      engine,
+			highClass: "low",
+			preemptor: "high-e-0",
+			want:      NoPreemption,
+		},
+		{
+			name:     "an ordinary pod of higher priority evicts the whole lower-priority gang",
+			ordinary: withPriority(newTestPod("ns", "urgent", "", 2), 1000),
+			want:     Preempting,
+			message:  "preempting 3 pods (1 gangs, 0 ordinary pods) of lower priority",
+			deleted:  []string{"low-w-0", "low-w-1", "low-w-2"},
+			events:   []string{"Warning Preempted all pods of the gang are preempted by higher-priority pod ns/urgent"},
+		},
+		{
+			name:      "an ordinary pod of lower priority is the cheaper victim",
+			high:      &testGroup{name: "e", pods: 1, min: 1, gpus: 1},
+			highClass: "high",
+			preemptor: "high-e-0",
+			extraPods: []*v1.Pod{withPriority(bound(newTestPod("ns", "batch", "", 2), "n1"), 10)},
+			want:      Preempting,
+			message:   "preempting 1 pods (0 gangs, 1 ordinary pods) of lower priority",
+			deleted:   []string{"batch"},
+			events:    []string{"Normal Preempting preempting 1 pods (0 gangs, 1 ordinary pods) of lower priority"},
+		},
+		{
+			name:      "a gang whose minimum set is placed does not preempt for its best-effort pods",
+			high:      &testGroup{name: "e", pods: 2, min: 1, gpus: 4},
+			highClass: "high",
+			preemptor: "high-e-1",
+			reserved:  []string{"high-e-0"},
+			want:      NoPreemption,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newTestEnv(t)
+			e.addPriorityClass("low", 100)
+			e.addPriorityClass("high", 1000)
+			e.addPodGang(classed(newTestPodGang("ns", "low", low), "low", t0))
+			e.addPods(lowPods()...)
+			e.addPods(tt.extraPods...)
+			preemptor := tt.ordinary
+			if tt.high != nil {
+				e.addPodGang(classed(newTestPodGang("ns", "high", *tt.high), tt.highClass, t0))
+				e.addPods(newTestGangPods("ns", "high", *tt.high)...)
+				preemptor = e.pod("ns", tt.preemptor)
+			}
+			for _, r := range tt.reserved {
+				e.m.Reserve(e.pod("ns", r), "n1")
+			}
+			nodes := []*v1.Node{newTestNode("n0", 4, nil), newTestNode("n1", 2, nil)}
+			placed := append(lowPods(), tt.extraPods...)
+
+			got, msg := e.m.preempt(context.Background(), preemptor, nodeInfos(nodes, placed...))
+			if got != tt.want || msg != tt.message {
+				t.Fatalf("preempt = %v %q, want %v %q", got, msg, tt.want, tt.message)
+			}
+			if d := deletedPods(e); !reflect.DeepEqual(d, tt.deleted) {
+				t.Errorf("deleted pods %v, want %v", d, tt.deleted)
+			}
+			if ev := e.events(); !reflect.DeepEqual(ev, tt.events) {
+				t.Errorf("Events %q, want %q", ev, tt.events)
+			}
+			if tt.thenMessage == "" {
+				return
+			}
+			// The victims are still in the informer cache: the gang waits for them instead of preempting again.
+			again, msg := e.m.preempt(context.Background(), preemptor, nodeInfos(nodes, placed...))
+			if again != Preempting || msg != tt.thenMessage {
+				t.Errorf("second preempt = %v %q, want Preempting %q", again, msg, tt.thenMessage)
+			}
+			if d := deletedPods(e); !reflect.DeepEqual(d, tt.deleted) {
+				t.Errorf("second preempt deleted %v in all, want only the first round's %v", d, tt.deleted)
+			}
+		})
+	}
+}

@@ -1,0 +1,344 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package gang
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+
+	"github.com/grove-project/grove/api/common"
+	"github.com/grove-project/grove/scheduler/pkg/gang/core"
+)
+
+// fakeCore answers with canned values and records the calls the facade makes.
+type fakeCore struct {
+	events    []fwk.ClusterEventWithHint
+	sortKeys  map[string]sortKey
+	decision  *core.Decision
+	status    *fwk.Status
+	outcome   core.PreemptionOutcome
+	preempt   string
+	preemptEr error
+	permit    core.PermitResult
+	timeout   time.Duration
+	calls     []string
+}
+
+type sortKey struct {
+	priority int32
+	created  time.Time
+	group    string
+	ok       bool
+}
+
+func (f *fakeCore) EventsToRegister() []fwk.ClusterEventWithHint { return f.events }
+func (f *fakeCore) PreEnqueue(pod *v1.Pod) *fwk.Status {
+	f.calls = append(f.calls, "PreEnqueue "+pod.Name)
+	return f.status
+}
+func (f *fakeCore) SortKey(pod *v1.Pod) (int32, time.Time, string, bool) {
+	k := f.sortKeys[pod.Name]
+	return k.priority, k.created, k.group, k.ok
+}
+func (f *fakeCore) PreFilter(pod *v1.Pod, _ []fwk.NodeInfo) (*core.Decision, *fwk.Status) {
+	f.calls = append(f.calls, "PreFilter "+pod.Name)
+	return f.decision, f.status
+}
+func (f *fakeCore) Preempt(_ context.Context, pod *v1.Pod) (core.PreemptionOutcome, string, error) {
+	f.calls = append(f.calls, "Preempt "+pod.Name)
+	return f.outcome, f.preempt, f.preemptEr
+}
+func (f *fakeCore) RejectGang(pod *v1.Pod, reason string, searchPassed bool) {
+	passed := "search failed"
+	if searchPassed {
+		passed = "search passed"
+	}
+	f.calls = append(f.calls, "RejectGang "+pod.Name+" ("+passed+"): "+reason)
+}
+func (f *fakeCore) Reserve(pod *v1.Pod, nodeName string) {
+	f.calls = append(f.calls, "Reserve "+pod.Name+" on "+nodeName)
+}
+func (f *fakeCore) Unreserve(pod *v1.Pod, reason string) {
+	f.calls = append(f.calls, "Unreserve "+pod.Name+": "+reason)
+}
+func (f *fakeCore) Permit(pod *v1.Pod) (core.PermitResult, time.Duration) {
+	f.calls = append(f.calls, "Permit "+pod.Name)
+	return f.permit, f.timeout
+}
+
+func gangPod(name string) *v1.Pod {
+	return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Labels: map[string]string{common.LabelPodGang: "g"}}}
+}
+
+func plainPod(name string) *v1.Pod {
+	return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}}
+}
+
+func nodeInfo(name string, labels map[string]string) fwk.NodeInfo {
+	ni := framework.NewNodeInfo()
+	ni.SetNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}})
+	return ni
+}
+
+func TestPreFilterPinsThePodToItsDomainAndRemembersTheDecision(t *testing.T) {
+	nodes := []fwk.NodeInfo{
+		nodeInfo("a0", map[string]string{"rack": "a", "zone": "z1"}),
+		nodeInfo("a1", map[string]string{"rack": "a", "zone": "z2"}),
+		nodeInfo("b0", map[string]string{"rack": "b", "zone": "z1"}),
+	}
+	tests := []struct {
+		name      string
+		decision  *core.Decision
+		status    *fwk.Status
+		wantNodes sets.Set[string]
+		wantCode  fwk.Code
+		// preScore is PreScore's verdict for the pod; scores are Score's per node.
+		preScore fwk.Code
+		scores   map[string]int64
+	}{
+		{
+			name:     "an ordinary pod is not narrowed and not scored",
+			preScore: fwk.Skip,
+		},
+		{
+			name:      "required labels narrow the pod to the nodes of its domain",
+			decision:  &core.Decision{Required: map[string]string{"rack": "a"}},
+			wantNodes: sets.New("a0", "a1"),
+			preScore:  fwk.Skip,
+		},
+		{
+			name:     "preferred labels score nodes by the share of labels they match",
+			decision: &core.Decision{Preferred: map[string]string{"rack": "a", "zone": "z1"}},
+			preScore: fwk.Success,
+			scores:   map[string]int64{"a0": framework.MaxNodeScore, "a1": framework.MaxNodeScore / 2, "b0": framework.MaxNodeScore / 2},
+		},
+		{
+			name:     "a rejection is passed on",
+			status:   fwk.NewStatus(fwk.Unschedulable, "group w needs 2 pods with 1 nvidia.com/gpu, 1 fit"),
+			wantCode: fwk.Unschedulable,
+			preScore: fwk.Skip,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fakeCore{decision: tt.decision, status: tt.status}
+			p := &Plugin{core: f}
+			state := framework.NewCycleState()
+			pod := gangPod("g-w-0")
+			res, status := p.PreFilter(context.Background(), state, pod, nodes)
+			if status.Code() != tt.wantCode {
+				t.Fatalf("PreFilter status %v, want %v", status, tt.wantCode)
+			}
+			var got sets.Set[string]
+			if res != nil {
+				got = res.NodeNames
+			}
+			if !reflect.DeepEqual(got, tt.wantNodes) {
+				t.Fatalf("PreFilter narrowed to %v, want %v", sets.List(got), sets.List(tt.wantNodes))
+			}
+			if readDecision(state) != tt.decision {
+				t.Fatalf("CycleState holds %+v, want the core's decision %+v", readDecision(state), tt.decision)
+			}
+			if code := p.PreScore(context.Background(), state, pod, nodes).Code(); code != tt.preScore {
+				t.Fatalf("PreScore %v, want %v", code, tt.preScore)
+			}
+			for _, ni := range nodes {
+				score, status := p.Score(context.Background(), state, pod, ni)
+				if !status.IsSuccess() || score != tt.scores[ni.Node().Name] {
+					t.Errorf("Score(%s) = %d %v, want %d", ni.Node().Name, score, status, tt.scores[ni.Node().Name])
+				}
+			}
+		})
+	}
+}
+
+func TestPostFilter(t *testing.T) {
+	tests := []struct {
+		name      string
+		pod       *v1.Pod
+		decision  *core.Decision
+		outcome   core.PreemptionOutcome
+		preempt   string
+		err       error
+		wantCode  fwk.Code
+		wantMsg   string
+		wantCalls []string
+	}{
+		{
+			name:     "a best-effort pod neither preempts nor rejects its gang",
+			pod:      gangPod("g-w-3"),
+			decision: &core.Decision{BestEffort: true},
+			wantCode: fwk.Unschedulable,
+			wantMsg:  "best-effort pod of a gang does not preempt or reject its gang",
+		},
+		{
+			name:      "a gang that preempts keeps its waiting pods",
+			pod:       gangPod("g-w-0"),
+			outcome:   core.Preempting,
+			preempt:   "preempting 3 pods (1 gangs, 0 ordinary pods) of lower priority",
+			wantCode:  fwk.Unschedulable,
+			wantMsg:   "preempting 3 pods (1 gangs, 0 ordinary pods) of lower priority",
+			wantCalls: []string{"Preempt g-w-0"},
+		},
+		{
+			name:      "an ordinary pod with nothing to preempt stays unschedulable",
+			pod:       plainPod("web"),
+			wantCode:  fwk.Unschedulable,
+			wantMsg:   "no lower-priority pods or gangs to preempt",
+			wantCalls: []string{"Preempt web"},
+		},
+		{
+			name:      "a gang pod the search placed but a filter rejected releases its gang as a misfit",
+			pod:       gangPod("g-w-0"),
+			decision:  &core.Decision{},
+			wantCode:  fwk.Unschedulable,
+			wantMsg:   "gang does not fit; its waiting pods were released",
+			wantCalls: []string{"Preempt g-w-0", "RejectGang g-w-0 (search passed): gang rejected: pod g-w-0 cannot be placed"},
+		},
+		{
+			name:      "a gang pod the search rejected releases its gang",
+			pod:       gangPod("g-w-0"),
+			wantCode:  fwk.Unschedulable,
+			wantMsg:   "gang does not fit; its waiting pods were released",
+			wantCalls: []string{"Preempt g-w-0", "RejectGang g-w-0 (search failed): gang rejected: pod g-w-0 cannot be placed"},
+		},
+		{
+			name:      "a failure to read the snapshot is an error",
+			pod:       gangPod("g-w-0"),
+			err:       errors.New("snapshot unavailable"),
+			wantCode:  fwk.Error,
+			wantMsg:   "snapshot unavailable",
+			wantCalls: []string{"Preempt g-w-0"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fakeCore{outcome: tt.outcome, preempt: tt.preempt, preemptEr: tt.err}
+			p := &Plugin{core: f}
+			state := framework.NewCycleState()
+			if tt.decision != nil {
+				state.Write(stateKey, &cycleDecision{decision: tt.decision})
+			}
+			res, status := p.PostFilter(context.Background(), state, tt.pod, nil)
+			if res != nil || status.Code() != tt.wantCode || status.Message() != tt.wantMsg {
+				t.Errorf("PostFilter = %v, %v %q; want nil, %v %q", res, status.Code(), status.Message(), tt.wantCode, tt.wantMsg)
+			}
+			if !reflect.DeepEqual(f.calls, tt.wantCalls) {
+				t.Errorf("calls %q, want %q", f.calls, tt.wantCalls)
+			}
+		})
+	}
+}
+
+func TestLessOrdersByGangPriorityThenAgeThenGang(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	f := &fakeCore{sortKeys: map[string]sortKey{
+		"high-0":   {priority: 1000, created: t0.Add(time.Hour), group: "ns/high", ok: true},
+		"old-0":    {priority: 100, created: t0, group: "ns/old", ok: true},
+		"old-1":    {priority: 100, created: t0, group: "ns/old", ok: true},
+		"new-0":    {priority: 100, created: t0.Add(time.Minute), group: "ns/new", ok: true},
+		"twin-0":   {priority: 100, created: t0, group: "ns/twin", ok: true},
+		"plain":    {priority: 100},
+		"no-gang":  {priority: 100, group: "ns/missing"},
+		"plain-hi": {priority: 5000},
+	}}
+	p := &Plugin{core: f}
+	queued := func(name string, queuedAt time.Time) fwk.QueuedPodInfo {
+		pi, err := framework.NewPodInfo(plainPod(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &framework.QueuedPodInfo{PodInfo: pi, Timestamp: queuedAt}
+	}
+	tests := []struct {
+		name string
+		a, b fwk.QueuedPodInfo
+		want bool
+	}{
+		{"higher priority first, even if its gang is younger", queued("high-0", t0), queued("old-0", t0), true},
+		{"an ordinary pod of higher priority before a gang", queued("plain-hi", t0.Add(time.Hour)), queued("high-0", t0), true},
+		{"the older gang first at equal priority", queued("old-0", t0.Add(time.Hour)), queued("new-0", t0), true},
+		{"the younger gang after", queued("new-0", t0), queued("old-0", t0.Add(time.Hour)), false},
+		{"gangs created at the same time are ordered by gang name", queued("old-1", t0), queued("twin-0", t0), true},
+		{"pods of one gang by name", queued("old-0", t0), queued("old-1", t0), true},
+		{"an ordinary pod queued before a gang was created sorts first", queued("plain", t0.Add(-time.Minute)), queued("old-0", t0), true},
+		{"a pod whose PodGang is unknown sorts by its queue time", queued("no-gang", t0.Add(30*time.Second)), queued("new-0", t0), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := p.Less(tt.a, tt.b); got != tt.want {
+				t.Errorf("Less(%s, %s) = %v, want %v", tt.a.GetPodInfo().GetPod().Name, tt.b.GetPodInfo().GetPod().Name, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestReservePermitAndUnreserveDelegate(t *testing.T) {
+	tests := []struct {
+		name        string
+		permit      core.PermitResult
+		timeout     time.Duration
+		wantCode    fwk.Code
+		wantTimeout time.Duration
+	}{
+		{name: "an incomplete gang's pod waits for the Permit timeout", permit: core.Wait, timeout: time.Minute, wantCode: fwk.Wait, wantTimeout: time.Minute},
+		{name: "a complete gang's pod goes on", permit: core.Allow},
+		{name: "an ordinary pod goes on", permit: core.NotInGang},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fakeCore{permit: tt.permit, timeout: tt.timeout}
+			p := &Plugin{core: f}
+			pod := gangPod("g-w-0")
+			state := framework.NewCycleState()
+			if status := p.Reserve(context.Background(), state, pod, "n0"); !status.IsSuccess() {
+				t.Fatalf("Reserve = %v", status)
+			}
+			status, timeout := p.Permit(context.Background(), state, pod, "n0")
+			if status.Code() != tt.wantCode || timeout != tt.wantTimeout {
+				t.Errorf("Permit = %v %v, want %v %v", status.Code(), timeout, tt.wantCode, tt.wantTimeout)
+			}
+			p.Unreserve(context.Background(), state, pod, "n0")
+			want := []string{"Reserve g-w-0 on n0", "Permit g-w-0", "Unreserve g-w-0: gang member g-w-0 was unreserved"}
+			if !reflect.DeepEqual(f.calls, want) {
+				t.Errorf("calls %q, want %q", f.calls, want)
+			}
+		})
+	}
+}
+
+func TestEventsAndPreEnqueueComeFromTheCore(t *testing.T) {
+	events := []fwk.ClusterEventWithHint{{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add}}}
+	f := &fakeCore{events: events, status: fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "PodGang ns/g does not exist yet")}
+	p := &Plugin{core: f}
+	got, err := p.EventsToRegister(context.Background())
+	if err != nil || !reflect.DeepEqual(got, events) {
+		t.Errorf("EventsToRegister = %v, %v; want the core's %v", got, err, events)
+	}
+	if status := p.PreEnqueue(context.Background(), gangPod("g-w-0")); status.Message() != "PodGang ns/g does not exist yet" {
+		t.Errorf("PreEnqueue = %v, want the core's status", status)
+	}
+}
