@@ -27,7 +27,10 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -142,6 +145,26 @@ func (l *Local) Start(ctx context.Context, c Component) error {
 		return fmt.Errorf("%w\n%s", err, out)
 	}
 	return nil
+}
+
+// KwokResyncAnnotation is what NudgeKwok sets on a pod; nothing in Grove reads it.
+const KwokResyncAnnotation = "faults.grove.io/kwok-resync"
+
+// NudgeKwok makes kwok look at pods again by annotating them, as a kubelet's
+// periodic resync would (see PodWatch.StuckAtKubelet). It returns the pods
+// it annotated.
+func (l *Local) NudgeKwok(ctx context.Context, pods []*corev1.Pod) ([]string, error) {
+	var names []string
+	patch := client.RawPatch(types.MergePatchType,
+		[]byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, KwokResyncAnnotation, time.Now().UTC().Format(time.RFC3339Nano))))
+	for _, p := range pods {
+		target := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name}}
+		if err := l.Client.Patch(ctx, target, patch); client.IgnoreNotFound(err) != nil {
+			return names, fmt.Errorf("annotating pod %s/%s for kwok: %w", p.Namespace, p.Name, err)
+		}
+		names = append(names, p.Name)
+	}
+	return names, nil
 }
 
 // PIDs returns the process ID recorded for each running component. A

@@ -125,6 +125,43 @@ func (w *PodWatch) Counts() PodCounts {
 	return c
 }
 
+// StuckAtKubelet returns the pods that wait on the node's kubelet (here kwok)
+// longer than patience: bound but still Pending, or past their deletion
+// deadline but not gone. kwok replays a pod's stage only when it sees an
+// event for the pod, and it does not retry a status write the API server
+// failed with an internal error (as it does during an etcd outage), so such
+// a pod waits forever, where a kubelet would resync. Grove has no part in
+// either step.
+func (w *PodWatch) StuckAtKubelet(now time.Time, patience time.Duration) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, obj := range w.store.List() {
+		p, ok := obj.(*corev1.Pod)
+		if !ok {
+			continue
+		}
+		switch {
+		case p.DeletionTimestamp != nil:
+			if now.Sub(p.DeletionTimestamp.Time) > patience {
+				out = append(out, p)
+			}
+		case p.Spec.NodeName != "" && p.Status.Phase == corev1.PodPending:
+			if c := podCondition(p, corev1.PodScheduled); c != nil && now.Sub(c.LastTransitionTime.Time) > patience {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+func podCondition(p *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {
+	for i := range p.Status.Conditions {
+		if p.Status.Conditions[i].Type == t {
+			return &p.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
 // Stop stops the watch.
 func (w *PodWatch) Stop() {
 	w.cancel()

@@ -56,6 +56,8 @@ type roundResult struct {
 	Recovery   time.Duration       `json:"recovery"`
 	Violations []cluster.Invariant `json:"violations,omitempty"`
 	Failed     bool                `json:"failed"`
+	// KwokResyncs counts pods annotated so kwok would replay a stage it dropped.
+	KwokResyncs int `json:"kwokResyncs,omitempty"`
 	// Stage is where the round got to.
 	Stage string `json:"stage"`
 }
@@ -84,8 +86,11 @@ func (r roundResult) line() string {
 		recovery = fmt.Sprintf("%.1fs", r.Recovery.Seconds())
 	}
 	progress := ""
+	if r.KwokResyncs > 0 {
+		progress += fmt.Sprintf("  [kwok resync: %d pods]", r.KwokResyncs)
+	}
 	if r.Progress != "" {
-		progress = "  [at the kill: " + r.Progress + "]"
+		progress += "  [at the kill: " + r.Progress + "]"
 	}
 	return fmt.Sprintf("ROUND %-23s %2d  phase %-9s  delay %6s  outage %.1fs  restart %6s  recovery %6s  %s%s",
 		r.Fault, r.Round, r.Phase, measured(r.Delay, stageFault), r.Outage.Seconds(), measured(r.Restart, stageRecovery), recovery, outcome, progress)

@@ -53,6 +53,8 @@ const (
 	// object created or deleted, before the cluster counts as quiet.
 	confirmAfter = 2 * time.Second
 	pollInterval = 250 * time.Millisecond
+	// kubeletPatience is how long a pod may wait on kwok before it is nudged.
+	kubeletPatience = 15 * time.Second
 	// fullCheckEvery is how often the invariants are checked while the pods
 	// are not yet where the phase should leave them.
 	fullCheckEvery = 10 * time.Second
@@ -175,7 +177,7 @@ func runRound(lc *lifecycle, r round) {
 	res.Restart = time.Since(killedAt) - r.outage
 
 	res.Stage = stageRecovery
-	quietAt, final, violations := waitQuiet(lc, r.phase, watch)
+	quietAt, final, violations := waitQuiet(lc, r.phase, watch, &res.KwokResyncs)
 	if final != nil {
 		violations = append(violations, watch.Overlaps(final)...)
 	}
@@ -213,7 +215,7 @@ func prepare(lc *lifecycle, p phase, res *roundResult) {
 	defer watch.Stop()
 	began := time.Now()
 	startPhase(lc, phaseCreate)
-	_, _, violations := waitQuiet(lc, phaseCreate, watch)
+	_, _, violations := waitQuiet(lc, phaseCreate, watch, &res.KwokResyncs)
 	res.Violations = violations.Invariants()
 	Expect(violations).To(BeEmpty(), "setting up PodCliqueSet %s/%s for %s without a fault:\n%s", lc.ns, pcsName, p, firstLines(violations, 40))
 	fmt.Fprintf(GinkgoWriter, "setup: PodCliqueSet %s/%s with %d replicas quiet in %.1fs\n", lc.ns, pcsName, lc.replicas, time.Since(began).Seconds())
@@ -279,7 +281,11 @@ func scale(ns string, replicas int32) int32 {
 // PodCliqueSet owns, so it is taken only when the pod watch shows the pods
 // the phase should end with (all Running, none terminating), or every
 // fullCheckEvery, to keep the suite's own load on the API server low.
-func waitQuiet(lc *lifecycle, p phase, watch *cluster.PodWatch) (time.Time, *cluster.Snapshot, cluster.Violations) {
+//
+// Pods that wait on kwok (bound but Pending, or past their deletion deadline)
+// for kubeletPatience are annotated so kwok replays their stage, as a
+// kubelet's resync would; nudged counts them.
+func waitQuiet(lc *lifecycle, p phase, watch *cluster.PodWatch, nudged *int) (time.Time, *cluster.Snapshot, cluster.Violations) {
 	check := func(s *cluster.Snapshot) cluster.Violations {
 		if p == phaseDelete {
 			return cluster.CheckGone(s)
@@ -296,6 +302,16 @@ func waitQuiet(lc *lifecycle, p phase, watch *cluster.PodWatch) (time.Time, *clu
 	lastFull := time.Now()
 	for {
 		at := time.Now()
+		if stuck := watch.StuckAtKubelet(at, kubeletPatience); len(stuck) > 0 {
+			names, err := local.NudgeKwok(ctx, stuck)
+			*nudged += len(names)
+			if len(names) > 0 {
+				fmt.Fprintf(GinkgoWriter, "kwok resync: annotated %d pods that waited on kwok for %s: %v\n", len(names), kubeletPatience, names)
+			}
+			if err != nil {
+				fmt.Fprintf(GinkgoWriter, "kwok resync: %v\n", err)
+			}
+		}
 		c := watch.Counts()
 		podsDone := c.Live == wantPods && c.Running == wantPods && c.Terminating == 0
 		timedOut := at.After(deadline)
