@@ -72,7 +72,9 @@ type lifecycle struct {
 	image    string
 }
 
-var _ = Describe("Fault tolerance", func() {
+// The rounds run in the order of the plan (a fault's rounds carry its
+// PodCliqueSet from phase to phase), and a failed round does not stop the rest.
+var _ = Describe("Fault tolerance", Ordered, ContinueOnFailure, func() {
 	faults, err := parseFaults(*flagFaults)
 	if err != nil {
 		panic(err)
