@@ -33,7 +33,7 @@ import (
 	"github.com/grove-project/grove/api/common"
 )
 
-// podLife is what an PodWatch knows of one pod: which index of which
+// podLife is what a PodWatch knows of one pod: which index of which
 // PodClique it held, from when, and since when it is being deleted.
 type podLife struct {
 	name, clique string
@@ -44,14 +44,14 @@ type podLife struct {
 	deleteRequested time.Time
 }
 
-// PodWatch follows the pods of a namespace during a round from an informer.
-// It records every pod seen, so that a pod index handed out twice is found
-// even when one of the two pods is deleted again before the cluster is
-// quiet, and it tells how far the pods are at any moment without a request
-// to the API server (which may be the component just killed). It compares the API server's own
-// timestamps (creation and deletion request, whole seconds), never the
-// moment an event arrived, so a watch that reconnects and relists cannot make
-// a replacement look like an overlap.
+// PodWatch follows the pods of a namespace from an informer. It tells how
+// far the pods are at any moment without a request to the API server (which
+// may be the component just killed), and it records every pod seen, so that
+// a pod index handed out twice is found even when one of the two pods is
+// deleted again before the cluster is quiet. For that it compares the API
+// server's own timestamps (creation and deletion request, whole seconds),
+// never the moment an event arrived, so a watch that reconnects and relists
+// cannot make a replacement look like an overlap.
 type PodWatch struct {
 	mu     sync.Mutex
 	pods   map[types.UID]*podLife
@@ -126,8 +126,8 @@ func (w *PodWatch) Counts() PodCounts {
 }
 
 // StuckAtKubelet returns the pods that wait on the node's kubelet (here kwok)
-// longer than patience: bound but still Pending, or past their deletion
-// deadline but not gone. kwok replays a pod's stage only when it sees an
+// longer than patience: bound but still Pending, Running but not Ready, or
+// past their deletion deadline but not gone. kwok replays a pod's stage only when it sees an
 // event for the pod, and it does not retry a status write the API server
 // failed with an internal error (as it does during an etcd outage), so such
 // a pod waits forever, where a kubelet would resync. Grove has no part in
@@ -146,6 +146,10 @@ func (w *PodWatch) StuckAtKubelet(now time.Time, patience time.Duration) []*core
 			}
 		case p.Spec.NodeName != "" && p.Status.Phase == corev1.PodPending:
 			if c := podCondition(p, corev1.PodScheduled); c != nil && now.Sub(c.LastTransitionTime.Time) > patience {
+				out = append(out, p)
+			}
+		case p.Status.Phase == corev1.PodRunning:
+			if c := podCondition(p, corev1.PodReady); c != nil && c.Status != corev1.ConditionTrue && now.Sub(c.LastTransitionTime.Time) > patience {
 				out = append(out, p)
 			}
 		}
