@@ -40,6 +40,13 @@ vet: ## go vet every module.
 verify-fmt: ## Fail when gofmt would change a file.
 	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
+.PHONY: lint
+lint: ## Run golangci-lint and the Kube API Linter (.golangci.yml) over every module.
+	hack/lint.sh
+
+.PHONY: verify
+verify: verify-fmt vet lint verify-api-standalone verify-chart ## Every static check: gofmt, go vet, the linters, the api module standing alone, the Helm chart.
+
 .PHONY: verify-chart
 verify-chart: ## Lint the Helm chart and render it in auto and manual certificate modes.
 	hack/verify-chart.sh

@@ -17,16 +17,19 @@ limitations under the License.
 package crds
 
 import (
+	"time"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 func podSpec() corev1.PodSpec {
@@ -34,17 +37,17 @@ func podSpec() corev1.PodSpec {
 }
 
 // leaderWorker is the tutorial's multi-node aggregated example.
-func leaderWorker(name string) *corev1alpha1.PodCliqueSet {
-	return &corev1alpha1.PodCliqueSet{
+func leaderWorker(name string) *grovecorev1alpha1.PodCliqueSet {
+	return &grovecorev1alpha1.PodCliqueSet{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
-		Spec: corev1alpha1.PodCliqueSetSpec{
+		Spec: grovecorev1alpha1.PodCliqueSetSpec{
 			Replicas: 1,
-			Template: corev1alpha1.PodCliqueSetTemplateSpec{
-				Cliques: []corev1alpha1.PodCliqueTemplateSpec{
-					{Name: "leader", Spec: corev1alpha1.PodCliqueSpec{RoleName: "leader", Replicas: 1, PodSpec: podSpec()}},
-					{Name: "worker", Spec: corev1alpha1.PodCliqueSpec{RoleName: "worker", Replicas: 3, PodSpec: podSpec()}},
+			Template: grovecorev1alpha1.PodCliqueSetTemplateSpec{
+				Cliques: []grovecorev1alpha1.PodCliqueTemplateSpec{
+					{Name: "leader", Spec: grovecorev1alpha1.PodCliqueSpec{RoleName: "leader", Replicas: 1, PodSpec: podSpec()}},
+					{Name: "worker", Spec: grovecorev1alpha1.PodCliqueSpec{RoleName: "worker", Replicas: 3, PodSpec: podSpec()}},
 				},
-				PodCliqueScalingGroupConfigs: []corev1alpha1.PodCliqueScalingGroupConfig{
+				PodCliqueScalingGroupConfigs: []grovecorev1alpha1.PodCliqueScalingGroupConfig{
 					{Name: "model-instance", CliqueNames: []string{"leader", "worker"}, Replicas: ptr.To[int32](2)},
 				},
 			},
@@ -68,24 +71,24 @@ var _ = Describe("Grove CRDs", func() {
 		It("accepts a PodCliqueSet and applies the CRD defaults", func() {
 			pcs, err := clients.GroveV1alpha1().PodCliqueSets("default").Create(ctx, leaderWorker("accepted"), metav1.CreateOptions{})
 			Expect(err).NotTo(HaveOccurred())
-			Expect(pcs.Spec.Template.StartupType).To(HaveValue(Equal(corev1alpha1.CliqueStartupTypeAnyOrder)))
+			Expect(pcs.Spec.Template.StartupType).To(HaveValue(Equal(grovecorev1alpha1.CliqueStartupTypeAnyOrder)))
 			Expect(pcs.Spec.Template.PodCliqueScalingGroupConfigs[0].MinAvailable).To(HaveValue(BeEquivalentTo(1)))
 			Expect(pcs.Spec.Template.PodCliqueScalingGroupConfigs[0].Replicas).To(HaveValue(BeEquivalentTo(2)))
 		})
 
 		It("accepts a PodClique", func() {
-			pclq := &corev1alpha1.PodClique{
+			pclq := &grovecorev1alpha1.PodClique{
 				ObjectMeta: metav1.ObjectMeta{Name: "accepted-0-frontend", Namespace: "default"},
-				Spec:       corev1alpha1.PodCliqueSpec{RoleName: "frontend", Replicas: 2, MinAvailable: ptr.To[int32](1), PodSpec: podSpec()},
+				Spec:       grovecorev1alpha1.PodCliqueSpec{RoleName: "frontend", Replicas: 2, MinAvailable: ptr.To[int32](1), PodSpec: podSpec()},
 			}
 			_, err := clients.GroveV1alpha1().PodCliques("default").Create(ctx, pclq, metav1.CreateOptions{})
 			Expect(err).NotTo(HaveOccurred())
 		})
 
 		It("accepts a PodCliqueScalingGroup and defaults minAvailable to 1", func() {
-			pcsg := &corev1alpha1.PodCliqueScalingGroup{
+			pcsg := &grovecorev1alpha1.PodCliqueScalingGroup{
 				ObjectMeta: metav1.ObjectMeta{Name: "accepted-0-model-instance", Namespace: "default"},
-				Spec:       corev1alpha1.PodCliqueScalingGroupSpec{Replicas: 2, CliqueNames: []string{"leader", "worker"}},
+				Spec:       grovecorev1alpha1.PodCliqueScalingGroupSpec{Replicas: 2, CliqueNames: []string{"leader", "worker"}},
 			}
 			created, err := clients.GroveV1alpha1().PodCliqueScalingGroups("default").Create(ctx, pcsg, metav1.CreateOptions{})
 			Expect(err).NotTo(HaveOccurred())
@@ -93,9 +96,9 @@ var _ = Describe("Grove CRDs", func() {
 		})
 
 		It("accepts a cluster-scoped ClusterTopology", func() {
-			ct := &corev1alpha1.ClusterTopology{
+			ct := &grovecorev1alpha1.ClusterTopology{
 				ObjectMeta: metav1.ObjectMeta{Name: "datacenter"},
-				Spec: corev1alpha1.ClusterTopologySpec{Levels: []corev1alpha1.TopologyLevel{
+				Spec: grovecorev1alpha1.ClusterTopologySpec{Levels: []grovecorev1alpha1.TopologyLevel{
 					{Domain: "zone", Key: "topology.kubernetes.io/zone"},
 					{Domain: "rack", Key: "example.com/rack"},
 					{Domain: "host", Key: "kubernetes.io/hostname"},
@@ -107,24 +110,24 @@ var _ = Describe("Grove CRDs", func() {
 		})
 
 		It("accepts a PodGang and lets its status be written through the status subresource", func() {
-			pg := &schedv1alpha1.PodGang{
+			pg := &groveschedulerv1alpha1.PodGang{
 				ObjectMeta: metav1.ObjectMeta{Name: "accepted-0", Namespace: "default"},
-				Spec: schedv1alpha1.PodGangSpec{
-					PodGroups: []schedv1alpha1.PodGroup{{
+				Spec: groveschedulerv1alpha1.PodGangSpec{
+					PodGroups: []groveschedulerv1alpha1.PodGroup{{
 						Name:          "accepted-0-frontend",
 						MinReplicas:   1,
-						PodReferences: []schedv1alpha1.NamespacedName{{Namespace: "default", Name: "accepted-0-frontend-abcde"}},
+						PodReferences: []groveschedulerv1alpha1.NamespacedName{{Namespace: "default", Name: "accepted-0-frontend-abcde"}},
 					}},
-					TopologyConstraint: &schedv1alpha1.TopologyConstraint{PackConstraint: &schedv1alpha1.TopologyPackConstraint{Required: ptr.To("example.com/rack")}},
+					TopologyConstraint: &groveschedulerv1alpha1.TopologyConstraint{PackConstraint: &groveschedulerv1alpha1.TopologyPackConstraint{Required: ptr.To("example.com/rack")}},
 				},
 			}
 			created, err := clients.SchedulerV1alpha1().PodGangs("default").Create(ctx, pg, metav1.CreateOptions{})
 			Expect(err).NotTo(HaveOccurred())
-			created.Status.Phase = schedv1alpha1.PodGangPhaseRunning
+			created.Status.Phase = groveschedulerv1alpha1.PodGangPhaseRunning
 			created.Status.PlacementScore = ptr.To(0.75)
 			updated, err := clients.SchedulerV1alpha1().PodGangs("default").UpdateStatus(ctx, created, metav1.UpdateOptions{})
 			Expect(err).NotTo(HaveOccurred())
-			Expect(updated.Status.Phase).To(Equal(schedv1alpha1.PodGangPhaseRunning))
+			Expect(updated.Status.Phase).To(Equal(groveschedulerv1alpha1.PodGangPhaseRunning))
 			Expect(updated.Status.PlacementScore).To(HaveValue(Equal(0.75)))
 		})
 	})
@@ -146,9 +149,9 @@ var _ = Describe("Grove CRDs", func() {
 
 		It("scales a PodClique and reports the selector published in status", func() {
 			pclqs := clients.GroveV1alpha1().PodCliques("default")
-			pclq, err := pclqs.Create(ctx, &corev1alpha1.PodClique{
+			pclq, err := pclqs.Create(ctx, &grovecorev1alpha1.PodClique{
 				ObjectMeta: metav1.ObjectMeta{Name: "scalable-0-worker", Namespace: "default"},
-				Spec:       corev1alpha1.PodCliqueSpec{Replicas: 2, PodSpec: podSpec()},
+				Spec:       grovecorev1alpha1.PodCliqueSpec{Replicas: 2, PodSpec: podSpec()},
 			}, metav1.CreateOptions{})
 			Expect(err).NotTo(HaveOccurred())
 			pclq.Status.Replicas = 2
@@ -172,9 +175,9 @@ var _ = Describe("Grove CRDs", func() {
 
 		It("scales a PodCliqueScalingGroup", func() {
 			pcsgs := clients.GroveV1alpha1().PodCliqueScalingGroups("default")
-			pcsg, err := pcsgs.Create(ctx, &corev1alpha1.PodCliqueScalingGroup{
+			pcsg, err := pcsgs.Create(ctx, &grovecorev1alpha1.PodCliqueScalingGroup{
 				ObjectMeta: metav1.ObjectMeta{Name: "scalable-0-model-instance", Namespace: "default"},
-				Spec:       corev1alpha1.PodCliqueScalingGroupSpec{Replicas: 2, CliqueNames: []string{"leader", "worker"}},
+				Spec:       grovecorev1alpha1.PodCliqueScalingGroupSpec{Replicas: 2, CliqueNames: []string{"leader", "worker"}},
 			}, metav1.CreateOptions{})
 			Expect(err).NotTo(HaveOccurred())
 			scale, err := pcsgs.GetScale(ctx, pcsg.Name, metav1.GetOptions{})
@@ -189,21 +192,62 @@ var _ = Describe("Grove CRDs", func() {
 
 		It("refuses to scale a PodClique below its minAvailable", func() {
 			pclqs := clients.GroveV1alpha1().PodCliques("default")
-			pclq, err := pclqs.Create(ctx, &corev1alpha1.PodClique{
+			pclq, err := pclqs.Create(ctx, &grovecorev1alpha1.PodClique{
 				ObjectMeta: metav1.ObjectMeta{Name: "scalable-0-decode", Namespace: "default"},
-				Spec:       corev1alpha1.PodCliqueSpec{Replicas: 3, MinAvailable: ptr.To[int32](2), PodSpec: podSpec()},
+				Spec:       grovecorev1alpha1.PodCliqueSpec{Replicas: 3, MinAvailable: ptr.To[int32](2), PodSpec: podSpec()},
 			}, metav1.CreateOptions{})
 			Expect(err).NotTo(HaveOccurred())
 			scale, err := pclqs.GetScale(ctx, pclq.Name, metav1.GetOptions{})
 			Expect(err).NotTo(HaveOccurred())
 			scale.Spec.Replicas = 1
 			_, err = pclqs.UpdateScale(ctx, pclq.Name, scale, metav1.UpdateOptions{})
-			expectInvalid(err, "spec.minAvailable", "minAvailable must be less than or equal to replicas")
+			expectInvalid(err, "spec.replicas", "replicas must be 0 or greater than or equal to minAvailable")
+		})
+
+		It("scales a PodClique to zero and back through /scale", func() {
+			pclqs := clients.GroveV1alpha1().PodCliques("default")
+			pclq, err := pclqs.Create(ctx, &grovecorev1alpha1.PodClique{
+				ObjectMeta: metav1.ObjectMeta{Name: "scalable-0-prefill", Namespace: "default"},
+				Spec:       grovecorev1alpha1.PodCliqueSpec{Replicas: 3, MinAvailable: ptr.To[int32](2), PodSpec: podSpec()},
+			}, metav1.CreateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			for _, replicas := range []int32{0, 2} {
+				scale, err := pclqs.GetScale(ctx, pclq.Name, metav1.GetOptions{})
+				Expect(err).NotTo(HaveOccurred())
+				scale.Spec.Replicas = replicas
+				_, err = pclqs.UpdateScale(ctx, pclq.Name, scale, metav1.UpdateOptions{})
+				Expect(err).NotTo(HaveOccurred(), "scaling to %d", replicas)
+				got, err := pclqs.Get(ctx, pclq.Name, metav1.GetOptions{})
+				Expect(err).NotTo(HaveOccurred())
+				Expect(got.Spec.Replicas).To(Equal(replicas))
+			}
+		})
+
+		It("scales a PodCliqueScalingGroup to zero and back, never to a value below its minAvailable", func() {
+			pcsgs := clients.GroveV1alpha1().PodCliqueScalingGroups("default")
+			pcsg, err := pcsgs.Create(ctx, &grovecorev1alpha1.PodCliqueScalingGroup{
+				ObjectMeta: metav1.ObjectMeta{Name: "scalable-0-parked", Namespace: "default"},
+				Spec:       grovecorev1alpha1.PodCliqueScalingGroupSpec{Replicas: 3, MinAvailable: ptr.To[int32](2), CliqueNames: []string{"leader", "worker"}},
+			}, metav1.CreateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			scaleTo := func(replicas int32) error {
+				scale, err := pcsgs.GetScale(ctx, pcsg.Name, metav1.GetOptions{})
+				Expect(err).NotTo(HaveOccurred())
+				scale.Spec.Replicas = replicas
+				_, err = pcsgs.UpdateScale(ctx, pcsg.Name, scale, metav1.UpdateOptions{})
+				return err
+			}
+			Expect(scaleTo(0)).To(Succeed())
+			expectInvalid(scaleTo(1), "spec.replicas", "replicas must be 0 or greater than or equal to minAvailable")
+			Expect(scaleTo(2)).To(Succeed())
+			got, err := pcsgs.Get(ctx, pcsg.Name, metav1.GetOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got.Spec.Replicas).To(BeEquivalentTo(2))
 		})
 	})
 
 	Describe("validation", func() {
-		create := func(mutate func(*corev1alpha1.PodCliqueSet)) error {
+		create := func(mutate func(*grovecorev1alpha1.PodCliqueSet)) error {
 			pcs := leaderWorker("invalid")
 			mutate(pcs)
 			_, err := clients.GroveV1alpha1().PodCliqueSets("default").Create(ctx, pcs, metav1.CreateOptions{})
@@ -211,83 +255,120 @@ var _ = Describe("Grove CRDs", func() {
 		}
 
 		DescribeTable("rejects a PodCliqueSet with a message naming the field",
-			func(mutate func(*corev1alpha1.PodCliqueSet), fragments ...string) {
+			func(mutate func(*grovecorev1alpha1.PodCliqueSet), fragments ...string) {
 				expectInvalid(create(mutate), fragments...)
 			},
 			Entry("negative replicas",
-				func(p *corev1alpha1.PodCliqueSet) { p.Spec.Replicas = -1 },
+				func(p *grovecorev1alpha1.PodCliqueSet) { p.Spec.Replicas = -1 },
 				"spec.replicas", "should be greater than or equal to 0"),
 			Entry("negative clique replicas",
-				func(p *corev1alpha1.PodCliqueSet) { p.Spec.Template.Cliques[1].Spec.Replicas = -2 },
+				func(p *grovecorev1alpha1.PodCliqueSet) { p.Spec.Template.Cliques[1].Spec.Replicas = -2 },
 				"spec.template.cliques[1].spec.replicas", "should be greater than or equal to 0"),
 			Entry("duplicate clique names",
-				func(p *corev1alpha1.PodCliqueSet) { p.Spec.Template.Cliques[1].Name = "leader" },
+				func(p *grovecorev1alpha1.PodCliqueSet) { p.Spec.Template.Cliques[1].Name = "leader" },
 				"spec.template.cliques[1]", "Duplicate value"),
 			Entry("a pack constraint with neither required nor preferred",
-				func(p *corev1alpha1.PodCliqueSet) {
-					p.Spec.Template.TopologyConstraint = &corev1alpha1.TopologyConstraint{TopologyName: "datacenter", Pack: &corev1alpha1.TopologyPackConstraint{}}
+				func(p *grovecorev1alpha1.PodCliqueSet) {
+					p.Spec.Template.TopologyConstraint = &grovecorev1alpha1.TopologyConstraint{TopologyName: "datacenter", Pack: &grovecorev1alpha1.TopologyPackConstraint{}}
 				},
 				"spec.template.topologyConstraint.pack", "pack must set required or preferred"),
 			Entry("a topology constraint without pack",
-				func(p *corev1alpha1.PodCliqueSet) {
-					p.Spec.Template.Cliques[0].TopologyConstraint = &corev1alpha1.TopologyConstraint{TopologyName: "datacenter"}
+				func(p *grovecorev1alpha1.PodCliqueSet) {
+					p.Spec.Template.Cliques[0].TopologyConstraint = &grovecorev1alpha1.TopologyConstraint{TopologyName: "datacenter"}
 				},
 				"spec.template.cliques[0].topologyConstraint.pack", "Required value"),
 			Entry("an unknown cliqueStartupType",
-				func(p *corev1alpha1.PodCliqueSet) {
-					p.Spec.Template.StartupType = ptr.To(corev1alpha1.CliqueStartupType("CliqueStartupTypeRandom"))
+				func(p *grovecorev1alpha1.PodCliqueSet) {
+					p.Spec.Template.StartupType = ptr.To(grovecorev1alpha1.CliqueStartupType("CliqueStartupTypeRandom"))
 				},
 				"spec.template.cliqueStartupType", `Unsupported value: "CliqueStartupTypeRandom"`),
 			Entry("minAvailable greater than replicas",
-				func(p *corev1alpha1.PodCliqueSet) { p.Spec.Template.Cliques[1].Spec.MinAvailable = ptr.To[int32](4) },
-				"spec.template.cliques[1].spec.minAvailable", "minAvailable must be less than or equal to replicas"),
+				func(p *grovecorev1alpha1.PodCliqueSet) {
+					p.Spec.Template.Cliques[1].Spec.MinAvailable = ptr.To[int32](4)
+				},
+				"spec.template.cliques[1].spec.replicas", "replicas must be 0 or greater than or equal to minAvailable"),
 			Entry("a scaling group naming an unknown clique",
-				func(p *corev1alpha1.PodCliqueSet) {
+				func(p *grovecorev1alpha1.PodCliqueSet) {
 					p.Spec.Template.PodCliqueScalingGroupConfigs[0].CliqueNames = []string{"leader", "workers"}
 				},
 				"spec.template.podCliqueScalingGroups", "must be a clique defined in cliques"),
 			Entry("a clique in two scaling groups",
-				func(p *corev1alpha1.PodCliqueSet) {
+				func(p *grovecorev1alpha1.PodCliqueSet) {
 					p.Spec.Template.PodCliqueScalingGroupConfigs = append(p.Spec.Template.PodCliqueScalingGroupConfigs,
-						corev1alpha1.PodCliqueScalingGroupConfig{Name: "extra", CliqueNames: []string{"worker"}})
+						grovecorev1alpha1.PodCliqueScalingGroupConfig{Name: "extra", CliqueNames: []string{"worker"}})
 				},
 				"spec.template.podCliqueScalingGroups", "a clique may belong to at most one scaling group"),
 			Entry("scaling group minAvailable greater than replicas",
-				func(p *corev1alpha1.PodCliqueSet) {
+				func(p *grovecorev1alpha1.PodCliqueSet) {
 					p.Spec.Template.PodCliqueScalingGroupConfigs[0].MinAvailable = ptr.To[int32](3)
 				},
 				"spec.template.podCliqueScalingGroups[0].minAvailable", "minAvailable must be less than or equal to replicas"),
 			Entry("an unknown update strategy",
-				func(p *corev1alpha1.PodCliqueSet) {
-					p.Spec.UpdateStrategy = &corev1alpha1.PodCliqueSetUpdateStrategy{Type: "Replace"}
+				func(p *grovecorev1alpha1.PodCliqueSet) {
+					p.Spec.UpdateStrategy = &grovecorev1alpha1.PodCliqueSetUpdateStrategy{Type: "Replace"}
 				},
 				"spec.updateStrategy.type", `Unsupported value: "Replace"`),
 			Entry("a clique name that is not a DNS label",
-				func(p *corev1alpha1.PodCliqueSet) { p.Spec.Template.Cliques[0].Name = "Leader_1" },
+				func(p *grovecorev1alpha1.PodCliqueSet) { p.Spec.Template.Cliques[0].Name = "Leader_1" },
 				"spec.template.cliques[0].name", "should match"),
 			Entry("autoscaling maxReplicas below minReplicas",
-				func(p *corev1alpha1.PodCliqueSet) {
-					p.Spec.Template.Cliques[0].Spec.AutoScalingConfig = &corev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](3), MaxReplicas: 2}
+				func(p *grovecorev1alpha1.PodCliqueSet) {
+					p.Spec.Template.Cliques[0].Spec.AutoScalingConfig = &grovecorev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](3), MaxReplicas: 2}
 				},
 				"spec.template.cliques[0].spec.autoScalingConfig", "maxReplicas must be greater than or equal to minReplicas"),
+			Entry("a clique maxUnavailable of 0",
+				func(p *grovecorev1alpha1.PodCliqueSet) {
+					p.Spec.Template.Cliques[0].Spec.RollingUpdate = &grovecorev1alpha1.RollingUpdateConfig{MaxUnavailable: ptr.To(intstr.FromInt32(0))}
+				},
+				"spec.template.cliques[0].spec.rollingUpdate.maxUnavailable", "maxUnavailable must be an integer of at least 1 or a percentage from 1% to 100%"),
+			Entry("a scaling group maxUnavailable above 100%",
+				func(p *grovecorev1alpha1.PodCliqueSet) {
+					p.Spec.Template.PodCliqueScalingGroupConfigs[0].RollingUpdate = &grovecorev1alpha1.RollingUpdateConfig{MaxUnavailable: ptr.To(intstr.FromString("101%"))}
+				},
+				"spec.template.podCliqueScalingGroups[0].rollingUpdate.maxUnavailable", "maxUnavailable must be an integer of at least 1 or a percentage from 1% to 100%"),
+			Entry("a progressDeadline of 0",
+				func(p *grovecorev1alpha1.PodCliqueSet) {
+					p.Spec.Template.PodCliqueScalingGroupConfigs[0].RollingUpdate = &grovecorev1alpha1.RollingUpdateConfig{ProgressDeadline: &metav1.Duration{}}
+				},
+				"spec.template.podCliqueScalingGroups[0].rollingUpdate.progressDeadline", "progressDeadline must be greater than 0"),
 		)
 
+		It("rejects a PodClique and a PodCliqueScalingGroup with a bad rollingUpdate, naming the field", func() {
+			pclq := &grovecorev1alpha1.PodClique{
+				ObjectMeta: metav1.ObjectMeta{Name: "budget-0-frontend", Namespace: "default"},
+				Spec: grovecorev1alpha1.PodCliqueSpec{RoleName: "frontend", Replicas: 2, PodSpec: podSpec(),
+					RollingUpdate: &grovecorev1alpha1.RollingUpdateConfig{MaxUnavailable: ptr.To(intstr.FromString("all"))}},
+			}
+			_, err := clients.GroveV1alpha1().PodCliques("default").Create(ctx, pclq, metav1.CreateOptions{})
+			expectInvalid(err, "spec.rollingUpdate.maxUnavailable", "maxUnavailable must be an integer of at least 1 or a percentage from 1% to 100%")
+			pcsg := &grovecorev1alpha1.PodCliqueScalingGroup{
+				ObjectMeta: metav1.ObjectMeta{Name: "budget-0-model", Namespace: "default"},
+				Spec: grovecorev1alpha1.PodCliqueScalingGroupSpec{Replicas: 2, CliqueNames: []string{"leader"},
+					RollingUpdate: &grovecorev1alpha1.RollingUpdateConfig{ProgressDeadline: &metav1.Duration{Duration: -time.Second}}},
+			}
+			_, err = clients.GroveV1alpha1().PodCliqueScalingGroups("default").Create(ctx, pcsg, metav1.CreateOptions{})
+			expectInvalid(err, "spec.rollingUpdate.progressDeadline", "progressDeadline must be greater than 0")
+		})
+
 		It("accepts the corrected twin of every rejected PodCliqueSet", func() {
-			Expect(create(func(p *corev1alpha1.PodCliqueSet) {
+			Expect(create(func(p *grovecorev1alpha1.PodCliqueSet) {
 				p.Name = "corrected"
-				p.Spec.Template.TopologyConstraint = &corev1alpha1.TopologyConstraint{TopologyName: "datacenter",
-					Pack: &corev1alpha1.TopologyPackConstraint{Required: ptr.To[corev1alpha1.TopologyDomain]("rack")}}
-				p.Spec.Template.StartupType = ptr.To(corev1alpha1.CliqueStartupTypeExplicit)
+				p.Spec.Template.TopologyConstraint = &grovecorev1alpha1.TopologyConstraint{TopologyName: "datacenter",
+					Pack: &grovecorev1alpha1.TopologyPackConstraint{Required: ptr.To[grovecorev1alpha1.TopologyDomain]("rack")}}
+				p.Spec.Template.StartupType = ptr.To(grovecorev1alpha1.CliqueStartupTypeExplicit)
 				p.Spec.Template.Cliques[1].Spec.MinAvailable = ptr.To[int32](3)
 				p.Spec.Template.Cliques[1].Spec.StartsAfter = []string{"leader"}
-				p.Spec.UpdateStrategy = &corev1alpha1.PodCliqueSetUpdateStrategy{Type: corev1alpha1.OnDeleteStrategyType}
+				p.Spec.UpdateStrategy = &grovecorev1alpha1.PodCliqueSetUpdateStrategy{Type: grovecorev1alpha1.OnDeleteStrategyType}
+				p.Spec.Template.Cliques[0].Spec.RollingUpdate = &grovecorev1alpha1.RollingUpdateConfig{MaxUnavailable: ptr.To(intstr.FromInt32(2))}
+				p.Spec.Template.PodCliqueScalingGroupConfigs[0].RollingUpdate = &grovecorev1alpha1.RollingUpdateConfig{
+					MaxUnavailable: ptr.To(intstr.FromString("100%")), ProgressDeadline: &metav1.Duration{Duration: 10 * time.Minute}}
 			})).To(Succeed())
 		})
 
 		It("rejects a ClusterTopology with duplicate domains or keys", func() {
-			ct := &corev1alpha1.ClusterTopology{
+			ct := &grovecorev1alpha1.ClusterTopology{
 				ObjectMeta: metav1.ObjectMeta{Name: "duplicated"},
-				Spec: corev1alpha1.ClusterTopologySpec{Levels: []corev1alpha1.TopologyLevel{
+				Spec: grovecorev1alpha1.ClusterTopologySpec{Levels: []grovecorev1alpha1.TopologyLevel{
 					{Domain: "rack", Key: "example.com/rack"},
 					{Domain: "rack", Key: "example.com/rack"},
 				}},
@@ -297,7 +378,7 @@ var _ = Describe("Grove CRDs", func() {
 		})
 
 		It("rejects a ClusterTopology without levels", func() {
-			ct := &corev1alpha1.ClusterTopology{ObjectMeta: metav1.ObjectMeta{Name: "empty"}}
+			ct := &grovecorev1alpha1.ClusterTopology{ObjectMeta: metav1.ObjectMeta{Name: "empty"}}
 			_, err := clients.GroveV1alpha1().ClusterTopologies().Create(ctx, ct, metav1.CreateOptions{})
 			expectInvalid(err, "spec.levels")
 		})

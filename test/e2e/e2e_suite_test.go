@@ -34,8 +34,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 var (
@@ -74,14 +74,14 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	cfg.QPS, cfg.Burst = 200, 400
 	scheme := clientgoscheme.Scheme
-	Expect(corev1alpha1.AddToScheme(scheme)).To(Succeed())
-	Expect(schedv1alpha1.AddToScheme(scheme)).To(Succeed())
+	Expect(grovecorev1alpha1.AddToScheme(scheme)).To(Succeed())
+	Expect(groveschedulerv1alpha1.AddToScheme(scheme)).To(Succeed())
 	k8s, err = client.New(cfg, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
 
 	for _, gvk := range []schema.GroupVersionKind{
-		corev1alpha1.SchemeGroupVersion.WithKind("PodCliqueSet"),
-		schedv1alpha1.SchemeGroupVersion.WithKind("PodGang"),
+		grovecorev1alpha1.SchemeGroupVersion.WithKind("PodCliqueSet"),
+		groveschedulerv1alpha1.SchemeGroupVersion.WithKind("PodGang"),
 	} {
 		_, err := k8s.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
 		Expect(err).NotTo(HaveOccurred(), "CRD for %s is not installed", gvk)

@@ -41,9 +41,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/grove-project/grove/api/common"
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 // specNamespaces are the namespaces the running spec created; diagnostics dump them.
@@ -71,16 +71,16 @@ func newNamespace(prefix string) string {
 }
 
 // loadPCS reads a PodCliqueSet manifest from the repository.
-func loadPCS(relPath string) *corev1alpha1.PodCliqueSet {
+func loadPCS(relPath string) *grovecorev1alpha1.PodCliqueSet {
 	data, err := os.ReadFile(filepath.Join(repoRoot, relPath))
 	Expect(err).NotTo(HaveOccurred())
-	pcs := &corev1alpha1.PodCliqueSet{}
+	pcs := &grovecorev1alpha1.PodCliqueSet{}
 	Expect(yaml.UnmarshalStrict(data, pcs)).To(Succeed(), "parsing %s", relPath)
 	return pcs
 }
 
 // createPCS creates the PodCliqueSet of a manifest in namespace ns.
-func createPCS(relPath, ns string) *corev1alpha1.PodCliqueSet {
+func createPCS(relPath, ns string) *grovecorev1alpha1.PodCliqueSet {
 	pcs := loadPCS(relPath)
 	pcs.Namespace = ns
 	Expect(k8s.Create(ctx, pcs)).To(Succeed(), "creating PodCliqueSet %s from %s", pcs.Name, relPath)
@@ -89,7 +89,7 @@ func createPCS(relPath, ns string) *corev1alpha1.PodCliqueSet {
 
 // partOf selects the objects of one PodCliqueSet.
 func partOf(ns, pcsName string) []client.ListOption {
-	return []client.ListOption{client.InNamespace(ns), client.MatchingLabels{common.LabelPartOfKey: pcsName}}
+	return []client.ListOption{client.InNamespace(ns), client.MatchingLabels{apicommon.LabelPartOfKey: pcsName}}
 }
 
 // listPods returns the pods of a PodCliqueSet sorted by name.
@@ -102,7 +102,7 @@ func listPods(g Gomega, ns, pcsName string) []corev1.Pod {
 
 // podCliqueNames returns the names of a PodCliqueSet's PodCliques, sorted.
 func podCliqueNames(g Gomega, ns, pcsName string) []string {
-	list := &corev1alpha1.PodCliqueList{}
+	list := &grovecorev1alpha1.PodCliqueList{}
 	g.Expect(k8s.List(ctx, list, partOf(ns, pcsName)...)).To(Succeed())
 	names := make([]string, 0, len(list.Items))
 	for _, p := range list.Items {
@@ -114,7 +114,7 @@ func podCliqueNames(g Gomega, ns, pcsName string) []string {
 
 // scalingGroupNames returns the names of a PodCliqueSet's PodCliqueScalingGroups, sorted.
 func scalingGroupNames(g Gomega, ns, pcsName string) []string {
-	list := &corev1alpha1.PodCliqueScalingGroupList{}
+	list := &grovecorev1alpha1.PodCliqueScalingGroupList{}
 	g.Expect(k8s.List(ctx, list, partOf(ns, pcsName)...)).To(Succeed())
 	names := make([]string, 0, len(list.Items))
 	for _, p := range list.Items {
@@ -128,7 +128,7 @@ func scalingGroupNames(g Gomega, ns, pcsName string) []string {
 func podsPerClique(pods []corev1.Pod) map[string]int {
 	counts := map[string]int{}
 	for _, p := range pods {
-		counts[p.Labels[common.LabelPodClique]]++
+		counts[p.Labels[apicommon.LabelPodClique]]++
 	}
 	return counts
 }
@@ -153,7 +153,7 @@ func expectRunningLayout(ns, pcsName string, perClique map[string]int, nodeName 
 		pods = listPods(g, ns, pcsName)
 		g.Expect(podsPerClique(pods)).To(Equal(perClique))
 		for _, p := range pods {
-			clique := p.Labels[common.LabelPodClique]
+			clique := p.Labels[apicommon.LabelPodClique]
 			g.Expect(p.Name).To(MatchRegexp(`^%s-[a-z0-9]{5}$`, regexp.QuoteMeta(clique)), "pod name")
 			g.Expect(p.Status.Phase).To(Equal(corev1.PodRunning), "pod %s phase", p.Name)
 			g.Expect(p.Spec.NodeName).To(MatchRegexp(nodeName.String()), "pod %s node", p.Name)
@@ -180,16 +180,16 @@ func currentScale(g Gomega, obj client.Object) int32 {
 	return scale.Spec.Replicas
 }
 
-func pcsRef(ns, name string) *corev1alpha1.PodCliqueSet {
-	return &corev1alpha1.PodCliqueSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+func pcsRef(ns, name string) *grovecorev1alpha1.PodCliqueSet {
+	return &grovecorev1alpha1.PodCliqueSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 }
 
-func pclqRef(ns, name string) *corev1alpha1.PodClique {
-	return &corev1alpha1.PodClique{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+func pclqRef(ns, name string) *grovecorev1alpha1.PodClique {
+	return &grovecorev1alpha1.PodClique{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 }
 
-func pcsgRef(ns, name string) *corev1alpha1.PodCliqueScalingGroup {
-	return &corev1alpha1.PodCliqueScalingGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+func pcsgRef(ns, name string) *grovecorev1alpha1.PodCliqueScalingGroup {
+	return &grovecorev1alpha1.PodCliqueScalingGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 }
 
 // ---- the gang node pool ------------------------------------------------------
@@ -286,10 +286,10 @@ func dumpDiagnostics(report SpecReport) {
 	fmt.Fprintf(w, "\n===== diagnostics for %q in %s\n", report.FullText(), dir)
 	for _, ns := range specNamespaces {
 		lists := map[string]client.ObjectList{
-			"podcliquesets":            &corev1alpha1.PodCliqueSetList{},
-			"podcliquescalinggroups":   &corev1alpha1.PodCliqueScalingGroupList{},
-			"podcliques":               &corev1alpha1.PodCliqueList{},
-			"podgangs":                 &schedv1alpha1.PodGangList{},
+			"podcliquesets":            &grovecorev1alpha1.PodCliqueSetList{},
+			"podcliquescalinggroups":   &grovecorev1alpha1.PodCliqueScalingGroupList{},
+			"podcliques":               &grovecorev1alpha1.PodCliqueList{},
+			"podgangs":                 &groveschedulerv1alpha1.PodGangList{},
 			"pods":                     &corev1.PodList{},
 			"services":                 &corev1.ServiceList{},
 			"horizontalpodautoscalers": &autoscalingv2.HorizontalPodAutoscalerList{},
@@ -304,12 +304,12 @@ func dumpDiagnostics(report SpecReport) {
 			_ = os.WriteFile(filepath.Join(dir, ns+"-"+kind+".yaml"), data, 0o644)
 		}
 		fmt.Fprintf(w, "--- PodCliques in %s (replicas ready/scheduled/gated, last errors)\n", ns)
-		for _, q := range lists["podcliques"].(*corev1alpha1.PodCliqueList).Items {
+		for _, q := range lists["podcliques"].(*grovecorev1alpha1.PodCliqueList).Items {
 			fmt.Fprintf(w, "%-60s %d %d/%d/%d %v\n", q.Name, q.Spec.Replicas, q.Status.ReadyReplicas,
 				q.Status.ScheduledReplicas, q.Status.ScheduleGatedReplicas, q.Status.LastErrors)
 		}
 		fmt.Fprintf(w, "--- PodGangs in %s (phase, conditions)\n", ns)
-		for _, pg := range lists["podgangs"].(*schedv1alpha1.PodGangList).Items {
+		for _, pg := range lists["podgangs"].(*groveschedulerv1alpha1.PodGangList).Items {
 			var conds []string
 			for _, c := range pg.Status.Conditions {
 				conds = append(conds, fmt.Sprintf("%s=%s/%s: %s", c.Type, c.Status, c.Reason, c.Message))

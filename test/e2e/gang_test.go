@@ -28,8 +28,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/grove-project/grove/api/common"
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	apicommon "github.com/grove-project/grove/api/common"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 const (
@@ -67,7 +67,7 @@ func expectGangReleased(ns, pcsName string, total int, podGang string) {
 		g.Expect(pods).To(HaveLen(total))
 		n := 0
 		for _, p := range pods {
-			if p.Labels[common.LabelPodGang] != podGang {
+			if p.Labels[apicommon.LabelPodGang] != podGang {
 				continue
 			}
 			n++
@@ -83,7 +83,7 @@ func expectUnschedulable(ns, pcsName, podGang string) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) bool {
 		for _, p := range listPods(g, ns, pcsName) {
-			if p.Labels[common.LabelPodGang] != podGang {
+			if p.Labels[apicommon.LabelPodGang] != podGang {
 				continue
 			}
 			for _, c := range p.Status.Conditions {
@@ -111,15 +111,15 @@ func expectBoundExactly(ns, pcsName string, want map[string]int) {
 func expectPodGangScheduled(ns, name string, scheduled metav1.ConditionStatus) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) {
-		pg := &schedv1alpha1.PodGang{}
+		pg := &groveschedulerv1alpha1.PodGang{}
 		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, pg)).To(Succeed())
-		cond := meta.FindStatusCondition(pg.Status.Conditions, schedv1alpha1.PodGangConditionTypeScheduled)
-		g.Expect(cond).NotTo(BeNil(), "PodGang %s has no %s condition", name, schedv1alpha1.PodGangConditionTypeScheduled)
+		cond := meta.FindStatusCondition(pg.Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeScheduled)
+		g.Expect(cond).NotTo(BeNil(), "PodGang %s has no %s condition", name, groveschedulerv1alpha1.PodGangConditionTypeScheduled)
 		g.Expect(cond.Status).To(Equal(scheduled), "PodGang %s condition %s: %s/%s", name, cond.Type, cond.Reason, cond.Message)
 		if scheduled == metav1.ConditionTrue {
-			g.Expect(pg.Status.Phase).To(Equal(schedv1alpha1.PodGangPhaseRunning))
+			g.Expect(pg.Status.Phase).To(Equal(groveschedulerv1alpha1.PodGangPhaseRunning))
 		} else {
-			g.Expect(pg.Status.Phase).To(Equal(schedv1alpha1.PodGangPhasePending))
+			g.Expect(pg.Status.Phase).To(Equal(groveschedulerv1alpha1.PodGangPhasePending))
 		}
 	}).Should(Succeed())
 }
@@ -145,8 +145,8 @@ var _ = Describe("Gang scheduling", Ordered, ContinueOnFailure, func() {
 		ns := newNamespace("gs1")
 		schedulableGangNodes(9, gangPoolSize)
 		createPCS(wl1, ns)
-		expectGangReleased(ns, "gang-wl1", 10, common.BasePodGangName("gang-wl1", 0))
-		expectUnschedulable(ns, "gang-wl1", common.BasePodGangName("gang-wl1", 0))
+		expectGangReleased(ns, "gang-wl1", 10, apicommon.BasePodGangName("gang-wl1", 0))
+		expectUnschedulable(ns, "gang-wl1", apicommon.BasePodGangName("gang-wl1", 0))
 		expectBoundExactly(ns, "gang-wl1", map[string]int{})
 
 		By("uncordoning the 10th node")
@@ -158,13 +158,13 @@ var _ = Describe("Gang scheduling", Ordered, ContinueOnFailure, func() {
 		ns := newNamespace("pgstatus")
 		schedulableGangNodes(9, gangPoolSize)
 		createPCS(wl1, ns)
-		expectGangReleased(ns, "gang-wl1", 10, common.BasePodGangName("gang-wl1", 0))
-		expectPodGangScheduled(ns, common.BasePodGangName("gang-wl1", 0), metav1.ConditionFalse)
+		expectGangReleased(ns, "gang-wl1", 10, apicommon.BasePodGangName("gang-wl1", 0))
+		expectPodGangScheduled(ns, apicommon.BasePodGangName("gang-wl1", 0), metav1.ConditionFalse)
 
 		By("uncordoning the 10th node")
 		schedulableGangNodes(10, gangPoolSize)
 		expectRunningLayout(ns, "gang-wl1", gangLayout("gang-wl1", 0, 2), gangNode)
-		expectPodGangScheduled(ns, common.BasePodGangName("gang-wl1", 0), metav1.ConditionTrue)
+		expectPodGangScheduled(ns, apicommon.BasePodGangName("gang-wl1", 0), metav1.ConditionTrue)
 	})
 
 	It("GS3: after scaling the PodCliqueSet to 2, replica 1's gang waits for 10 free nodes and never binds partially", func() {
@@ -175,7 +175,7 @@ var _ = Describe("Gang scheduling", Ordered, ContinueOnFailure, func() {
 
 		By("kubectl scale pcs gang-wl1 --replicas=2 with no free node")
 		scaleTo(pcsRef(ns, "gang-wl1"), 2)
-		expectGangReleased(ns, "gang-wl1", 20, common.BasePodGangName("gang-wl1", 1))
+		expectGangReleased(ns, "gang-wl1", 20, apicommon.BasePodGangName("gang-wl1", 1))
 		expectBoundExactly(ns, "gang-wl1", gangLayout("gang-wl1", 0, 2))
 
 		By("uncordoning 9 of the 10 nodes replica 1 needs")
@@ -195,8 +195,8 @@ var _ = Describe("Gang scheduling", Ordered, ContinueOnFailure, func() {
 		ns := newNamespace("gs5")
 		schedulableGangNodes(2, gangPoolSize)
 		createPCS(wl2, ns)
-		expectGangReleased(ns, "gang-wl2", 10, common.BasePodGangName("gang-wl2", 0))
-		expectUnschedulable(ns, "gang-wl2", common.BasePodGangName("gang-wl2", 0))
+		expectGangReleased(ns, "gang-wl2", 10, apicommon.BasePodGangName("gang-wl2", 0))
+		expectUnschedulable(ns, "gang-wl2", apicommon.BasePodGangName("gang-wl2", 0))
 		expectBoundExactly(ns, "gang-wl2", map[string]int{})
 
 		By("uncordoning a 3rd node: the base minimum set (pc-a 1, sg-x-0-pc-b 1, sg-x-0-pc-c 1)")
@@ -213,7 +213,7 @@ var _ = Describe("Gang scheduling", Ordered, ContinueOnFailure, func() {
 	It("GS8: 14 pods go base minimum set first, then the scaled gangs' minimum sets, then the remainder", func() {
 		ns := newNamespace("gs8")
 		createPCS(wl2x14, ns)
-		expectGangReleased(ns, "gang-wl2-14", 14, common.BasePodGangName("gang-wl2-14", 0))
+		expectGangReleased(ns, "gang-wl2-14", 14, apicommon.BasePodGangName("gang-wl2-14", 0))
 		expectBoundExactly(ns, "gang-wl2-14", map[string]int{})
 
 		By("uncordoning 3 nodes: the base minimum set")

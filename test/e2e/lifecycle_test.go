@@ -29,9 +29,9 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/grove-project/grove/api/common"
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 const autoscalePCS = "test/testdata/e2e/autoscaling.yaml"
@@ -59,8 +59,8 @@ func listHPAs(g Gomega, ns, pcsName string) []hpaSummary {
 			Name: h.Name, TargetKind: h.Spec.ScaleTargetRef.Kind, TargetName: h.Spec.ScaleTargetRef.Name,
 			TargetAPIVersion: h.Spec.ScaleTargetRef.APIVersion,
 			Min:              ptr.Deref(h.Spec.MinReplicas, 1), Max: h.Spec.MaxReplicas,
-			ManagedBy: h.Labels[common.LabelManagedByKey], PartOf: h.Labels[common.LabelPartOfKey],
-			Component: h.Labels[common.LabelComponentKey],
+			ManagedBy: h.Labels[apicommon.LabelManagedByKey], PartOf: h.Labels[apicommon.LabelPartOfKey],
+			Component: h.Labels[apicommon.LabelComponentKey],
 		})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -69,9 +69,9 @@ func listHPAs(g Gomega, ns, pcsName string) []hpaSummary {
 
 func expectedHPA(name, kind string, minReplicas, maxReplicas int32) hpaSummary {
 	return hpaSummary{
-		Name: name, TargetKind: kind, TargetName: name, TargetAPIVersion: corev1alpha1.SchemeGroupVersion.String(),
+		Name: name, TargetKind: kind, TargetName: name, TargetAPIVersion: grovecorev1alpha1.SchemeGroupVersion.String(),
 		Min: minReplicas, Max: maxReplicas,
-		ManagedBy: common.LabelManagedByValue, PartOf: "autoscale", Component: common.LabelComponentHPA,
+		ManagedBy: apicommon.LabelManagedByValue, PartOf: "autoscale", Component: apicommon.LabelComponentHPA,
 	}
 }
 
@@ -132,9 +132,9 @@ var _ = Describe("Cascade deletion", func() {
 		// counts lists every kind the PodCliqueSet owns, directly or through its children.
 		counts := func(g Gomega) map[string]int {
 			lists := map[string]client.ObjectList{
-				"PodCliqueScalingGroup":   &corev1alpha1.PodCliqueScalingGroupList{},
-				"PodClique":               &corev1alpha1.PodCliqueList{},
-				"PodGang":                 &schedv1alpha1.PodGangList{},
+				"PodCliqueScalingGroup":   &grovecorev1alpha1.PodCliqueScalingGroupList{},
+				"PodClique":               &grovecorev1alpha1.PodCliqueList{},
+				"PodGang":                 &groveschedulerv1alpha1.PodGangList{},
 				"Pod":                     &corev1.PodList{},
 				"Service":                 &corev1.ServiceList{},
 				"HorizontalPodAutoscaler": &autoscalingv2.HorizontalPodAutoscalerList{},
@@ -152,10 +152,10 @@ var _ = Describe("Cascade deletion", func() {
 			"PodCliqueScalingGroup": 1, "PodClique": 3, "PodGang": 1, "Pod": 5, "Service": 1, "HorizontalPodAutoscaler": 2,
 		}))
 		svc := &corev1.Service{}
-		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: common.HeadlessServiceName("autoscale", 0)}, svc)).To(Succeed())
+		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: apicommon.HeadlessServiceName("autoscale", 0)}, svc)).To(Succeed())
 		Expect(svc.Spec.ClusterIP).To(Equal(corev1.ClusterIPNone))
-		pg := &schedv1alpha1.PodGang{}
-		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: common.BasePodGangName("autoscale", 0)}, pg)).To(Succeed())
+		pg := &groveschedulerv1alpha1.PodGang{}
+		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: apicommon.BasePodGangName("autoscale", 0)}, pg)).To(Succeed())
 
 		By("kubectl delete pcs autoscale")
 		Expect(k8s.Delete(ctx, pcs)).To(Succeed())

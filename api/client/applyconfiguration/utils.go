@@ -88,6 +88,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &corev1alpha1.PodGangStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("PodsSelectedToUpdate"):
 		return &corev1alpha1.PodsSelectedToUpdateApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("RollingUpdateConfig"):
+		return &corev1alpha1.RollingUpdateConfigApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("TopologyConstraint"):
 		return &corev1alpha1.TopologyConstraintApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("TopologyLevel"):

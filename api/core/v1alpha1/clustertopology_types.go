@@ -33,11 +33,13 @@ import (
 // by domain; the scheduler packs pods into nodes sharing the level's label value.
 type ClusterTopology struct {
 	metav1.TypeMeta `json:",inline"`
+	// metadata is the standard object metadata.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
-	// Spec is the desired state of the ClusterTopology.
+	// spec is the desired state of the ClusterTopology.
+	// +required
 	Spec ClusterTopologySpec `json:"spec"`
-	// Status is the observed state of the ClusterTopology.
+	// status is the observed state of the ClusterTopology.
 	// +optional
 	Status ClusterTopologyStatus `json:"status,omitempty"`
 }
@@ -47,44 +49,48 @@ type ClusterTopology struct {
 // ClusterTopologyList is a list of ClusterTopologies.
 type ClusterTopologyList struct {
 	metav1.TypeMeta `json:",inline"`
+	// metadata is the standard list metadata.
 	// +optional
 	metav1.ListMeta `json:"metadata,omitempty"`
-	// Items are the ClusterTopologies.
+	// items are the ClusterTopologies.
 	Items []ClusterTopology `json:"items"`
 }
 
 // ClusterTopologySpec is the desired state of a ClusterTopology.
 type ClusterTopologySpec struct {
-	// Levels are the topology levels, ordered from the broadest (for example
+	// levels are the topology levels, ordered from the broadest (for example
 	// zone) to the narrowest (for example host). Domains and keys must be unique.
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=16
 	// +listType=atomic
 	// +kubebuilder:validation:XValidation:rule="self.all(l, self.exists_one(m, m.domain == l.domain))",message="domains must be unique"
 	// +kubebuilder:validation:XValidation:rule="self.all(l, self.exists_one(m, m.key == l.key))",message="keys must be unique"
+	// +required
 	Levels []TopologyLevel `json:"levels"`
 }
 
 // TopologyLevel is one level of a ClusterTopology.
 type TopologyLevel struct {
-	// Domain is the level's name used in topology constraints.
+	// domain is the level's name used in topology constraints.
+	// +required
 	Domain TopologyDomain `json:"domain"`
-	// Key is the node label key whose value identifies a domain of this level,
+	// key is the node label key whose value identifies a domain of this level,
 	// for example topology.kubernetes.io/zone.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=317
 	// +kubebuilder:validation:Pattern=`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$`
+	// +required
 	Key string `json:"key"`
 }
 
 // ClusterTopologyStatus is the observed state of a ClusterTopology.
 type ClusterTopologyStatus struct {
-	// ObservedGeneration is the generation the controller last acted on.
-	// +optional
-	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-	// Conditions describe the state of the ClusterTopology.
+	// conditions describe the state of the ClusterTopology.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// observedGeneration is the generation the controller last acted on.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 }

@@ -49,6 +49,10 @@ const (
 	ConditionReasonSufficientAvailablePCSGReplicas = "SufficientAvailablePodCliqueScalingGroupReplicas"
 	// ConditionReasonGangTerminationActive goes with GangTerminationInProgress=True.
 	ConditionReasonGangTerminationActive = "GangTerminationActive"
+	// ConditionReasonScaledToZero goes with PodCliqueScheduled=False and
+	// MinAvailableBreached=False on a PodClique or PodCliqueScalingGroup scaled
+	// to zero replicas: it wants no pods, so it lacks none.
+	ConditionReasonScaledToZero = "ScaledToZero"
 	// ConditionReasonAllClusterTopologyLevelsAvailable goes with TopologyLevelsUnavailable=False.
 	ConditionReasonAllClusterTopologyLevelsAvailable = "AllClusterTopologyLevelsAvailable"
 	// ConditionReasonClusterTopologyLevelsUnavailable goes with TopologyLevelsUnavailable=True.

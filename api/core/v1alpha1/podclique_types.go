@@ -42,11 +42,13 @@ import (
 // PodCliqueSet; users scale them through /scale.
 type PodClique struct {
 	metav1.TypeMeta `json:",inline"`
+	// metadata is the standard object metadata.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
-	// Spec is the desired state of the PodClique.
+	// spec is the desired state of the PodClique.
+	// +required
 	Spec PodCliqueSpec `json:"spec"`
-	// Status is the observed state of the PodClique.
+	// status is the observed state of the PodClique.
 	// +optional
 	Status PodCliqueStatus `json:"status,omitempty"`
 }
@@ -56,112 +58,143 @@ type PodClique struct {
 // PodCliqueList is a list of PodCliques.
 type PodCliqueList struct {
 	metav1.TypeMeta `json:",inline"`
+	// metadata is the standard list metadata.
 	// +optional
 	metav1.ListMeta `json:"metadata,omitempty"`
-	// Items are the PodCliques.
+	// items are the PodCliques.
 	Items []PodClique `json:"items"`
 }
 
 // PodCliqueSpec is the desired state of a PodClique, and of the cliques in a
 // PodCliqueSet template.
-// +kubebuilder:validation:XValidation:rule="!has(self.minAvailable) || self.minAvailable <= self.replicas",message="minAvailable must be less than or equal to replicas",fieldPath=".minAvailable"
+// +kubebuilder:validation:XValidation:rule="self.replicas == 0 || !has(self.minAvailable) || self.replicas >= self.minAvailable",message="replicas must be 0 or greater than or equal to minAvailable",fieldPath=".replicas"
 type PodCliqueSpec struct {
-	// RoleName is the role the pods play (for example "prefill"). It must be
+	// roleName is the role the pods play (for example "prefill"). It must be
 	// unique within a PodCliqueSet. Defaults to the clique name. Immutable.
 	// +optional
 	// +kubebuilder:validation:MaxLength=63
 	RoleName string `json:"roleName,omitempty"`
-	// PodSpec is the specification of every pod of the clique.
+	// podSpec is the specification of every pod of the clique.
+	// +required
 	PodSpec corev1.PodSpec `json:"podSpec"`
-	// Replicas is the number of pods.
+	// replicas is the number of pods. A PodClique may be scaled to 0 (parked)
+	// and back; otherwise it must be at least minAvailable. Clique templates
+	// of a PodCliqueSet need at least 1.
 	// +kubebuilder:validation:Minimum=0
+	// +required
 	Replicas int32 `json:"replicas"`
-	// MinAvailable is the number of pods that must be scheduled together (the
+	// minAvailable is the number of pods that must be scheduled together (the
 	// clique's share of the gang) and that must stay ready; below it the clique
 	// counts as breached. Defaults to replicas. Immutable.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	MinAvailable *int32 `json:"minAvailable,omitempty"`
-	// StartsAfter names the cliques this clique starts after. In a PodCliqueSet
+	// startsAfter names the cliques this clique starts after. In a PodCliqueSet
 	// template these are clique names and apply with CliqueStartupTypeExplicit;
 	// on a PodClique they are the resolved PodClique names. Immutable.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=64
 	StartsAfter []string `json:"startsAfter,omitempty"`
-	// AutoScalingConfig creates a HorizontalPodAutoscaler for each PodClique
+	// autoScalingConfig creates a HorizontalPodAutoscaler for each PodClique
 	// of this clique. Not allowed for members of a scaling group.
 	// +optional
 	AutoScalingConfig *AutoScalingConfig `json:"autoScalingConfig,omitempty"`
+	// rollingUpdate is the clique's budget during a RollingRecreate update:
+	// maxUnavailable counts its pods. Mutable; not part of the pod template,
+	// so changing it replaces no pod.
+	// +optional
+	RollingUpdate *RollingUpdateConfig `json:"rollingUpdate,omitempty"`
 }
 
 // PodCliqueStatus is the observed state of a PodClique.
 type PodCliqueStatus struct {
-	// ObservedGeneration is the generation the controller last acted on.
-	// +optional
-	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
-	// LastOperation is the last operation the controller ran.
-	// +optional
-	LastOperation *LastOperation `json:"lastOperation,omitempty"`
-	// LastErrors are the errors of the last operation, if it failed.
-	// +optional
-	LastErrors []LastError `json:"lastErrors,omitempty"`
-	// Replicas is the number of non-terminating pods.
-	// +optional
-	Replicas int32 `json:"replicas,omitempty"`
-	// ReadyReplicas is the number of pods with Ready=True.
-	// +kubebuilder:default=0
-	ReadyReplicas int32 `json:"readyReplicas"`
-	// UpdatedReplicas is the number of pods built from the current template.
-	// +kubebuilder:default=0
-	UpdatedReplicas int32 `json:"updatedReplicas"`
-	// ScheduleGatedReplicas is the number of pods still held by a scheduling gate.
-	// +kubebuilder:default=0
-	ScheduleGatedReplicas int32 `json:"scheduleGatedReplicas"`
-	// ScheduledReplicas is the number of pods bound to a node.
-	// +kubebuilder:default=0
-	ScheduledReplicas int32 `json:"scheduledReplicas"`
-	// HPAPodSelector is the label selector of this clique's pods, published for
-	// /scale. Not set for members of a scaling group, which scale through it.
-	// +optional
-	HPAPodSelector string `json:"hpaPodSelector,omitempty"`
-	// Conditions describe the state of the PodClique: PodCliqueScheduled and MinAvailableBreached.
+	// conditions describe the state of the PodClique: PodCliqueScheduled and MinAvailableBreached.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
-	// CurrentPodCliqueSetGenerationHash is the PodCliqueSet generation hash the pods converged to.
+	// observedGeneration is the generation the controller last acted on.
+	// +optional
+	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
+	// lastOperation is the last operation the controller ran.
+	// +optional
+	LastOperation *LastOperation `json:"lastOperation,omitempty"`
+	// lastErrors are the errors of the last operation, if it failed.
+	// +optional
+	// +listType=atomic
+	LastErrors []LastError `json:"lastErrors,omitempty"`
+	// replicas is the number of non-terminating pods.
+	// +optional
+	Replicas int32 `json:"replicas,omitempty"`
+	// readyReplicas is the number of pods with Ready=True.
+	// +default=0
+	// +required
+	ReadyReplicas int32 `json:"readyReplicas"`
+	// updatedReplicas is the number of pods built from the current template.
+	// +default=0
+	// +required
+	UpdatedReplicas int32 `json:"updatedReplicas"`
+	// scheduleGatedReplicas is the number of pods still held by a scheduling gate.
+	// +default=0
+	// +required
+	ScheduleGatedReplicas int32 `json:"scheduleGatedReplicas"`
+	// scheduledReplicas is the number of pods bound to a node.
+	// +default=0
+	// +required
+	ScheduledReplicas int32 `json:"scheduledReplicas"`
+	// wasScheduled is true once minAvailable pods of the PodClique have been
+	// scheduled at the same time. Gang termination acts only on PodCliques that
+	// were scheduled, so a clique that never got capacity (or was just
+	// recreated) is never recreated again. It resets when the PodClique is
+	// scaled to zero.
+	// +optional
+	WasScheduled bool `json:"wasScheduled,omitempty"`
+	// hpaPodSelector is the label selector of this clique's pods, published for
+	// /scale. Not set for members of a scaling group, which scale through it.
+	// +optional
+	HPAPodSelector string `json:"hpaPodSelector,omitempty"`
+	// currentPodCliqueSetGenerationHash is the PodCliqueSet generation hash the pods converged to.
 	// +optional
 	CurrentPodCliqueSetGenerationHash *string `json:"currentPodCliqueSetGenerationHash,omitempty"`
-	// CurrentPodTemplateHash is the pod template hash the pods converged to.
+	// currentPodTemplateHash is the pod template hash the pods converged to.
 	// +optional
 	CurrentPodTemplateHash *string `json:"currentPodTemplateHash,omitempty"`
-	// UpdateProgress tracks a rolling update of this clique.
+	// updateProgress tracks a rolling update of this clique.
 	// +optional
 	UpdateProgress *PodCliqueUpdateProgress `json:"updateProgress,omitempty"`
 }
 
 // PodCliqueUpdateProgress tracks a rolling update of a PodClique.
 type PodCliqueUpdateProgress struct {
-	// UpdateStartedAt is when the update started.
+	// updateStartedAt is when the update started.
+	// +required
 	UpdateStartedAt metav1.Time `json:"updateStartedAt"`
-	// UpdateEndedAt is when the update ended.
+	// updateEndedAt is when the update ended.
 	// +optional
 	UpdateEndedAt *metav1.Time `json:"updateEndedAt,omitempty"`
-	// PodCliqueSetGenerationHash is the generation hash being rolled out.
+	// podCliqueSetGenerationHash is the generation hash being rolled out.
+	// +required
 	PodCliqueSetGenerationHash string `json:"podCliqueSetGenerationHash"`
-	// PodTemplateHash is the pod template hash being rolled out.
+	// podTemplateHash is the pod template hash being rolled out.
+	// +required
 	PodTemplateHash string `json:"podTemplateHash"`
-	// ReadyPodsSelectedToUpdate tracks which ready pods were replaced.
+	// lastProgressTime is when the update last made progress: a pod of the
+	// new template was created or became ready. progressDeadline counts from it.
+	// +optional
+	LastProgressTime *metav1.Time `json:"lastProgressTime,omitempty"`
+	// readyPodsSelectedToUpdate tracks which ready pods were replaced.
 	// +optional
 	ReadyPodsSelectedToUpdate *PodsSelectedToUpdate `json:"readyPodsSelectedToUpdate,omitempty"`
 }
 
 // PodsSelectedToUpdate tracks the ready pods replaced one at a time.
 type PodsSelectedToUpdate struct {
-	// Current is the pod being replaced.
+	// current is the pod being replaced.
+	// +required
 	Current string `json:"current"`
-	// Completed are the pods already replaced.
+	// completed are the pods already replaced.
 	// +optional
+	// +listType=atomic
 	Completed []string `json:"completed,omitempty"`
 }

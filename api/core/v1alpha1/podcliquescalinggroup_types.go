@@ -42,11 +42,13 @@ import (
 // group is one PodClique per member clique, named <group>-<replica>-<clique>.
 type PodCliqueScalingGroup struct {
 	metav1.TypeMeta `json:",inline"`
+	// metadata is the standard object metadata.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
-	// Spec is the desired state of the PodCliqueScalingGroup.
+	// spec is the desired state of the PodCliqueScalingGroup.
+	// +required
 	Spec PodCliqueScalingGroupSpec `json:"spec"`
-	// Status is the observed state of the PodCliqueScalingGroup.
+	// status is the observed state of the PodCliqueScalingGroup.
 	// +optional
 	Status PodCliqueScalingGroupStatus `json:"status,omitempty"`
 }
@@ -56,97 +58,119 @@ type PodCliqueScalingGroup struct {
 // PodCliqueScalingGroupList is a list of PodCliqueScalingGroups.
 type PodCliqueScalingGroupList struct {
 	metav1.TypeMeta `json:",inline"`
+	// metadata is the standard list metadata.
 	// +optional
 	metav1.ListMeta `json:"metadata,omitempty"`
-	// Items are the PodCliqueScalingGroups.
+	// items are the PodCliqueScalingGroups.
 	Items []PodCliqueScalingGroup `json:"items"`
 }
 
 // PodCliqueScalingGroupSpec is the desired state of a PodCliqueScalingGroup.
-// +kubebuilder:validation:XValidation:rule="!has(self.minAvailable) || self.minAvailable <= self.replicas",message="minAvailable must be less than or equal to replicas",fieldPath=".minAvailable"
+// +kubebuilder:validation:XValidation:rule="self.replicas == 0 || !has(self.minAvailable) || self.replicas >= self.minAvailable",message="replicas must be 0 or greater than or equal to minAvailable",fieldPath=".replicas"
 type PodCliqueScalingGroupSpec struct {
-	// Replicas is the number of group replicas.
-	// +kubebuilder:default=1
+	// replicas is the number of group replicas. A scaling group may be scaled
+	// to 0 (parked) and back; otherwise it must be at least minAvailable.
+	// +default=1
 	// +kubebuilder:validation:Minimum=0
+	// +required
 	Replicas int32 `json:"replicas"`
-	// MinAvailable is the number of group replicas that belong to the base gang
+	// minAvailable is the number of group replicas that belong to the base gang
 	// of their PodCliqueSet replica. Immutable.
 	// +optional
-	// +kubebuilder:default=1
+	// +default=1
 	// +kubebuilder:validation:Minimum=1
 	MinAvailable *int32 `json:"minAvailable,omitempty"`
-	// CliqueNames are the template clique names that form one group replica.
+	// cliqueNames are the template clique names that form one group replica.
 	// +kubebuilder:validation:MinItems=1
 	// +listType=atomic
+	// +required
 	CliqueNames []string `json:"cliqueNames"`
+	// rollingUpdate is the group's budget during a RollingRecreate update:
+	// maxUnavailable counts whole group replicas. Copied from the
+	// PodCliqueSet's scaling-group config.
+	// +optional
+	RollingUpdate *RollingUpdateConfig `json:"rollingUpdate,omitempty"`
 }
 
 // PodCliqueScalingGroupStatus is the observed state of a PodCliqueScalingGroup.
 type PodCliqueScalingGroupStatus struct {
-	// Replicas is the number of group replicas (mirrors spec.replicas for /scale).
-	// +optional
-	Replicas int32 `json:"replicas,omitempty"`
-	// ScheduledReplicas is the number of replicas whose PodCliques all have at
-	// least minAvailable pods scheduled.
-	// +optional
-	ScheduledReplicas int32 `json:"scheduledReplicas,omitempty"`
-	// AvailableReplicas is the number of replicas whose PodCliques all have at
-	// least minAvailable pods ready.
-	// +optional
-	AvailableReplicas int32 `json:"availableReplicas,omitempty"`
-	// UpdatedReplicas is the number of replicas running the current template.
-	// +kubebuilder:default=0
-	UpdatedReplicas int32 `json:"updatedReplicas"`
-	// Selector is the label selector of this group's pods, published for /scale.
-	// +optional
-	Selector *string `json:"selector,omitempty"`
-	// ObservedGeneration is the generation the controller last acted on.
-	// +optional
-	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
-	// LastOperation is the last operation the controller ran.
-	// +optional
-	LastOperation *LastOperation `json:"lastOperation,omitempty"`
-	// LastErrors are the errors of the last operation, if it failed.
-	// +optional
-	LastErrors []LastError `json:"lastErrors,omitempty"`
-	// Conditions describe the state of the group: MinAvailableBreached and GangTerminationInProgress.
+	// conditions describe the state of the group: MinAvailableBreached and GangTerminationInProgress.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
-	// CurrentPodCliqueSetGenerationHash is the PodCliqueSet generation hash the group converged to.
+	// replicas is the number of group replicas (mirrors spec.replicas for /scale).
+	// +optional
+	Replicas int32 `json:"replicas,omitempty"`
+	// scheduledReplicas is the number of replicas whose PodCliques all have at
+	// least minAvailable pods scheduled.
+	// +optional
+	ScheduledReplicas int32 `json:"scheduledReplicas,omitempty"`
+	// availableReplicas is the number of replicas whose PodCliques all have at
+	// least minAvailable pods ready.
+	// +optional
+	AvailableReplicas int32 `json:"availableReplicas,omitempty"`
+	// updatedReplicas is the number of replicas running the current template.
+	// +default=0
+	// +required
+	UpdatedReplicas int32 `json:"updatedReplicas"`
+	// selector is the label selector of this group's pods, published for /scale.
+	// +optional
+	Selector *string `json:"selector,omitempty"`
+	// observedGeneration is the generation the controller last acted on.
+	// +optional
+	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
+	// lastOperation is the last operation the controller ran.
+	// +optional
+	LastOperation *LastOperation `json:"lastOperation,omitempty"`
+	// lastErrors are the errors of the last operation, if it failed.
+	// +optional
+	// +listType=atomic
+	LastErrors []LastError `json:"lastErrors,omitempty"`
+	// currentPodCliqueSetGenerationHash is the PodCliqueSet generation hash the group converged to.
 	// +optional
 	CurrentPodCliqueSetGenerationHash *string `json:"currentPodCliqueSetGenerationHash,omitempty"`
-	// UpdateProgress tracks a rolling update of this group.
+	// updateProgress tracks a rolling update of this group.
 	// +optional
 	UpdateProgress *PodCliqueScalingGroupUpdateProgress `json:"updateProgress,omitempty"`
 }
 
-// PodCliqueScalingGroupUpdateProgress tracks a rolling update of a PodCliqueScalingGroup.
+// PodCliqueScalingGroupUpdateProgress tracks a rolling update of a
+// PodCliqueScalingGroup. The counts are written also when zero, so kubectl
+// get prints 0 rather than nothing.
 type PodCliqueScalingGroupUpdateProgress struct {
-	// UpdateStartedAt is when the update started.
+	// updateStartedAt is when the update started.
+	// +required
 	UpdateStartedAt metav1.Time `json:"updateStartedAt"`
-	// UpdateEndedAt is when the update ended.
+	// updateEndedAt is when the update ended.
 	// +optional
 	UpdateEndedAt *metav1.Time `json:"updateEndedAt,omitempty"`
-	// PodCliqueSetGenerationHash is the generation hash being rolled out.
+	// podCliqueSetGenerationHash is the generation hash being rolled out.
+	// +required
 	PodCliqueSetGenerationHash string `json:"podCliqueSetGenerationHash"`
-	// UpdatedPodCliquesCount is the number of member PodCliques already updated.
+	// lastProgressTime is when the update last made progress: a member
+	// PodClique converged to the new template or a replica became available.
+	// progressDeadline counts from it.
 	// +optional
-	UpdatedPodCliquesCount int32 `json:"updatedPodCliquesCount,omitempty"`
-	// TotalPodCliquesCount is the number of member PodCliques.
+	LastProgressTime *metav1.Time `json:"lastProgressTime,omitempty"`
+	// updatedPodCliquesCount is the number of member PodCliques already updated.
 	// +optional
-	TotalPodCliquesCount int32 `json:"totalPodCliquesCount,omitempty"`
-	// ReadyReplicaIndicesSelectedToUpdate tracks which ready replicas were replaced.
+	UpdatedPodCliquesCount int32 `json:"updatedPodCliquesCount"`
+	// totalPodCliquesCount is the number of member PodCliques.
+	// +optional
+	TotalPodCliquesCount int32 `json:"totalPodCliquesCount"`
+	// readyReplicaIndicesSelectedToUpdate tracks which ready replicas were replaced.
 	// +optional
 	ReadyReplicaIndicesSelectedToUpdate *PodCliqueScalingGroupReplicaRollingUpdateProgress `json:"readyReplicaIndicesSelectedToUpdate,omitempty"`
 }
 
 // PodCliqueScalingGroupReplicaRollingUpdateProgress tracks ready group replicas replaced one at a time.
 type PodCliqueScalingGroupReplicaRollingUpdateProgress struct {
-	// Current is the replica index being replaced.
+	// current is the replica index being replaced.
+	// +required
 	Current int32 `json:"current"`
-	// Completed are the replica indices already replaced.
+	// completed are the replica indices already replaced.
 	// +optional
+	// +listType=atomic
 	Completed []int32 `json:"completed,omitempty"`
 }

@@ -19,7 +19,7 @@ package v1alpha1
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 // +genclient
@@ -45,11 +45,13 @@ import (
 // Service.
 type PodCliqueSet struct {
 	metav1.TypeMeta `json:",inline"`
+	// metadata is the standard object metadata.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
-	// Spec is the desired state of the PodCliqueSet.
+	// spec is the desired state of the PodCliqueSet.
+	// +required
 	Spec PodCliqueSetSpec `json:"spec"`
-	// Status is the observed state of the PodCliqueSet.
+	// status is the observed state of the PodCliqueSet.
 	// +optional
 	Status PodCliqueSetStatus `json:"status,omitempty"`
 }
@@ -59,24 +61,26 @@ type PodCliqueSet struct {
 // PodCliqueSetList is a list of PodCliqueSets.
 type PodCliqueSetList struct {
 	metav1.TypeMeta `json:",inline"`
+	// metadata is the standard list metadata.
 	// +optional
 	metav1.ListMeta `json:"metadata,omitempty"`
-	// Items are the PodCliqueSets.
+	// items are the PodCliqueSets.
 	Items []PodCliqueSet `json:"items"`
 }
 
 // PodCliqueSetSpec is the desired state of a PodCliqueSet.
 type PodCliqueSetSpec struct {
-	// Replicas is the number of copies of the whole system. Each copy gets its
+	// replicas is the number of copies of the whole system. Each copy gets its
 	// own replica index (0, 1, …) that appears in the names of everything it owns.
 	// +optional
-	// +kubebuilder:default=0
+	// +default=0
 	// +kubebuilder:validation:Minimum=0
 	Replicas int32 `json:"replicas,omitempty"`
-	// UpdateStrategy says how pods are replaced when the template changes.
+	// updateStrategy says how pods are replaced when the template changes.
 	// +optional
 	UpdateStrategy *PodCliqueSetUpdateStrategy `json:"updateStrategy,omitempty"`
-	// Template describes one copy of the system.
+	// template describes one copy of the system.
+	// +required
 	Template PodCliqueSetTemplateSpec `json:"template"`
 }
 
@@ -95,9 +99,9 @@ const (
 
 // PodCliqueSetUpdateStrategy says how pods are replaced when the template changes.
 type PodCliqueSetUpdateStrategy struct {
-	// Type is the update strategy.
+	// type is the update strategy.
 	// +optional
-	// +kubebuilder:default=RollingRecreate
+	// +default="RollingRecreate"
 	Type UpdateStrategyType `json:"type,omitempty"`
 }
 
@@ -118,31 +122,32 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.podCliqueScalingGroups) || self.podCliqueScalingGroups.all(g, g.cliqueNames.all(n, self.cliques.exists(c, c.name == n)))",message="every name in podCliqueScalingGroups[].cliqueNames must be a clique defined in cliques",fieldPath=".podCliqueScalingGroups"
 // +kubebuilder:validation:XValidation:rule="!has(self.podCliqueScalingGroups) || self.cliques.all(c, self.podCliqueScalingGroups.filter(g, c.name in g.cliqueNames).size() <= 1)",message="a clique may belong to at most one scaling group",fieldPath=".podCliqueScalingGroups"
 type PodCliqueSetTemplateSpec struct {
-	// Cliques are the roles of the system. Names must be unique.
+	// cliques are the roles of the system. Names must be unique.
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=64
+	// +required
 	Cliques []PodCliqueTemplateSpec `json:"cliques"`
-	// CliqueStartupType says in which order cliques start. Immutable.
+	// cliqueStartupType says in which order cliques start. Immutable.
 	// +optional
-	// +kubebuilder:default=CliqueStartupTypeAnyOrder
+	// +default="CliqueStartupTypeAnyOrder"
 	StartupType *CliqueStartupType `json:"cliqueStartupType,omitempty"`
-	// PriorityClassName is the priority of every PodGang of this PodCliqueSet.
+	// priorityClassName is the priority of every PodGang of this PodCliqueSet.
 	// The scheduler orders and preempts whole gangs by it.
 	// +optional
 	PriorityClassName string `json:"priorityClassName,omitempty"`
-	// HeadlessServiceConfig configures the headless Service created per replica.
+	// headlessServiceConfig configures the headless Service created per replica.
 	// +optional
 	HeadlessServiceConfig *HeadlessServiceConfig `json:"headlessServiceConfig,omitempty"`
-	// TopologyConstraint packs all pods of one replica into one topology domain.
+	// topologyConstraint packs all pods of one replica into one topology domain.
 	// +optional
 	TopologyConstraint *TopologyConstraint `json:"topologyConstraint,omitempty"`
-	// TerminationDelay is how long a clique may stay below minAvailable before
+	// terminationDelay is how long a clique may stay below minAvailable before
 	// Grove recreates the affected gang. Defaults to 4h.
 	// +optional
 	TerminationDelay *metav1.Duration `json:"terminationDelay,omitempty"`
-	// PodCliqueScalingGroupConfigs group cliques that scale together as one
+	// podCliqueScalingGroups group cliques that scale together as one
 	// multi-node unit (for example a leader and its workers).
 	// +optional
 	// +listType=map
@@ -153,155 +158,191 @@ type PodCliqueSetTemplateSpec struct {
 
 // HeadlessServiceConfig configures the headless Service of a replica.
 type HeadlessServiceConfig struct {
-	// PublishNotReadyAddresses publishes DNS records of pods before they are Ready,
+	// publishNotReadyAddresses publishes DNS records of pods before they are Ready,
 	// so peers of a multi-node instance can find each other while starting.
-	// +kubebuilder:default=true
+	// +default=true
+	// +required
 	PublishNotReadyAddresses bool `json:"publishNotReadyAddresses"`
 }
 
 // PodCliqueTemplateSpec describes one clique (role) of the system.
 type PodCliqueTemplateSpec struct {
-	// Name is the clique's name, unique within the PodCliqueSet. It appears in
+	// name is the clique's name, unique within the PodCliqueSet. It appears in
 	// the names of the PodCliques and pods created from it.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +required
 	Name string `json:"name"`
-	// Labels are added to the PodCliques and pods created from this template.
+	// labels are added to the PodCliques and pods created from this template.
 	// +optional
 	Labels map[string]string `json:"labels,omitempty"`
-	// Annotations are added to the PodCliques and pods created from this template.
+	// annotations are added to the PodCliques and pods created from this template.
 	// +optional
 	Annotations map[string]string `json:"annotations,omitempty"`
-	// TopologyConstraint packs the pods of each PodClique of this template into one domain.
+	// topologyConstraint packs the pods of each PodClique of this template into one domain.
 	// +optional
 	TopologyConstraint *TopologyConstraint `json:"topologyConstraint,omitempty"`
-	// Spec is the specification of the PodCliques created from this template.
+	// spec is the specification of the PodCliques created from this template.
+	// +required
 	Spec PodCliqueSpec `json:"spec"`
 }
 
 // PodCliqueScalingGroupConfig groups cliques that scale together.
 // +kubebuilder:validation:XValidation:rule="!has(self.minAvailable) || !has(self.replicas) || self.minAvailable <= self.replicas",message="minAvailable must be less than or equal to replicas",fieldPath=".minAvailable"
 type PodCliqueScalingGroupConfig struct {
-	// Name is the scaling group's name, unique within the PodCliqueSet.
+	// name is the scaling group's name, unique within the PodCliqueSet.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +required
 	Name string `json:"name"`
-	// CliqueNames are the cliques that form one replica of the group. Immutable.
+	// cliqueNames are the cliques that form one replica of the group. Immutable.
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=64
 	// +listType=atomic
+	// +required
 	CliqueNames []string `json:"cliqueNames"`
-	// Annotations are added to the PodCliqueScalingGroup objects.
+	// annotations are added to the PodCliqueScalingGroup objects.
 	// +optional
 	Annotations map[string]string `json:"annotations,omitempty"`
-	// Replicas is the initial number of replicas of the group in each
+	// replicas is the initial number of replicas of the group in each
 	// PodCliqueSet replica.
 	// +optional
-	// +kubebuilder:default=1
+	// +default=1
 	// +kubebuilder:validation:Minimum=1
 	Replicas *int32 `json:"replicas,omitempty"`
-	// MinAvailable is the number of group replicas that must be scheduled
+	// minAvailable is the number of group replicas that must be scheduled
 	// together with the standalone cliques (the base gang). Replicas beyond it
 	// are scheduled as separate gangs. Immutable.
 	// +optional
-	// +kubebuilder:default=1
+	// +default=1
 	// +kubebuilder:validation:Minimum=1
 	MinAvailable *int32 `json:"minAvailable,omitempty"`
-	// ScaleConfig creates a HorizontalPodAutoscaler for each PodCliqueScalingGroup.
+	// scaleConfig creates a HorizontalPodAutoscaler for each PodCliqueScalingGroup.
 	// +optional
 	ScaleConfig *AutoScalingConfig `json:"scaleConfig,omitempty"`
-	// TopologyConstraint packs the pods of one group replica into one domain.
+	// topologyConstraint packs the pods of one group replica into one domain.
 	// It must not be wider than the PodCliqueSet's constraint.
 	// +optional
 	TopologyConstraint *TopologyConstraint `json:"topologyConstraint,omitempty"`
+	// rollingUpdate is the group's budget during a RollingRecreate update:
+	// maxUnavailable counts whole group replicas (all PodCliques of one
+	// replica are replaced together). Mutable.
+	// +optional
+	RollingUpdate *RollingUpdateConfig `json:"rollingUpdate,omitempty"`
 }
 
 // PodCliqueSetStatus is the observed state of a PodCliqueSet.
 type PodCliqueSetStatus struct {
-	// ObservedGeneration is the generation the controller last acted on.
-	// +optional
-	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
-	// Conditions describe the state of the PodCliqueSet.
+	// conditions describe the state of the PodCliqueSet.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
-	// LastOperation is the last operation the controller ran.
+	// observedGeneration is the generation the controller last acted on.
+	// +optional
+	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
+	// lastOperation is the last operation the controller ran.
 	// +optional
 	LastOperation *LastOperation `json:"lastOperation,omitempty"`
-	// LastErrors are the errors of the last operation, if it failed.
+	// lastErrors are the errors of the last operation, if it failed.
 	// +optional
+	// +listType=atomic
 	LastErrors []LastError `json:"lastErrors,omitempty"`
-	// Replicas is the number of replicas (mirrors spec.replicas for /scale).
+	// replicas is the number of replicas (mirrors spec.replicas for /scale).
 	// +optional
 	Replicas int32 `json:"replicas,omitempty"`
-	// UpdatedReplicas is the number of replicas running the current template.
-	// +kubebuilder:default=0
+	// updatedReplicas is the number of replicas running the current template.
+	// +default=0
+	// +required
 	UpdatedReplicas int32 `json:"updatedReplicas"`
-	// AvailableReplicas is the number of replicas whose cliques and scaling
+	// availableReplicas is the number of replicas whose cliques and scaling
 	// groups all have at least minAvailable ready pods.
-	// +kubebuilder:default=0
+	// +default=0
+	// +required
 	AvailableReplicas int32 `json:"availableReplicas"`
-	// HPAPodSelector is the label selector of all pods of this PodCliqueSet,
+	// hpaPodSelector is the label selector of all pods of this PodCliqueSet,
 	// published for the /scale subresource.
 	// +optional
 	HPAPodSelector string `json:"hpaPodSelector,omitempty"`
-	// PodGangStatuses mirror the phase and conditions the scheduler reports on
+	// podGangStatuses mirror the phase and conditions the scheduler reports on
 	// each PodGang of this PodCliqueSet.
 	// +optional
+	// +listType=atomic
 	PodGangStatuses []PodGangStatus `json:"podGangStatuses,omitempty"`
-	// CurrentGenerationHash is the hash of the pod templates the replicas converge to.
+	// currentGenerationHash is the hash of the pod templates the replicas converge to.
 	// +optional
 	CurrentGenerationHash *string `json:"currentGenerationHash,omitempty"`
-	// UpdateProgress tracks a rolling update.
+	// updateProgress tracks a rolling update.
 	// +optional
 	UpdateProgress *PodCliqueSetUpdateProgress `json:"updateProgress,omitempty"`
 }
 
 // PodGangStatus mirrors the scheduler's view of one PodGang.
 type PodGangStatus struct {
-	// Name is the PodGang's name.
-	Name string `json:"name"`
-	// Phase is the PodGang's phase.
-	Phase schedv1alpha1.PodGangPhase `json:"phase"`
-	// Conditions are the PodGang's conditions.
+	// conditions are the PodGang's conditions.
 	// +optional
+	// +listType=atomic
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// name is the PodGang's name.
+	// +required
+	Name string `json:"name"`
+	// phase is the PodGang's phase.
+	// +required
+	Phase groveschedulerv1alpha1.PodGangPhase `json:"phase"`
 }
 
-// PodCliqueSetUpdateProgress tracks a rolling update of a PodCliqueSet.
+// PodCliqueSetUpdateProgress tracks a rolling update of a PodCliqueSet. The
+// counts are written also when zero, so kubectl get prints 0 rather than
+// nothing.
 type PodCliqueSetUpdateProgress struct {
-	// UpdateStartedAt is when the update started.
+	// updateStartedAt is when the update started.
+	// +required
 	UpdateStartedAt metav1.Time `json:"updateStartedAt"`
-	// UpdateEndedAt is when the update ended; unset while it runs.
+	// updateEndedAt is when the update ended; unset while it runs.
 	// +optional
 	UpdateEndedAt *metav1.Time `json:"updateEndedAt,omitempty"`
-	// UpdatedPodCliquesCount is the number of standalone PodCliques already updated.
+	// podCliqueSetGenerationHash is the generation hash being rolled out.
 	// +optional
-	UpdatedPodCliquesCount int32 `json:"updatedPodCliquesCount,omitempty"`
-	// TotalPodCliquesCount is the number of standalone PodCliques.
+	PodCliqueSetGenerationHash string `json:"podCliqueSetGenerationHash,omitempty"`
+	// updatedPodCliquesCount is the number of standalone PodCliques already updated.
 	// +optional
-	TotalPodCliquesCount int32 `json:"totalPodCliquesCount,omitempty"`
-	// UpdatedPodCliqueScalingGroupsCount is the number of PodCliqueScalingGroups already updated.
+	UpdatedPodCliquesCount int32 `json:"updatedPodCliquesCount"`
+	// totalPodCliquesCount is the number of standalone PodCliques.
 	// +optional
-	UpdatedPodCliqueScalingGroupsCount int32 `json:"updatedPodCliqueScalingGroupsCount,omitempty"`
-	// TotalPodCliqueScalingGroupsCount is the number of PodCliqueScalingGroups.
+	TotalPodCliquesCount int32 `json:"totalPodCliquesCount"`
+	// updatedPodCliqueScalingGroupsCount is the number of PodCliqueScalingGroups already updated.
 	// +optional
-	TotalPodCliqueScalingGroupsCount int32 `json:"totalPodCliqueScalingGroupsCount,omitempty"`
-	// CurrentlyUpdating lists the replicas being updated.
+	UpdatedPodCliqueScalingGroupsCount int32 `json:"updatedPodCliqueScalingGroupsCount"`
+	// totalPodCliqueScalingGroupsCount is the number of PodCliqueScalingGroups.
 	// +optional
+	TotalPodCliqueScalingGroupsCount int32 `json:"totalPodCliqueScalingGroupsCount"`
+	// currentlyUpdating lists the replicas being updated.
+	// +optional
+	// +listType=atomic
 	CurrentlyUpdating []PodCliqueSetReplicaUpdateProgress `json:"currentlyUpdating,omitempty"`
 }
 
 // PodCliqueSetReplicaUpdateProgress tracks the update of one PodCliqueSet replica.
 type PodCliqueSetReplicaUpdateProgress struct {
-	// ReplicaIndex is the replica being updated.
+	// replicaIndex is the replica being updated.
+	// +required
 	ReplicaIndex int32 `json:"replicaIndex"`
-	// UpdateStartedAt is when its update started.
+	// updateStartedAt is when its update started.
+	// +required
 	UpdateStartedAt metav1.Time `json:"updateStartedAt"`
-	// UpdateEndedAt is when its update ended.
+	// updateEndedAt is when its update ended.
 	// +optional
 	UpdateEndedAt *metav1.Time `json:"updateEndedAt,omitempty"`
+	// readyAtStart says whether every pod of the replica was ready when its
+	// turn started. Its turn then ends only when every pod is ready again.
+	// +optional
+	ReadyAtStart *bool `json:"readyAtStart,omitempty"`
+	// availableAtStart says whether the replica was available (every clique
+	// and scaling group at minAvailable) when its turn started. If it was
+	// not all ready but available, its turn ends when it is available again;
+	// if it was not even available, once it runs the new templates.
+	// +optional
+	AvailableAtStart *bool `json:"availableAtStart,omitempty"`
 }

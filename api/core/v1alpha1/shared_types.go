@@ -43,13 +43,13 @@ const (
 // scaling group (all pods of one scaling-group replica) and on a clique (all
 // pods of one PodClique).
 type TopologyConstraint struct {
-	// TopologyName is the name of the ClusterTopology whose levels the domains
+	// topologyName is the name of the ClusterTopology whose levels the domains
 	// refer to. It may be omitted on a scaling group or clique, which then
 	// inherits it from the nearest constrained parent (PodCliqueSet, then scaling group).
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	TopologyName string `json:"topologyName,omitempty"`
-	// Pack says in which topology domain the pods must (required) or should
+	// pack says in which topology domain the pods must (required) or should
 	// (preferred) be placed together.
 	// +required
 	Pack *TopologyPackConstraint `json:"pack"`
@@ -59,11 +59,11 @@ type TopologyConstraint struct {
 // required and preferred must be set.
 // +kubebuilder:validation:XValidation:rule="has(self.required) || has(self.preferred)",message="pack must set required or preferred (or both)"
 type TopologyPackConstraint struct {
-	// Required is a hard constraint: all pods are placed within one domain of
+	// required is a hard constraint: all pods are placed within one domain of
 	// this level, or none are placed.
 	// +optional
 	Required *TopologyDomain `json:"required,omitempty"`
-	// Preferred is a soft constraint: the scheduler tries to place all pods within
+	// preferred is a soft constraint: the scheduler tries to place all pods within
 	// one domain of this level and falls back to wider placement.
 	// +optional
 	Preferred *TopologyDomain `json:"preferred,omitempty"`
@@ -73,15 +73,21 @@ type TopologyPackConstraint struct {
 // clique or a scaling group.
 // +kubebuilder:validation:XValidation:rule="!has(self.minReplicas) || self.minReplicas <= self.maxReplicas",message="maxReplicas must be greater than or equal to minReplicas"
 type AutoScalingConfig struct {
-	// MinReplicas is the lower bound the autoscaler may scale down to.
-	// Defaults to the template's replicas.
+	// minReplicas is the lower bound the autoscaler may scale down to: 0, or
+	// at least minAvailable. 0 lets the component be parked at zero replicas
+	// (by kubectl scale or an external autoscaler such as KEDA); the
+	// HorizontalPodAutoscaler Grove creates then gets minReplicas 1, because
+	// Kubernetes accepts 0 only behind its HPAScaleToZero feature gate, and it
+	// leaves a target at zero alone until it is scaled up again. Defaults to
+	// the template's replicas.
 	// +optional
-	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Minimum=0
 	MinReplicas *int32 `json:"minReplicas,omitempty"`
-	// MaxReplicas is the upper bound the autoscaler may scale up to.
+	// maxReplicas is the upper bound the autoscaler may scale up to.
 	// +kubebuilder:validation:Minimum=1
+	// +required
 	MaxReplicas int32 `json:"maxReplicas"`
-	// Metrics are the metrics the autoscaler scales on. When empty, the
+	// metrics are the metrics the autoscaler scales on. When empty, the
 	// HorizontalPodAutoscaler default (80% average CPU utilization) applies.
 	// +optional
 	// +listType=atomic
@@ -114,14 +120,17 @@ const (
 
 // LastOperation records the last operation a controller ran on an object.
 type LastOperation struct {
-	// Type is the kind of operation.
+	// type is the kind of operation.
+	// +required
 	Type LastOperationType `json:"type"`
-	// State is where the operation stands.
+	// state is where the operation stands.
+	// +required
 	State LastOperationState `json:"state"`
-	// Description says what the operation did or is doing.
+	// description says what the operation did or is doing.
 	// +optional
 	Description string `json:"description,omitempty"`
-	// LastUpdateTime is when this record was last written.
+	// lastUpdateTime is when this record was last written.
+	// +required
 	LastUpdateTime metav1.Time `json:"lastUpdateTime"`
 }
 
@@ -130,10 +139,13 @@ type ErrorCode string
 
 // LastError is one error observed by the last operation.
 type LastError struct {
-	// Code identifies the kind of error.
+	// code identifies the kind of error.
+	// +required
 	Code ErrorCode `json:"code"`
-	// Description is the human-readable error.
+	// description is the human-readable error.
+	// +required
 	Description string `json:"description"`
-	// ObservedAt is when the error was observed.
+	// observedAt is when the error was observed.
+	// +required
 	ObservedAt metav1.Time `json:"observedAt"`
 }

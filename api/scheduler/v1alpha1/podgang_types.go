@@ -33,11 +33,13 @@ import (
 // status.
 type PodGang struct {
 	metav1.TypeMeta `json:",inline"`
+	// metadata is the standard object metadata.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
-	// Spec is the gang the scheduler must place.
+	// spec is the gang the scheduler must place.
+	// +required
 	Spec PodGangSpec `json:"spec"`
-	// Status is the scheduler's view of the gang.
+	// status is the scheduler's view of the gang.
 	// +optional
 	Status PodGangStatus `json:"status,omitempty"`
 }
@@ -47,32 +49,34 @@ type PodGang struct {
 // PodGangList is a list of PodGangs.
 type PodGangList struct {
 	metav1.TypeMeta `json:",inline"`
+	// metadata is the standard list metadata.
 	// +optional
 	metav1.ListMeta `json:"metadata,omitempty"`
-	// Items are the PodGangs.
+	// items are the PodGangs.
 	Items []PodGang `json:"items"`
 }
 
 // PodGangSpec is the gang the scheduler must place.
 type PodGangSpec struct {
-	// PodGroups are the groups of the gang, one per PodClique.
+	// podgroups are the groups of the gang, one per PodClique.
 	// +listType=map
 	// +listMapKey=name
+	// +required
 	PodGroups []PodGroup `json:"podgroups"`
-	// TopologyConstraint packs the whole gang. Its values are node label keys.
+	// topologyConstraint packs the whole gang. Its values are node label keys.
 	// +optional
 	TopologyConstraint *TopologyConstraint `json:"topologyConstraint,omitempty"`
-	// TopologyConstraintGroupConfigs pack strict subsets of the pod groups, for
+	// topologyConstraintGroupConfigs pack strict subsets of the pod groups, for
 	// example the PodCliques of one scaling-group replica inside a base gang.
 	// +optional
 	// +listType=map
 	// +listMapKey=name
 	TopologyConstraintGroupConfigs []TopologyConstraintGroupConfig `json:"topologyConstraintGroupConfigs,omitempty"`
-	// PriorityClassName is the gang's priority. The scheduler orders gangs by it
+	// priorityClassName is the gang's priority. The scheduler orders gangs by it
 	// and may preempt whole lower-priority gangs for it.
 	// +optional
 	PriorityClassName string `json:"priorityClassName,omitempty"`
-	// ReuseReservationRef names a gang whose placement this gang may reuse.
+	// reuseReservationRef names a gang whose placement this gang may reuse.
 	// Reserved for future use.
 	// +optional
 	ReuseReservationRef *NamespacedName `json:"reuseReservationRef,omitempty"`
@@ -80,31 +84,36 @@ type PodGangSpec struct {
 
 // PodGroup is one group of a gang: the pods of one PodClique.
 type PodGroup struct {
-	// Name is the group's name (the PodClique's name).
+	// name is the group's name (the PodClique's name).
+	// +required
 	Name string `json:"name"`
-	// PodReferences are the pods of the group.
+	// podReferences are the pods of the group.
 	// +listType=atomic
+	// +required
 	PodReferences []NamespacedName `json:"podReferences"`
-	// MinReplicas is how many referenced pods must be placed together with the
+	// minReplicas is how many referenced pods must be placed together with the
 	// rest of the gang. Pods beyond it are placed best effort.
 	// +kubebuilder:validation:Minimum=0
+	// +required
 	MinReplicas int32 `json:"minReplicas"`
-	// TopologyConstraint packs the pods of this group.
+	// topologyConstraint packs the pods of this group.
 	// +optional
 	TopologyConstraint *TopologyConstraint `json:"topologyConstraint,omitempty"`
 }
 
 // NamespacedName names an object.
 type NamespacedName struct {
-	// Namespace is the object's namespace.
+	// namespace is the object's namespace.
+	// +required
 	Namespace string `json:"namespace"`
-	// Name is the object's name.
+	// name is the object's name.
+	// +required
 	Name string `json:"name"`
 }
 
 // TopologyConstraint packs pods into one topology domain.
 type TopologyConstraint struct {
-	// PackConstraint names the node label keys to pack by.
+	// packConstraint names the node label keys to pack by.
 	// +optional
 	PackConstraint *TopologyPackConstraint `json:"packConstraint,omitempty"`
 }
@@ -112,22 +121,24 @@ type TopologyConstraint struct {
 // TopologyPackConstraint names node label keys: pods are placed on nodes that
 // share the label's value.
 type TopologyPackConstraint struct {
-	// Required is a node label key all pods must share a value of.
+	// required is a node label key all pods must share a value of.
 	// +optional
 	Required *string `json:"required,omitempty"`
-	// Preferred is a node label key pods should share a value of.
+	// preferred is a node label key pods should share a value of.
 	// +optional
 	Preferred *string `json:"preferred,omitempty"`
 }
 
 // TopologyConstraintGroupConfig packs a subset of a gang's pod groups.
 type TopologyConstraintGroupConfig struct {
-	// Name identifies the subset.
+	// name identifies the subset.
+	// +required
 	Name string `json:"name"`
-	// PodGroupNames are the pod groups in the subset.
+	// podGroupNames are the pod groups in the subset.
 	// +listType=atomic
+	// +required
 	PodGroupNames []string `json:"podGroupNames"`
-	// TopologyConstraint packs the subset.
+	// topologyConstraint packs the subset.
 	// +optional
 	TopologyConstraint *TopologyConstraint `json:"topologyConstraint,omitempty"`
 }
@@ -173,16 +184,17 @@ const (
 
 // PodGangStatus is the scheduler's view of a gang.
 type PodGangStatus struct {
-	// Phase is where the gang stands.
-	// +kubebuilder:default=Pending
-	Phase PodGangPhase `json:"phase"`
-	// Conditions describe the gang: Initialized (written by the operator),
+	// conditions describe the gang: Initialized (written by the operator),
 	// Scheduled and Ready (written by the scheduler).
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
-	// PlacementScore rates the gang's placement, from 0 (spread) to 1 (packed as
+	// phase is where the gang stands.
+	// +default="Pending"
+	// +required
+	Phase PodGangPhase `json:"phase"`
+	// placementScore rates the gang's placement, from 0 (spread) to 1 (packed as
 	// tightly as its constraints allow).
 	// +optional
 	PlacementScore *float64 `json:"placementScore,omitempty"`

@@ -35,7 +35,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
 
-	"github.com/grove-project/grove/api/common"
+	apicommon "github.com/grove-project/grove/api/common"
 	"github.com/grove-project/grove/initc/internal/parents"
 	"github.com/grove-project/grove/initc/internal/podinfo"
 	"github.com/grove-project/grove/initc/internal/waiter"
@@ -186,8 +186,8 @@ func parseFlags(args []string, usageOutput io.Writer) (options, error) {
 	fs.SetOutput(usageOutput)
 	fs.StringArrayVarP(&opts.podCliques, parents.FlagName, "p", nil,
 		"a parent PodClique and the number of its pods that must be Ready, as <podclique-name>:<minAvailable>; repeat for each parent")
-	fs.StringVar(&opts.podInfoDir, "pod-info-dir", common.PodInfoMountPath,
-		"directory holding the downward-API files "+common.PodInfoNamespaceFile+" and "+common.PodInfoPodGangFile)
+	fs.StringVar(&opts.podInfoDir, "pod-info-dir", apicommon.PodInfoMountPath,
+		"directory holding the downward-API files "+apicommon.PodInfoNamespaceFile+" and "+apicommon.PodInfoPodGangFile)
 	fs.StringVar(&opts.kubeconfig, "kubeconfig", "",
 		"kubeconfig file for running outside a pod; by default the in-cluster ServiceAccount token is used")
 	if err := fs.Parse(args); err != nil {
@@ -212,7 +212,7 @@ func newClient(kubeconfig string) (kubernetes.Interface, error) {
 	} else {
 		cfg, err = rest.InClusterConfig()
 		if err != nil {
-			return nil, fmt.Errorf("in-cluster config from %s: %w", common.ServiceAccountTokenMountPath, err)
+			return nil, fmt.Errorf("in-cluster config from %s: %w", apicommon.ServiceAccountTokenMountPath, err)
 		}
 	}
 	cfg.UserAgent = "grove-initc"

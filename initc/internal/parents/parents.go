@@ -23,7 +23,7 @@ import (
 	"strconv"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/util/validation"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 )
 
 // FlagName is the flag that names one parent: --podcliques=<podclique-name>:<minAvailable>.
@@ -83,7 +83,7 @@ func parseOne(value string) (Parent, error) {
 	if name == "" {
 		return Parent{}, fmt.Errorf("PodClique name is empty")
 	}
-	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
+	if errs := utilvalidation.IsDNS1123Subdomain(name); len(errs) > 0 {
 		return Parent{}, fmt.Errorf("PodClique name %q is not a valid object name: %s", name, strings.Join(errs, "; "))
 	}
 	n, err := strconv.Atoi(count)

@@ -24,7 +24,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/grove-project/grove/api/common"
+	apicommon "github.com/grove-project/grove/api/common"
 )
 
 // Info is the identity of the pod grove-initc runs in.
@@ -38,11 +38,11 @@ type Info struct {
 // Read reads the namespace and PodGang files from dir (normally
 // common.PodInfoMountPath). A missing or empty file is an error that names the file.
 func Read(dir string) (Info, error) {
-	namespace, err := readFile(dir, common.PodInfoNamespaceFile)
+	namespace, err := readFile(dir, apicommon.PodInfoNamespaceFile)
 	if err != nil {
 		return Info{}, err
 	}
-	podGang, err := readFile(dir, common.PodInfoPodGangFile)
+	podGang, err := readFile(dir, apicommon.PodInfoPodGangFile)
 	if err != nil {
 		return Info{}, err
 	}

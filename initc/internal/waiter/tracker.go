@@ -19,7 +19,7 @@ package waiter
 import (
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/grove-project/grove/api/common"
+	apicommon "github.com/grove-project/grove/api/common"
 	"github.com/grove-project/grove/initc/internal/parents"
 )
 
@@ -59,7 +59,7 @@ func (t *tracker) observe(key string, pod *corev1.Pod) {
 	// A pod's clique label never changes in practice, but dropping the key
 	// everywhere first keeps the counts right even if it did.
 	t.forget(key)
-	set, isParent := t.ready[pod.Labels[common.LabelPodClique]]
+	set, isParent := t.ready[pod.Labels[apicommon.LabelPodClique]]
 	if isParent && isReady(pod) {
 		set[key] = struct{}{}
 	}

@@ -33,7 +33,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/grove-project/grove/api/common"
+	apicommon "github.com/grove-project/grove/api/common"
 	"github.com/grove-project/grove/initc/internal/parents"
 )
 
@@ -55,7 +55,7 @@ type Config struct {
 // Wait returns nil once every parent has at least its minAvailable Ready pods,
 // or the context's error if ctx ends first.
 func Wait(ctx context.Context, cfg Config) error {
-	selector, err := labels.ValidatedSelectorFromSet(labels.Set{common.LabelPodGang: cfg.PodGang})
+	selector, err := labels.ValidatedSelectorFromSet(labels.Set{apicommon.LabelPodGang: cfg.PodGang})
 	if err != nil {
 		return fmt.Errorf("PodGang %q cannot be used in a label selector: %w", cfg.PodGang, err)
 	}

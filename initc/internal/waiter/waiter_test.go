@@ -176,7 +176,9 @@ func TestWaitListsOnlyItsPodGang(t *testing.T) {
 		t.Fatal("no pod list observed")
 	}
 	cancel()
-	<-result
+	if err := <-result; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Wait returned %v after cancel, want context.Canceled", err)
+	}
 }
 
 func TestWaitRejectsPodGangThatIsNoLabelValue(t *testing.T) {

@@ -30,14 +30,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/grove-project/grove/api/common"
+	apicommon "github.com/grove-project/grove/api/common"
 )
 
 // writePodInfo writes the downward-API files the operator mounts into grove-initc.
 func writePodInfo(namespace, podGang string) string {
 	dir := GinkgoT().TempDir()
-	Expect(os.WriteFile(filepath.Join(dir, common.PodInfoNamespaceFile), []byte(namespace), 0o600)).To(Succeed())
-	Expect(os.WriteFile(filepath.Join(dir, common.PodInfoPodGangFile), []byte(podGang), 0o600)).To(Succeed())
+	Expect(os.WriteFile(filepath.Join(dir, apicommon.PodInfoNamespaceFile), []byte(namespace), 0o600)).To(Succeed())
+	Expect(os.WriteFile(filepath.Join(dir, apicommon.PodInfoPodGangFile), []byte(podGang), 0o600)).To(Succeed())
 	return dir
 }
 
@@ -57,7 +57,7 @@ func createPod(namespace, name, podGang, pclq string, ready bool) {
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      name,
 			Namespace: namespace,
-			Labels:    map[string]string{common.LabelPodGang: podGang, common.LabelPodClique: pclq},
+			Labels:    map[string]string{apicommon.LabelPodGang: podGang, apicommon.LabelPodClique: pclq},
 		},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "busybox"}}},
 	}

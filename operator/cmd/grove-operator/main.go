@@ -55,7 +55,7 @@ func operatorNamespace(cfg *config.OperatorConfiguration) string {
 	if ns := os.Getenv("POD_NAMESPACE"); ns != "" {
 		return ns
 	}
-	if b, err := os.ReadFile(serviceAccountNamespaceFile); err == nil && len(strings.TrimSpace(string(b))) > 0 {
+	if b, err := os.ReadFile(serviceAccountNamespaceFile); err == nil && strings.TrimSpace(string(b)) != "" {
 		return strings.TrimSpace(string(b))
 	}
 	if ns := cfg.Server.Webhooks.SecretNamespace; ns != "" {

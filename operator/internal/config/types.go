@@ -167,6 +167,7 @@ type LogLevel string
 // LogFormat is a log format.
 type LogFormat string
 
+// Log levels and formats of LogLevel and LogFormat.
 const (
 	LogLevelDebug LogLevel  = "debug"
 	LogLevelInfo  LogLevel  = "info"

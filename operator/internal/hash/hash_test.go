@@ -22,6 +22,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 )
@@ -108,6 +110,16 @@ func TestGenerationHash(t *testing.T) {
 	a, err := GenerationHash(pcs)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Pinned like the pod-template hash: currentGenerationHash of every
+	// PodCliqueSet is compared against it after an upgrade.
+	if a != "77d54869v48bd7v7" {
+		t.Errorf("generation hash of the base template moved: got %q", a)
+	}
+	pcs.Spec.Template.Cliques[0].Spec.RollingUpdate = &grovecorev1alpha1.RollingUpdateConfig{MaxUnavailable: ptr.To(intstr.FromString("50%"))}
+	pcs.Spec.UpdateStrategy = &grovecorev1alpha1.PodCliqueSetUpdateStrategy{Type: grovecorev1alpha1.OnDeleteStrategyType}
+	if b, _ := GenerationHash(pcs); a != b {
+		t.Errorf("the update budget or strategy changed the generation hash: they replace no pod")
 	}
 	pcs.Spec.Replicas = 3
 	b, _ := GenerationHash(pcs)

@@ -40,7 +40,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
@@ -114,7 +114,7 @@ func New(cfg *config.OperatorConfiguration, restConfig *rest.Config, options ...
 		RetryPeriod:                   &le.RetryPeriod.Duration,
 		HealthProbeBindAddress:        address(cfg.Server.HealthProbes),
 		Metrics:                       metricsserver.Options{BindAddress: address(cfg.Server.Metrics)},
-		WebhookServer: webhook.NewServer(webhook.Options{
+		WebhookServer: ctrlwebhook.NewServer(ctrlwebhook.Options{
 			Host: cfg.Server.Webhooks.BindAddress, Port: cfg.Server.Webhooks.Port, CertDir: cfg.Server.Webhooks.ServerCertDir,
 		}),
 		GracefulShutdownTimeout: ptrTo(GracefulShutdownTimeout),

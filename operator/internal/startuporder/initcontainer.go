@@ -22,7 +22,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/grove-project/grove/api/common"
+	apicommon "github.com/grove-project/grove/api/common"
 )
 
 const (
@@ -78,17 +78,17 @@ func InjectInitContainer(pod *corev1.Pod, pcsName, image string, parents []Paren
 	if pod.Annotations == nil {
 		pod.Annotations = map[string]string{}
 	}
-	pod.Annotations[common.AnnotationStartsAfter] = strings.Join(names, ",")
+	pod.Annotations[apicommon.AnnotationStartsAfter] = strings.Join(names, ",")
 }
 
 func initContainer(image string, parents []Parent) corev1.Container {
 	return corev1.Container{
-		Name:  common.InitContainerName,
+		Name:  apicommon.InitContainerName,
 		Image: image,
 		Args:  InitContainerArgs(parents),
 		VolumeMounts: []corev1.VolumeMount{
-			{Name: PodInfoVolumeName, MountPath: common.PodInfoMountPath, ReadOnly: true},
-			{Name: TokenVolumeName, MountPath: common.ServiceAccountTokenMountPath, ReadOnly: true},
+			{Name: PodInfoVolumeName, MountPath: apicommon.PodInfoMountPath, ReadOnly: true},
+			{Name: TokenVolumeName, MountPath: apicommon.ServiceAccountTokenMountPath, ReadOnly: true},
 		},
 		// grove-initc logs why it failed; surface that in the pod status.
 		TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
@@ -102,14 +102,14 @@ func podInfoVolume() corev1.Volume {
 			DownwardAPI: &corev1.DownwardAPIVolumeSource{
 				Items: []corev1.DownwardAPIVolumeFile{
 					{
-						Path:     common.PodInfoNamespaceFile,
+						Path:     apicommon.PodInfoNamespaceFile,
 						FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.namespace"},
 					},
 					{
-						Path: common.PodInfoPodGangFile,
+						Path: apicommon.PodInfoPodGangFile,
 						FieldRef: &corev1.ObjectFieldSelector{
 							APIVersion: "v1",
-							FieldPath:  fmt.Sprintf("metadata.labels['%s']", common.LabelPodGang),
+							FieldPath:  fmt.Sprintf("metadata.labels['%s']", apicommon.LabelPodGang),
 						},
 					},
 				},
@@ -124,7 +124,7 @@ func tokenVolume(pcsName string) corev1.Volume {
 		Name: TokenVolumeName,
 		VolumeSource: corev1.VolumeSource{
 			Secret: &corev1.SecretVolumeSource{
-				SecretName:  common.InitcTokenSecretName(pcsName),
+				SecretName:  apicommon.InitcTokenSecretName(pcsName),
 				DefaultMode: &mode,
 			},
 		},

@@ -23,7 +23,7 @@ package startuporder
 import (
 	"fmt"
 
-	"github.com/grove-project/grove/api/common"
+	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 )
 
@@ -89,21 +89,21 @@ func Parents(pcs *grovecorev1alpha1.PodCliqueSet, pcsReplicaIndex int32, cliqueN
 			if parentGroup == nil || parentGroup.Name != ownGroup.Name {
 				continue
 			}
-			pcsgName := common.PodCliqueScalingGroupName(pcs.Name, pcsReplicaIndex, parentGroup.Name)
+			pcsgName := apicommon.PodCliqueScalingGroupName(pcs.Name, pcsReplicaIndex, parentGroup.Name)
 			parents = append(parents, Parent{
-				Name:         common.ScalingGroupPodCliqueName(pcsgName, pcsgReplicaIndex, dep.Name),
+				Name:         apicommon.ScalingGroupPodCliqueName(pcsgName, pcsgReplicaIndex, dep.Name),
 				MinAvailable: minAvailable,
 			})
 		case parentGroup == nil:
 			parents = append(parents, Parent{
-				Name:         common.PodCliqueName(pcs.Name, pcsReplicaIndex, dep.Name),
+				Name:         apicommon.PodCliqueName(pcs.Name, pcsReplicaIndex, dep.Name),
 				MinAvailable: minAvailable,
 			})
 		default:
-			pcsgName := common.PodCliqueScalingGroupName(pcs.Name, pcsReplicaIndex, parentGroup.Name)
+			pcsgName := apicommon.PodCliqueScalingGroupName(pcs.Name, pcsReplicaIndex, parentGroup.Name)
 			for k := int32(0); k < scalingGroupMinAvailable(parentGroup); k++ {
 				parents = append(parents, Parent{
-					Name:         common.ScalingGroupPodCliqueName(pcsgName, k, dep.Name),
+					Name:         apicommon.ScalingGroupPodCliqueName(pcsgName, k, dep.Name),
 					MinAvailable: minAvailable,
 				})
 			}

@@ -43,7 +43,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/config"
 	"github.com/grove-project/grove/operator/internal/webhook"
@@ -118,7 +118,7 @@ var _ = BeforeSuite(func() {
 
 	scheme := runtime.NewScheme()
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(corev1alpha1.AddToScheme(scheme)).To(Succeed())
+	Expect(grovecorev1alpha1.AddToScheme(scheme)).To(Succeed())
 	clientCfg := rest.CopyConfig(restCfg)
 	clientCfg.WarningHandler = warnings
 	k8sClient, err = client.New(clientCfg, client.Options{Scheme: scheme})

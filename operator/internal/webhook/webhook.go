@@ -26,7 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/config"
 	"github.com/grove-project/grove/operator/internal/webhook/clustertopology"
@@ -40,7 +40,7 @@ import (
 func Setup(mgr manager.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry) error {
 	scheme := mgr.GetScheme()
 	for _, kind := range []string{"PodCliqueSet", "ClusterTopology"} {
-		if gvk := corev1alpha1.SchemeGroupVersion.WithKind(kind); !scheme.Recognizes(gvk) {
+		if gvk := grovecorev1alpha1.SchemeGroupVersion.WithKind(kind); !scheme.Recognizes(gvk) {
 			return fmt.Errorf("setting up webhooks: the manager's scheme does not know %s", gvk)
 		}
 	}

@@ -31,11 +31,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/grove-project/grove/api/common"
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/webhook/certs"
 	"github.com/grove-project/grove/operator/internal/webhook/configuration"
 	"github.com/grove-project/grove/operator/internal/webhook/podcliqueset/rulecases"
@@ -51,7 +52,7 @@ func newNamespace(ctx context.Context, prefix string) string {
 	return name
 }
 
-func manifest(ns string, mutate func(*corev1alpha1.PodCliqueSet)) *corev1alpha1.PodCliqueSet {
+func manifest(ns string, mutate func(*grovecorev1alpha1.PodCliqueSet)) *grovecorev1alpha1.PodCliqueSet {
 	pcs := rulecases.Base("inference", ns)
 	if mutate != nil {
 		mutate(pcs)
@@ -62,33 +63,33 @@ func manifest(ns string, mutate func(*corev1alpha1.PodCliqueSet)) *corev1alpha1.
 var _ = Describe("PodCliqueSet defaulting", func() {
 	It("applies every default to a manifest that writes none", func(ctx SpecContext) {
 		ns := newNamespace(ctx, "defaulting")
-		pcs := &corev1alpha1.PodCliqueSet{
+		pcs := &grovecorev1alpha1.PodCliqueSet{
 			ObjectMeta: metav1.ObjectMeta{Name: "single-node-aggregated", Namespace: ns},
-			Spec: corev1alpha1.PodCliqueSetSpec{Replicas: 1, Template: corev1alpha1.PodCliqueSetTemplateSpec{
-				Cliques: []corev1alpha1.PodCliqueTemplateSpec{
-					{Name: "model-worker", Spec: corev1alpha1.PodCliqueSpec{
+			Spec: grovecorev1alpha1.PodCliqueSetSpec{Replicas: 1, Template: grovecorev1alpha1.PodCliqueSetTemplateSpec{
+				Cliques: []grovecorev1alpha1.PodCliqueTemplateSpec{
+					{Name: "model-worker", Spec: grovecorev1alpha1.PodCliqueSpec{
 						PodSpec: corev1.PodSpec{Containers: []corev1.Container{{Name: "model-worker", Image: "nginx:latest"}}}}},
-					{Name: "router", Spec: corev1alpha1.PodCliqueSpec{Replicas: 2,
-						AutoScalingConfig: &corev1alpha1.AutoScalingConfig{MaxReplicas: 4},
+					{Name: "router", Spec: grovecorev1alpha1.PodCliqueSpec{Replicas: 2,
+						AutoScalingConfig: &grovecorev1alpha1.AutoScalingConfig{MaxReplicas: 4},
 						PodSpec:           corev1.PodSpec{Containers: []corev1.Container{{Name: "router", Image: "nginx:latest"}}}}},
-					{Name: "leader", Spec: corev1alpha1.PodCliqueSpec{Replicas: 1,
+					{Name: "leader", Spec: grovecorev1alpha1.PodCliqueSpec{Replicas: 1,
 						PodSpec: corev1.PodSpec{Containers: []corev1.Container{{Name: "leader", Image: "nginx:latest"}}}}},
 				},
-				PodCliqueScalingGroupConfigs: []corev1alpha1.PodCliqueScalingGroupConfig{{
+				PodCliqueScalingGroupConfigs: []grovecorev1alpha1.PodCliqueScalingGroupConfig{{
 					Name: "model", CliqueNames: []string{"leader"}, Replicas: ptr.To[int32](3),
-					ScaleConfig: &corev1alpha1.AutoScalingConfig{MaxReplicas: 5},
+					ScaleConfig: &grovecorev1alpha1.AutoScalingConfig{MaxReplicas: 5},
 				}},
 			}},
 		}
 		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
-		got := &corev1alpha1.PodCliqueSet{}
+		got := &grovecorev1alpha1.PodCliqueSet{}
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pcs), got)).To(Succeed())
 
 		t := got.Spec.Template
 		Expect(got.Namespace).To(Equal(ns))
 		Expect(t.TerminationDelay).To(Equal(&metav1.Duration{Duration: 4 * time.Hour}))
-		Expect(t.HeadlessServiceConfig).To(Equal(&corev1alpha1.HeadlessServiceConfig{PublishNotReadyAddresses: true}))
-		Expect(t.StartupType).To(Equal(ptr.To(corev1alpha1.CliqueStartupTypeAnyOrder)))
+		Expect(t.HeadlessServiceConfig).To(Equal(&grovecorev1alpha1.HeadlessServiceConfig{PublishNotReadyAddresses: true}))
+		Expect(t.StartupType).To(Equal(ptr.To(grovecorev1alpha1.CliqueStartupTypeAnyOrder)))
 		Expect(t.Cliques).To(HaveLen(3))
 		for _, c := range t.Cliques {
 			Expect(c.Spec.RoleName).To(Equal(c.Name), "roleName of %s", c.Name)
@@ -102,6 +103,11 @@ var _ = Describe("PodCliqueSet defaulting", func() {
 		g := t.PodCliqueScalingGroupConfigs[0]
 		Expect(g.MinAvailable).To(Equal(ptr.To[int32](1)))
 		Expect(g.ScaleConfig.MinReplicas).To(Equal(ptr.To[int32](3)))
+		one := &grovecorev1alpha1.RollingUpdateConfig{MaxUnavailable: ptr.To(intstr.FromInt32(1))}
+		Expect(t.Cliques[0].Spec.RollingUpdate).To(Equal(one), "standalone cliques replace one pod at a time")
+		Expect(t.Cliques[1].Spec.RollingUpdate).To(Equal(one))
+		Expect(t.Cliques[2].Spec.RollingUpdate).To(BeNil(), "a group member is replaced with its group replica")
+		Expect(g.RollingUpdate).To(Equal(one), "groups replace one replica at a time")
 	})
 })
 
@@ -161,7 +167,7 @@ var _ = Describe("PodCliqueSet validation on update", func() {
 			good := stored.DeepCopy()
 			c.Good(good)
 			Expect(k8sClient.Update(ctx, good)).To(Succeed(), "mutable change rejected")
-			got := &corev1alpha1.PodCliqueSet{}
+			got := &grovecorev1alpha1.PodCliqueSet{}
 			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(good), got)).To(Succeed())
 			Expect(got.Spec).To(Equal(good.Spec))
 		})
@@ -169,25 +175,25 @@ var _ = Describe("PodCliqueSet validation on update", func() {
 })
 
 var _ = Describe("ClusterTopology validation", func() {
-	level := func(d, k string) corev1alpha1.TopologyLevel {
-		return corev1alpha1.TopologyLevel{Domain: corev1alpha1.TopologyDomain(d), Key: k}
+	level := func(d, k string) grovecorev1alpha1.TopologyLevel {
+		return grovecorev1alpha1.TopologyLevel{Domain: grovecorev1alpha1.TopologyDomain(d), Key: k}
 	}
 	It("rejects duplicate domains and accepts the corrected twin", func(ctx SpecContext) {
-		bad := &corev1alpha1.ClusterTopology{ObjectMeta: metav1.ObjectMeta{Name: "dup-domain"},
-			Spec: corev1alpha1.ClusterTopologySpec{Levels: []corev1alpha1.TopologyLevel{level("zone", "a/zone"), level("zone", "a/rack")}}}
+		bad := &grovecorev1alpha1.ClusterTopology{ObjectMeta: metav1.ObjectMeta{Name: "dup-domain"},
+			Spec: grovecorev1alpha1.ClusterTopologySpec{Levels: []grovecorev1alpha1.TopologyLevel{level("zone", "a/zone"), level("zone", "a/rack")}}}
 		Expect(k8sClient.Create(ctx, bad)).To(MatchError(And(ContainSubstring("spec.levels"), ContainSubstring("domains must be unique"))))
 		bad.Spec.Levels[1].Domain = "rack"
 		Expect(k8sClient.Create(ctx, bad)).To(Succeed())
 	})
 	It("rejects duplicate keys and accepts the corrected twin", func(ctx SpecContext) {
-		bad := &corev1alpha1.ClusterTopology{ObjectMeta: metav1.ObjectMeta{Name: "dup-key"},
-			Spec: corev1alpha1.ClusterTopologySpec{Levels: []corev1alpha1.TopologyLevel{level("zone", "a/zone"), level("rack", "a/zone")}}}
+		bad := &grovecorev1alpha1.ClusterTopology{ObjectMeta: metav1.ObjectMeta{Name: "dup-key"},
+			Spec: grovecorev1alpha1.ClusterTopologySpec{Levels: []grovecorev1alpha1.TopologyLevel{level("zone", "a/zone"), level("rack", "a/zone")}}}
 		Expect(k8sClient.Create(ctx, bad)).To(MatchError(And(ContainSubstring("spec.levels"), ContainSubstring("keys must be unique"))))
 		bad.Spec.Levels[1].Key = "a/rack"
 		Expect(k8sClient.Create(ctx, bad)).To(Succeed())
 	})
 	It("rejects a topology without levels", func(ctx SpecContext) {
-		bad := &corev1alpha1.ClusterTopology{ObjectMeta: metav1.ObjectMeta{Name: "no-levels"}, Spec: corev1alpha1.ClusterTopologySpec{Levels: []corev1alpha1.TopologyLevel{}}}
+		bad := &grovecorev1alpha1.ClusterTopology{ObjectMeta: metav1.ObjectMeta{Name: "no-levels"}, Spec: grovecorev1alpha1.ClusterTopologySpec{Levels: []grovecorev1alpha1.TopologyLevel{}}}
 		Expect(k8sClient.Create(ctx, bad)).To(MatchError(ContainSubstring("spec.levels")))
 	})
 	It("registers the three webhooks with the contract settings", func(ctx SpecContext) {
@@ -270,7 +276,7 @@ var _ = Describe("Webhook certificates in auto mode", Ordered, func() {
 	It("stores the CA and serving certificate in a TLS Secret, serves it and injects the CA", func(ctx SpecContext) {
 		s := getSecret(ctx)
 		Expect(s.Type).To(Equal(corev1.SecretTypeTLS))
-		Expect(s.Labels).To(HaveKeyWithValue(common.LabelManagedByKey, common.LabelManagedByValue))
+		Expect(s.Labels).To(HaveKeyWithValue(apicommon.LabelManagedByKey, apicommon.LabelManagedByValue))
 		Expect(s.Data).To(HaveKey(certs.SecretKeyTLSCert))
 		Expect(s.Data).To(HaveKey(certs.SecretKeyTLSKey))
 		Expect(s.Data).To(HaveKey(certs.SecretKeyCACert))

@@ -36,9 +36,9 @@ var _ = Describe("Core-concepts tutorial", func() {
 
 		Eventually(podCounts(ns, pcs)).Should(Equal(map[string]int{"single-node-aggregated-0-model-worker": 2}))
 		Expect(podCliques(ns, pcs)()).To(Equal([]string{"single-node-aggregated-0-model-worker"}))
-		Expect(scalingGroups(ns, pcs)()).To(BeEmpty())
-		Expect(podGangs(ns, pcs)()).To(Equal([]string{"single-node-aggregated-0"}))
-		Expect(services(ns, pcs)()).To(Equal([]string{"single-node-aggregated-0"}))
+		Eventually(scalingGroups(ns, pcs)).Should(BeEmpty())
+		Eventually(podGangs(ns, pcs)).Should(Equal([]string{"single-node-aggregated-0"}))
+		Eventually(services(ns, pcs)).Should(Equal([]string{"single-node-aggregated-0"}))
 
 		By("kubectl scale pclq single-node-aggregated-0-model-worker --replicas=4")
 		scalePodClique(ns, "single-node-aggregated-0-model-worker", 4)
@@ -66,9 +66,9 @@ var _ = Describe("Core-concepts tutorial", func() {
 			"single-node-disaggregated-0-decode": 2, "single-node-disaggregated-0-prefill": 3,
 		}))
 		Expect(podCliques(ns, pcs)()).To(Equal([]string{"single-node-disaggregated-0-decode", "single-node-disaggregated-0-prefill"}))
-		Expect(scalingGroups(ns, pcs)()).To(BeEmpty())
-		Expect(podGangs(ns, pcs)()).To(Equal([]string{"single-node-disaggregated-0"}))
-		Expect(services(ns, pcs)()).To(Equal([]string{"single-node-disaggregated-0"}))
+		Eventually(scalingGroups(ns, pcs)).Should(BeEmpty())
+		Eventually(podGangs(ns, pcs)).Should(Equal([]string{"single-node-disaggregated-0"}))
+		Eventually(services(ns, pcs)).Should(Equal([]string{"single-node-disaggregated-0"}))
 
 		By("kubectl scale pcs single-node-disaggregated --replicas=2")
 		scalePodCliqueSet(ns, pcs, 2)
@@ -90,10 +90,10 @@ var _ = Describe("Core-concepts tutorial", func() {
 			"multinode-aggregated-0-model-instance-0-leader": 1, "multinode-aggregated-0-model-instance-0-worker": 3,
 			"multinode-aggregated-0-model-instance-1-leader": 1, "multinode-aggregated-0-model-instance-1-worker": 3,
 		}))
-		Expect(scalingGroups(ns, pcs)()).To(Equal([]string{"multinode-aggregated-0-model-instance"}))
-		Expect(services(ns, pcs)()).To(Equal([]string{"multinode-aggregated-0"}))
+		Eventually(scalingGroups(ns, pcs)).Should(Equal([]string{"multinode-aggregated-0-model-instance"}))
+		Eventually(services(ns, pcs)).Should(Equal([]string{"multinode-aggregated-0"}))
 		// minAvailable defaults to 1: replica 0 is in the base PodGang, replica 1 in the first scaled one.
-		Expect(podGangs(ns, pcs)()).To(Equal([]string{"multinode-aggregated-0", "multinode-aggregated-0-model-instance-0"}))
+		Eventually(podGangs(ns, pcs)).Should(Equal([]string{"multinode-aggregated-0", "multinode-aggregated-0-model-instance-0"}))
 		Eventually(groupSummary(ns, "multinode-aggregated-0")).Should(Equal([]string{
 			"multinode-aggregated-0-model-instance-0-leader/1/1", "multinode-aggregated-0-model-instance-0-worker/3/3",
 		}))
@@ -137,9 +137,9 @@ var _ = Describe("Core-concepts tutorial", func() {
 			"multinode-disaggregated-0-prefill-0-pleader": 1, "multinode-disaggregated-0-prefill-0-pworker": 4,
 			"multinode-disaggregated-0-prefill-1-pleader": 1, "multinode-disaggregated-0-prefill-1-pworker": 4,
 		}))
-		Expect(scalingGroups(ns, pcs)()).To(Equal([]string{"multinode-disaggregated-0-decode", "multinode-disaggregated-0-prefill"}))
-		Expect(podGangs(ns, pcs)()).To(Equal([]string{"multinode-disaggregated-0", "multinode-disaggregated-0-prefill-0"}))
-		Expect(services(ns, pcs)()).To(Equal([]string{"multinode-disaggregated-0"}))
+		Eventually(scalingGroups(ns, pcs)).Should(Equal([]string{"multinode-disaggregated-0-decode", "multinode-disaggregated-0-prefill"}))
+		Eventually(podGangs(ns, pcs)).Should(Equal([]string{"multinode-disaggregated-0", "multinode-disaggregated-0-prefill-0"}))
+		Eventually(services(ns, pcs)).Should(Equal([]string{"multinode-disaggregated-0"}))
 		Eventually(groupSummary(ns, "multinode-disaggregated-0")).Should(Equal([]string{
 			"multinode-disaggregated-0-prefill-0-pleader/1/1", "multinode-disaggregated-0-prefill-0-pworker/4/4",
 			"multinode-disaggregated-0-decode-0-dleader/1/1", "multinode-disaggregated-0-decode-0-dworker/2/2",
@@ -155,9 +155,9 @@ var _ = Describe("Core-concepts tutorial", func() {
 			"comp-inf-ppln-0-prefill-0-pleader": 1, "comp-inf-ppln-0-prefill-0-pworker": 4,
 			"comp-inf-ppln-0-vision-encoder": 1,
 		}))
-		Expect(scalingGroups(ns, pcs)()).To(Equal([]string{"comp-inf-ppln-0-decode-cluster", "comp-inf-ppln-0-prefill"}))
-		Expect(podGangs(ns, pcs)()).To(Equal([]string{"comp-inf-ppln-0"}))
-		Expect(services(ns, pcs)()).To(Equal([]string{"comp-inf-ppln-0"}))
+		Eventually(scalingGroups(ns, pcs)).Should(Equal([]string{"comp-inf-ppln-0-decode-cluster", "comp-inf-ppln-0-prefill"}))
+		Eventually(podGangs(ns, pcs)).Should(Equal([]string{"comp-inf-ppln-0"}))
+		Eventually(services(ns, pcs)).Should(Equal([]string{"comp-inf-ppln-0"}))
 		Eventually(groupSummary(ns, "comp-inf-ppln-0")).Should(Equal([]string{
 			"comp-inf-ppln-0-frontend/2/2", "comp-inf-ppln-0-vision-encoder/1/1",
 			"comp-inf-ppln-0-prefill-0-pleader/1/1", "comp-inf-ppln-0-prefill-0-pworker/4/4",

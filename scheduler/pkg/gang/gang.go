@@ -26,7 +26,7 @@ import (
 	"fmt"
 	"time"
 
-	v1 "k8s.io/api/core/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/rest"
@@ -63,14 +63,14 @@ const (
 // or a fake in the facade's tests.
 type gangCore interface {
 	EventsToRegister() []fwk.ClusterEventWithHint
-	PreEnqueue(pod *v1.Pod) *fwk.Status
-	SortKey(pod *v1.Pod) (priority int32, created time.Time, group string, ok bool)
-	PreFilter(pod *v1.Pod, nodes []fwk.NodeInfo) (*core.Decision, *fwk.Status)
-	Preempt(ctx context.Context, pod *v1.Pod) (core.PreemptionOutcome, string, error)
-	RejectGang(pod *v1.Pod, reason string, searchPassed bool)
-	Reserve(pod *v1.Pod, nodeName string)
-	Unreserve(pod *v1.Pod, reason string)
-	Permit(pod *v1.Pod) (core.PermitResult, time.Duration)
+	PreEnqueue(pod *corev1.Pod) *fwk.Status
+	SortKey(pod *corev1.Pod) (priority int32, created time.Time, group string, ok bool)
+	PreFilter(pod *corev1.Pod, nodes []fwk.NodeInfo) (*core.Decision, *fwk.Status)
+	Preempt(ctx context.Context, pod *corev1.Pod) (core.PreemptionOutcome, string, error)
+	RejectGang(pod *corev1.Pod, reason string, searchPassed bool)
+	Reserve(pod *corev1.Pod, nodeName string)
+	Unreserve(pod *corev1.Pod, reason string)
+	Permit(pod *corev1.Pod) (core.PermitResult, time.Duration)
 }
 
 // Plugin is the GroveGang plugin.
@@ -146,7 +146,7 @@ func (p *Plugin) EventsToRegister(_ context.Context) ([]fwk.ClusterEventWithHint
 }
 
 // PreEnqueue holds gang pods until their PodGang references them.
-func (p *Plugin) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
+func (p *Plugin) PreEnqueue(_ context.Context, pod *corev1.Pod) *fwk.Status {
 	return p.core.PreEnqueue(pod)
 }
 
@@ -187,7 +187,7 @@ func (d *cycleDecision) Clone() fwk.StateData { return d }
 
 // PreFilter checks that the gang's whole minimum set fits before any of its
 // pods takes a node, and narrows the pod to the topology domain chosen for it.
-func (p *Plugin) PreFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*framework.PreFilterResult, *fwk.Status) {
+func (p *Plugin) PreFilter(_ context.Context, state fwk.CycleState, pod *corev1.Pod, nodes []fwk.NodeInfo) (*framework.PreFilterResult, *fwk.Status) {
 	decision, status := p.core.PreFilter(pod, nodes)
 	state.Write(stateKey, &cycleDecision{decision: decision})
 	if !status.IsSuccess() {
@@ -231,7 +231,7 @@ func matches(labels, want map[string]string) bool {
 // PostFilter runs when the pod found no node: it preempts whole lower-priority
 // gangs if that makes the gang fit, otherwise rejects the gang's waiting pods
 // so the whole gang backs off together.
-func (p *Plugin) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ framework.NodeToStatusReader) (*framework.PostFilterResult, *fwk.Status) {
+func (p *Plugin) PostFilter(ctx context.Context, state fwk.CycleState, pod *corev1.Pod, _ framework.NodeToStatusReader) (*framework.PostFilterResult, *fwk.Status) {
 	if d := readDecision(state); d != nil && d.BestEffort {
 		return nil, fwk.NewStatus(fwk.Unschedulable, "best-effort pod of a gang does not preempt or reject its gang")
 	}
@@ -252,7 +252,7 @@ func (p *Plugin) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.P
 
 // PreScore skips scoring for pods without a preferred topology domain, so
 // ordinary pods pay nothing for the plugin at Score.
-func (p *Plugin) PreScore(_ context.Context, state fwk.CycleState, _ *v1.Pod, _ []fwk.NodeInfo) *fwk.Status {
+func (p *Plugin) PreScore(_ context.Context, state fwk.CycleState, _ *corev1.Pod, _ []fwk.NodeInfo) *fwk.Status {
 	if d := readDecision(state); d == nil || len(d.Preferred) == 0 {
 		return fwk.NewStatus(fwk.Skip)
 	}
@@ -260,7 +260,7 @@ func (p *Plugin) PreScore(_ context.Context, state fwk.CycleState, _ *v1.Pod, _ 
 }
 
 // Score prefers nodes in the preferred topology domains chosen for the pod's scopes.
-func (p *Plugin) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, nodeInfo fwk.NodeInfo) (int64, *fwk.Status) {
+func (p *Plugin) Score(_ context.Context, state fwk.CycleState, _ *corev1.Pod, nodeInfo fwk.NodeInfo) (int64, *fwk.Status) {
 	d := readDecision(state)
 	if d == nil || len(d.Preferred) == 0 || nodeInfo.Node() == nil {
 		return 0, nil
@@ -278,18 +278,18 @@ func (p *Plugin) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, nodeI
 func (p *Plugin) ScoreExtensions() framework.ScoreExtensions { return nil }
 
 // Reserve records the pod's node in its gang.
-func (p *Plugin) Reserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, nodeName string) *fwk.Status {
+func (p *Plugin) Reserve(_ context.Context, _ fwk.CycleState, pod *corev1.Pod, nodeName string) *fwk.Status {
 	p.core.Reserve(pod, nodeName)
 	return nil
 }
 
 // Unreserve releases the pod and, for an incomplete gang, all of its waiting siblings.
-func (p *Plugin) Unreserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) {
+func (p *Plugin) Unreserve(_ context.Context, _ fwk.CycleState, pod *corev1.Pod, _ string) {
 	p.core.Unreserve(pod, fmt.Sprintf("gang member %s was unreserved", pod.Name))
 }
 
 // Permit holds gang pods until the gang's minimum set is reserved.
-func (p *Plugin) Permit(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) (*fwk.Status, time.Duration) {
+func (p *Plugin) Permit(_ context.Context, _ fwk.CycleState, pod *corev1.Pod, _ string) (*fwk.Status, time.Duration) {
 	switch res, timeout := p.core.Permit(pod); res {
 	case core.Wait:
 		return fwk.NewStatus(fwk.Wait, "waiting for the gang's minimum set"), timeout

@@ -23,13 +23,13 @@ import (
 	"testing"
 	"time"
 
-	v1 "k8s.io/api/core/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
-	"github.com/grove-project/grove/api/common"
+	apicommon "github.com/grove-project/grove/api/common"
 	"github.com/grove-project/grove/scheduler/pkg/gang/core"
 )
 
@@ -55,51 +55,51 @@ type sortKey struct {
 }
 
 func (f *fakeCore) EventsToRegister() []fwk.ClusterEventWithHint { return f.events }
-func (f *fakeCore) PreEnqueue(pod *v1.Pod) *fwk.Status {
+func (f *fakeCore) PreEnqueue(pod *corev1.Pod) *fwk.Status {
 	f.calls = append(f.calls, "PreEnqueue "+pod.Name)
 	return f.status
 }
-func (f *fakeCore) SortKey(pod *v1.Pod) (int32, time.Time, string, bool) {
+func (f *fakeCore) SortKey(pod *corev1.Pod) (int32, time.Time, string, bool) {
 	k := f.sortKeys[pod.Name]
 	return k.priority, k.created, k.group, k.ok
 }
-func (f *fakeCore) PreFilter(pod *v1.Pod, _ []fwk.NodeInfo) (*core.Decision, *fwk.Status) {
+func (f *fakeCore) PreFilter(pod *corev1.Pod, _ []fwk.NodeInfo) (*core.Decision, *fwk.Status) {
 	f.calls = append(f.calls, "PreFilter "+pod.Name)
 	return f.decision, f.status
 }
-func (f *fakeCore) Preempt(_ context.Context, pod *v1.Pod) (core.PreemptionOutcome, string, error) {
+func (f *fakeCore) Preempt(_ context.Context, pod *corev1.Pod) (core.PreemptionOutcome, string, error) {
 	f.calls = append(f.calls, "Preempt "+pod.Name)
 	return f.outcome, f.preempt, f.preemptEr
 }
-func (f *fakeCore) RejectGang(pod *v1.Pod, reason string, searchPassed bool) {
+func (f *fakeCore) RejectGang(pod *corev1.Pod, reason string, searchPassed bool) {
 	passed := "search failed"
 	if searchPassed {
 		passed = "search passed"
 	}
 	f.calls = append(f.calls, "RejectGang "+pod.Name+" ("+passed+"): "+reason)
 }
-func (f *fakeCore) Reserve(pod *v1.Pod, nodeName string) {
+func (f *fakeCore) Reserve(pod *corev1.Pod, nodeName string) {
 	f.calls = append(f.calls, "Reserve "+pod.Name+" on "+nodeName)
 }
-func (f *fakeCore) Unreserve(pod *v1.Pod, reason string) {
+func (f *fakeCore) Unreserve(pod *corev1.Pod, reason string) {
 	f.calls = append(f.calls, "Unreserve "+pod.Name+": "+reason)
 }
-func (f *fakeCore) Permit(pod *v1.Pod) (core.PermitResult, time.Duration) {
+func (f *fakeCore) Permit(pod *corev1.Pod) (core.PermitResult, time.Duration) {
 	f.calls = append(f.calls, "Permit "+pod.Name)
 	return f.permit, f.timeout
 }
 
-func gangPod(name string) *v1.Pod {
-	return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Labels: map[string]string{common.LabelPodGang: "g"}}}
+func gangPod(name string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Labels: map[string]string{apicommon.LabelPodGang: "g"}}}
 }
 
-func plainPod(name string) *v1.Pod {
-	return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}}
+func plainPod(name string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}}
 }
 
 func nodeInfo(name string, labels map[string]string) fwk.NodeInfo {
 	ni := framework.NewNodeInfo()
-	ni.SetNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}})
+	ni.SetNode(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}})
 	return ni
 }
 
@@ -178,7 +178,7 @@ func TestPreFilterPinsThePodToItsDomainAndRemembersTheDecision(t *testing.T) {
 func TestPostFilter(t *testing.T) {
 	tests := []struct {
 		name      string
-		pod       *v1.Pod
+		pod       *corev1.Pod
 		decision  *core.Decision
 		outcome   core.PreemptionOutcome
 		preempt   string

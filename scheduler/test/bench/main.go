@@ -32,7 +32,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	v1 "k8s.io/api/core/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -41,7 +41,7 @@ import (
 	"k8s.io/klog/v2"
 
 	groveclient "github.com/grove-project/grove/api/client/clientset/versioned"
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/scheduler/test/harness"
 )
 
@@ -129,11 +129,11 @@ func runOne(ctx context.Context, cfg *rest.Config, kube kubernetes.Interface, gr
 		schedulerName = "grove-scheduler"
 	}
 	ns := fmt.Sprintf("%s-%s", scenario, schedulerName)
-	if _, err := kube.CoreV1().Namespaces().Create(ctx, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		return result{}, err
 	}
-	var pods []*v1.Pod
-	var gangs []*schedv1alpha1.PodGang
+	var pods []*corev1.Pod
+	var gangs []*groveschedulerv1alpha1.PodGang
 	if scenario == "plain" {
 		for i := 0; i < c.plainPods; i++ {
 			pods = append(pods, harness.NewPod(harness.PodSpec{Namespace: ns, Name: fmt.Sprintf("pod-%d", i), SchedulerName: schedulerName,
@@ -142,15 +142,15 @@ func runOne(ctx context.Context, cfg *rest.Config, kube kubernetes.Interface, gr
 	} else {
 		for g := 0; g < c.gangs; g++ {
 			name := fmt.Sprintf("gang-%d", g)
-			pg := &schedv1alpha1.PodGang{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-			group := schedv1alpha1.PodGroup{Name: name + "-worker", MinReplicas: int32(c.gangSize)}
+			pg := &groveschedulerv1alpha1.PodGang{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+			group := groveschedulerv1alpha1.PodGroup{Name: name + "-worker", MinReplicas: int32(c.gangSize)}
 			for i := 0; i < c.gangSize; i++ {
 				pod := fmt.Sprintf("%s-worker-%d", name, i)
 				pods = append(pods, harness.NewPod(harness.PodSpec{Namespace: ns, Name: pod, SchedulerName: schedulerName,
 					PodGang: name, PodClique: name + "-worker", Requests: harness.Resources("cpu", "100m", "memory", "128Mi")}))
-				group.PodReferences = append(group.PodReferences, schedv1alpha1.NamespacedName{Namespace: ns, Name: pod})
+				group.PodReferences = append(group.PodReferences, groveschedulerv1alpha1.NamespacedName{Namespace: ns, Name: pod})
 			}
-			pg.Spec.PodGroups = []schedv1alpha1.PodGroup{group}
+			pg.Spec.PodGroups = []groveschedulerv1alpha1.PodGroup{group}
 			gangs = append(gangs, pg)
 		}
 	}
@@ -178,8 +178,8 @@ func runOne(ctx context.Context, cfg *rest.Config, kube kubernetes.Interface, gr
 	var closeOnce sync.Once
 	factory := informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithNamespace(ns))
 	podInformer := factory.Core().V1().Pods().Informer()
-	onPod := func(obj interface{}) {
-		p, ok := obj.(*v1.Pod)
+	onPod := func(obj any) {
+		p, ok := obj.(*corev1.Pod)
 		if !ok || p.Spec.NodeName == "" {
 			return
 		}
@@ -187,7 +187,7 @@ func runOne(ctx context.Context, cfg *rest.Config, kube kubernetes.Interface, gr
 			closeOnce.Do(func() { close(done) })
 		}
 	}
-	if _, err := podInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: onPod, UpdateFunc: func(_, obj interface{}) { onPod(obj) }}); err != nil {
+	if _, err := podInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: onPod, UpdateFunc: func(_, obj any) { onPod(obj) }}); err != nil {
 		return result{}, err
 	}
 	factory.Start(watchCtx.Done())

@@ -27,7 +27,7 @@ import (
 	"runtime"
 	"time"
 
-	v1 "k8s.io/api/core/v1"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -149,7 +149,7 @@ func RunScheduler(ctx context.Context, restCfg *rest.Config, o Options) error {
 		return err
 	}
 	informerFactory := scheduler.NewInformerFactory(client, 0)
-	dynInformerFactory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dynClient, 0, v1.NamespaceAll, nil)
+	dynInformerFactory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dynClient, 0, corev1.NamespaceAll, nil)
 	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: client.EventsV1()})
 	registry := frameworkruntime.Registry{}
 	if o.Grove {
@@ -186,7 +186,7 @@ type NodeSpec struct {
 	// Count is the number of nodes.
 	Count int
 	// Capacity is each node's capacity and allocatable.
-	Capacity v1.ResourceList
+	Capacity corev1.ResourceList
 	// Labels returns extra labels for node i (may be nil).
 	Labels func(i int) map[string]string
 }
@@ -196,25 +196,25 @@ func CreateNodes(ctx context.Context, client kubernetes.Interface, spec NodeSpec
 	names := make([]string, 0, spec.Count)
 	for i := 0; i < spec.Count; i++ {
 		name := fmt.Sprintf("%s-%d", spec.Prefix, i)
-		labels := map[string]string{v1.LabelHostname: name}
+		labels := map[string]string{corev1.LabelHostname: name}
 		if spec.Labels != nil {
 			for k, v := range spec.Labels(i) {
 				labels[k] = v
 			}
 		}
-		node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
 		created, err := client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("creating node %s: %w", name, err)
 		}
-		created.Status = v1.NodeStatus{
+		created.Status = corev1.NodeStatus{
 			Capacity:    spec.Capacity,
 			Allocatable: spec.Capacity,
-			Conditions: []v1.NodeCondition{{
-				Type: v1.NodeReady, Status: v1.ConditionTrue, Reason: "KubeletReady",
+			Conditions: []corev1.NodeCondition{{
+				Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
 				LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now(),
 			}},
-			Phase: v1.NodeRunning,
+			Phase: corev1.NodeRunning,
 		}
 		ready, err := client.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{})
 		if err != nil {
@@ -232,10 +232,10 @@ func CreateNodes(ctx context.Context, client kubernetes.Interface, spec NodeSpec
 }
 
 // Resources builds a ResourceList from "name=quantity" pairs, e.g. Resources("cpu", "4", "nvidia.com/gpu", "8").
-func Resources(kv ...string) v1.ResourceList {
-	out := v1.ResourceList{}
+func Resources(kv ...string) corev1.ResourceList {
+	out := corev1.ResourceList{}
 	for i := 0; i+1 < len(kv); i += 2 {
-		out[v1.ResourceName(kv[i])] = resource.MustParse(kv[i+1])
+		out[corev1.ResourceName(kv[i])] = resource.MustParse(kv[i+1])
 	}
 	return out
 }
@@ -245,7 +245,7 @@ type PodSpec struct {
 	Namespace, Name, SchedulerName string
 	// PodGang and PodClique set the grove.io/podgang and grove.io/podclique labels when non-empty.
 	PodGang, PodClique string
-	Requests           v1.ResourceList
+	Requests           corev1.ResourceList
 	PriorityClassName  string
 	// NodeSelector confines the pod to a test's own nodes.
 	NodeSelector map[string]string
@@ -253,7 +253,7 @@ type PodSpec struct {
 
 // NewPod builds a pod with one pause container and zero termination grace, so
 // a deletion completes at once without a kubelet.
-func NewPod(s PodSpec) *v1.Pod {
+func NewPod(s PodSpec) *corev1.Pod {
 	labels := map[string]string{}
 	if s.PodGang != "" {
 		labels["grove.io/podgang"] = s.PodGang
@@ -262,26 +262,26 @@ func NewPod(s PodSpec) *v1.Pod {
 		labels["grove.io/podclique"] = s.PodClique
 	}
 	zero := int64(0)
-	return &v1.Pod{
+	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: s.Name, Labels: labels},
-		Spec: v1.PodSpec{
+		Spec: corev1.PodSpec{
 			SchedulerName:                 s.SchedulerName,
 			TerminationGracePeriodSeconds: &zero,
 			PriorityClassName:             s.PriorityClassName,
 			NodeSelector:                  s.NodeSelector,
-			Containers: []v1.Container{{
+			Containers: []corev1.Container{{
 				Name: "main", Image: "registry.k8s.io/pause:3.10",
-				Resources: v1.ResourceRequirements{Requests: s.Requests, Limits: limitsFor(s.Requests)},
+				Resources: corev1.ResourceRequirements{Requests: s.Requests, Limits: limitsFor(s.Requests)},
 			}},
 		},
 	}
 }
 
 // limitsFor mirrors extended resources into limits, which the API requires.
-func limitsFor(req v1.ResourceList) v1.ResourceList {
-	out := v1.ResourceList{}
+func limitsFor(req corev1.ResourceList) corev1.ResourceList {
+	out := corev1.ResourceList{}
 	for name, q := range req {
-		if name != v1.ResourceCPU && name != v1.ResourceMemory && name != v1.ResourceEphemeralStorage {
+		if name != corev1.ResourceCPU && name != corev1.ResourceMemory && name != corev1.ResourceEphemeralStorage {
 			out[name] = q
 		}
 	}

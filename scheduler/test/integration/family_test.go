@@ -21,11 +21,11 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	v1 "k8s.io/api/core/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/grove-project/grove/api/common"
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	apicommon "github.com/grove-project/grove/api/common"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/scheduler/pkg/gang/core"
 	"github.com/grove-project/grove/scheduler/test/harness"
 )
@@ -35,22 +35,22 @@ const foreignGate = "example.com/hold"
 
 // familyGang builds the pods and the PodGang of one gang of PodCliqueSet pcs,
 // labelled part-of like the operator labels them; gate (if any) holds the pods.
-func familyGang(ns, pcs, name, gate string, groups ...group) ([]*v1.Pod, *schedv1alpha1.PodGang) {
+func familyGang(ns, pcs, name, gate string, groups ...group) ([]*corev1.Pod, *groveschedulerv1alpha1.PodGang) {
 	pods := gangPods(ns, ns, name, "", groups...)
 	for _, p := range pods {
-		p.Labels[common.LabelPartOfKey] = pcs
+		p.Labels[apicommon.LabelPartOfKey] = pcs
 		if gate != "" {
-			p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: gate}}
+			p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: gate}}
 		}
 	}
 	pg := newPodGang(ns, name, "", "", groups...)
-	pg.Labels = map[string]string{common.LabelPartOfKey: pcs}
+	pg.Labels = map[string]string{apicommon.LabelPartOfKey: pcs}
 	return pods, pg
 }
 
 // liftGates removes every scheduling gate from the pods, as the operator does
 // with Grove's gate once a scaled gang may go.
-func liftGates(pods []*v1.Pod) {
+func liftGates(pods []*corev1.Pod) {
 	for _, p := range pods {
 		cur, err := kube.CoreV1().Pods(p.Namespace).Get(suiteCtx, p.Name, metav1.GetOptions{})
 		Expect(err).NotTo(HaveOccurred())
@@ -60,25 +60,25 @@ func liftGates(pods []*v1.Pod) {
 	}
 }
 
-func boundCount(ns string, pods []*v1.Pod) func() int {
+func boundCount(ns string, pods []*corev1.Pod) func() int {
 	return func() int { return len(boundPods(ns, allNames(pods))) }
 }
 
 var _ = Describe("Best-effort pods and the minimum sets of their PodCliqueSet's other gangs", func() {
 	oneGPU := gpus("1")
-	node := func(n string) v1.ResourceList { return harness.Resources("cpu", "8", "pods", "110", gpu, n) }
+	node := func(n string) corev1.ResourceList { return harness.Resources("cpu", "8", "pods", "110", gpu, n) }
 	// The base gang: minimum set a:1 + b:1, three best-effort pods beyond it.
 	baseGroups := []group{{name: "a", pods: 2, min: 1, requests: oneGPU}, {name: "b", pods: 3, min: 1, requests: oneGPU}}
 
 	// placeBase creates the base gang on a node holding exactly its minimum set
 	// and returns its minimum-set pods and its best-effort pods.
-	placeBase := func(ns string) (minSet, extras []*v1.Pod) {
+	placeBase := func(ns string) (minSet, extras []*corev1.Pod) {
 		createNodes(ns, 1, node("2"), nil)
 		pods, pg := familyGang(ns, "pcs", "pcs-0", "", baseGroups...)
 		createPods(pods)
 		createPodGang(pg)
-		minSet = []*v1.Pod{pods[0], pods[2]}
-		extras = []*v1.Pod{pods[1], pods[3], pods[4]}
+		minSet = []*corev1.Pod{pods[0], pods[2]}
+		extras = []*corev1.Pod{pods[1], pods[3], pods[4]}
 		Eventually(boundCount(ns, minSet), 20*time.Second, 100*time.Millisecond).Should(Equal(2))
 		Consistently(boundCount(ns, extras), 2*time.Second, 200*time.Millisecond).Should(Equal(0))
 		return minSet, extras
@@ -87,7 +87,7 @@ var _ = Describe("Best-effort pods and the minimum sets of their PodCliqueSet's 
 	It("binds a scaled gang's minimum set before the placed base gang's waiting best-effort pods, then the extras", func() {
 		ns := newNamespace("yield")
 		scaledGroups := []group{{name: "c", pods: 3, min: 2, requests: oneGPU}}
-		scaled, scaledPG := familyGang(ns, "pcs", "pcs-0-sg-0", common.PodGangSchedulingGate, scaledGroups...)
+		scaled, scaledPG := familyGang(ns, "pcs", "pcs-0-sg-0", apicommon.PodGangSchedulingGate, scaledGroups...)
 		createPods(scaled)
 		createPodGang(scaledPG)
 		_, extras := placeBase(ns)
@@ -101,7 +101,7 @@ var _ = Describe("Best-effort pods and the minimum sets of their PodCliqueSet's 
 		Eventually(boundCount(ns, scaled), 20*time.Second, 100*time.Millisecond).Should(Equal(2))
 		Consistently(boundCount(ns, extras), 2*time.Second, 200*time.Millisecond).Should(Equal(0))
 		Eventually(func(g Gomega) {
-			expectCondition(g, podGang(ns, "pcs-0-sg-0"), schedv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionTrue, core.ReasonMinimumSetScheduled)
+			expectCondition(g, podGang(ns, "pcs-0-sg-0"), groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionTrue, core.ReasonMinimumSetScheduled)
 		}, 10*time.Second, 100*time.Millisecond).Should(Succeed())
 
 		By("adding room for the remainder: the best-effort pods of both gangs bind")

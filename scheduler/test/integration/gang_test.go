@@ -25,12 +25,12 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	v1 "k8s.io/api/core/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/component-base/metrics/testutil"
 
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/scheduler/pkg/gang/core"
 	"github.com/grove-project/grove/scheduler/pkg/metrics"
 	"github.com/grove-project/grove/scheduler/test/harness"
@@ -41,7 +41,7 @@ const (
 	rackKey = "topology.test/rack"
 )
 
-func gpus(n string) v1.ResourceList { return harness.Resources("cpu", "100m", gpu, n) }
+func gpus(n string) corev1.ResourceList { return harness.Resources("cpu", "100m", gpu, n) }
 
 // createRacks creates five 2-GPU nodes in the pool: rack-small with two of
 // them, rack-large with three, and returns the node names of each rack.
@@ -65,7 +65,7 @@ func createRacks(pool string) (small, large map[string]bool) {
 
 // expectAllBoundWithin waits until every pod is bound and checks that each
 // landed on one of the nodes of the named domain.
-func expectAllBoundWithin(ns string, pods []*v1.Pod, nodes map[string]bool, domain string) {
+func expectAllBoundWithin(ns string, pods []*corev1.Pod, nodes map[string]bool, domain string) {
 	var bound map[string]string
 	Eventually(func() int { bound = boundPods(ns, allNames(pods)); return len(bound) }, 20*time.Second, 100*time.Millisecond).Should(Equal(len(pods)))
 	for pod, node := range bound {
@@ -92,27 +92,27 @@ var _ = Describe("Gang scheduling of PodGangs", func() {
 
 		Eventually(func(g Gomega) {
 			pg := podGang(ns, "inference")
-			g.Expect(pg.Status.Phase).To(Equal(schedv1alpha1.PodGangPhaseStarting))
-			c := expectCondition(g, pg, schedv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionTrue, core.ReasonMinimumSetScheduled)
+			g.Expect(pg.Status.Phase).To(Equal(groveschedulerv1alpha1.PodGangPhaseStarting))
+			c := expectCondition(g, pg, groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionTrue, core.ReasonMinimumSetScheduled)
 			g.Expect(c.Message).To(Equal("every pod group has its minReplicas bound; 4 of 4 referenced pods bound"))
 			g.Expect(pg.Status.PlacementScore).NotTo(BeNil())
 			g.Expect(*pg.Status.PlacementScore).To(Equal(1.0))
-			expectCondition(g, pg, schedv1alpha1.PodGangConditionTypeReady, metav1.ConditionFalse, core.ReasonMinimumSetNotReady)
+			expectCondition(g, pg, groveschedulerv1alpha1.PodGangConditionTypeReady, metav1.ConditionFalse, core.ReasonMinimumSetNotReady)
 		}, 10*time.Second, 100*time.Millisecond).Should(Succeed())
 
 		By("marking the pods Ready as a kubelet would")
 		for _, name := range allNames(pods) {
 			p, err := kube.CoreV1().Pods(ns).Get(suiteCtx, name, metav1.GetOptions{})
 			Expect(err).NotTo(HaveOccurred())
-			p.Status.Phase = v1.PodRunning
-			p.Status.Conditions = append(p.Status.Conditions, v1.PodCondition{Type: v1.PodReady, Status: v1.ConditionTrue, LastTransitionTime: metav1.Now()})
+			p.Status.Phase = corev1.PodRunning
+			p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Now()})
 			_, err = kube.CoreV1().Pods(ns).UpdateStatus(suiteCtx, p, metav1.UpdateOptions{})
 			Expect(err).NotTo(HaveOccurred())
 		}
 		Eventually(func(g Gomega) {
 			pg := podGang(ns, "inference")
-			g.Expect(pg.Status.Phase).To(Equal(schedv1alpha1.PodGangPhaseRunning))
-			expectCondition(g, pg, schedv1alpha1.PodGangConditionTypeReady, metav1.ConditionTrue, core.ReasonMinimumSetReady)
+			g.Expect(pg.Status.Phase).To(Equal(groveschedulerv1alpha1.PodGangPhaseRunning))
+			expectCondition(g, pg, groveschedulerv1alpha1.PodGangConditionTypeReady, metav1.ConditionTrue, core.ReasonMinimumSetReady)
 		}, 10*time.Second, 100*time.Millisecond).Should(Succeed())
 	})
 
@@ -127,8 +127,8 @@ var _ = Describe("Gang scheduling of PodGangs", func() {
 
 		Eventually(func(g Gomega) {
 			pg := podGang(ns, "big")
-			g.Expect(pg.Status.Phase).To(Equal(schedv1alpha1.PodGangPhasePending))
-			c := expectCondition(g, pg, schedv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionFalse, core.ReasonUnschedulable)
+			g.Expect(pg.Status.Phase).To(Equal(groveschedulerv1alpha1.PodGangPhasePending))
+			c := expectCondition(g, pg, groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionFalse, core.ReasonUnschedulable)
 			g.Expect(c.Message).To(Equal("group decode needs 4 pods with 4 nvidia.com/gpu, 100m cpu, 1 fit"))
 		}, 15*time.Second, 100*time.Millisecond).Should(Succeed())
 		Consistently(func() int { return len(boundPods(ns, allNames(pods))) }, 2*permitTimeoutSeconds*time.Second, 250*time.Millisecond).Should(Equal(0))
@@ -146,9 +146,9 @@ var _ = Describe("Gang scheduling of PodGangs", func() {
 		for rep := 0; rep < 20; rep++ {
 			repNS := newNamespace("contend-rep")
 			a, b := gangPods(repNS, ns, "gang-a", "", groups...), gangPods(repNS, ns, "gang-b", "", groups...)
-			all := append(append([]*v1.Pod{}, a...), b...)
+			all := append(append([]*corev1.Pod{}, a...), b...)
 			rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
-			gangs := []*schedv1alpha1.PodGang{newPodGang(repNS, "gang-a", "", "", groups...), newPodGang(repNS, "gang-b", "", "", groups...)}
+			gangs := []*groveschedulerv1alpha1.PodGang{newPodGang(repNS, "gang-a", "", "", groups...), newPodGang(repNS, "gang-b", "", "", groups...)}
 			rng.Shuffle(len(gangs), func(i, j int) { gangs[i], gangs[j] = gangs[j], gangs[i] })
 			// Interleave pod and PodGang creation at random points.
 			cut := rng.Intn(len(all) + 1)
@@ -185,7 +185,7 @@ var _ = Describe("Gang scheduling of PodGangs", func() {
 		Eventually(func() int { return len(boundPods(ns, allNames(pods))) }, 20*time.Second, 100*time.Millisecond).Should(Equal(3))
 		Consistently(func() int { return len(boundPods(ns, allNames(pods))) }, 2*time.Second, 200*time.Millisecond).Should(Equal(3))
 		Eventually(func(g Gomega) {
-			c := expectCondition(g, podGang(ns, "elastic"), schedv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionTrue, core.ReasonMinimumSetScheduled)
+			c := expectCondition(g, podGang(ns, "elastic"), groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionTrue, core.ReasonMinimumSetScheduled)
 			g.Expect(c.Message).To(Equal("every pod group has its minReplicas bound; 3 of 4 referenced pods bound"))
 		}, 10*time.Second, 100*time.Millisecond).Should(Succeed())
 
@@ -237,7 +237,7 @@ var _ = Describe("Gang scheduling of PodGangs", func() {
 		tooBig := []group{{name: "worker", pods: 5, min: 5, requests: gpus("1")}}
 		rest := createGang(ns, "spill", "", rackKey, tooBig...)
 		Eventually(func(g Gomega) {
-			c := expectCondition(g, podGang(ns, "spill"), schedv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionFalse, core.ReasonUnschedulable)
+			c := expectCondition(g, podGang(ns, "spill"), groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionFalse, core.ReasonUnschedulable)
 			g.Expect(c.Message).To(HavePrefix(`podgang spill does not fit in any single "topology.test/rack" domain`))
 		}, 15*time.Second, 100*time.Millisecond).Should(Succeed())
 		Consistently(func() int { return len(boundPods(ns, allNames(rest))) }, 2*time.Second, 250*time.Millisecond).Should(Equal(0))
@@ -251,7 +251,7 @@ var _ = Describe("Gang scheduling of PodGangs", func() {
 		createPods(pods)
 		pg := newPodGang(ns, "soft", "", "", groups...)
 		preferred := rackKey
-		pg.Spec.TopologyConstraint = &schedv1alpha1.TopologyConstraint{PackConstraint: &schedv1alpha1.TopologyPackConstraint{Preferred: &preferred}}
+		pg.Spec.TopologyConstraint = &groveschedulerv1alpha1.TopologyConstraint{PackConstraint: &groveschedulerv1alpha1.TopologyPackConstraint{Preferred: &preferred}}
 		createPodGang(pg)
 		// rack-small (2 nodes, 4 GPUs) is the tightest domain that holds the gang;
 		// spreading scores alone would have used the emptier rack-large nodes too.
@@ -269,7 +269,7 @@ var _ = Describe("Gang scheduling of PodGangs", func() {
 		groups := []group{{name: "worker", pods: 2, min: 2, requests: gpus("1")}}
 		pods := createGang(ns, "waiting", "", "", groups...)
 		Eventually(func(g Gomega) {
-			expectCondition(g, podGang(ns, "waiting"), schedv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionFalse, core.ReasonUnschedulable)
+			expectCondition(g, podGang(ns, "waiting"), groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionFalse, core.ReasonUnschedulable)
 		}, 15*time.Second, 100*time.Millisecond).Should(Succeed())
 
 		// New nodes become usable when their not-ready taint is lifted (see harness.CreateNodes).
@@ -292,7 +292,7 @@ var _ = Describe("Gang scheduling of PodGangs", func() {
 		createNodes(ns, 1, harness.Resources("cpu", "2", "pods", "110"), nil)
 		var names []string
 		for _, name := range []string{"web-0", "web-1", "web-2"} {
-			createPods([]*v1.Pod{harness.NewPod(harness.PodSpec{
+			createPods([]*corev1.Pod{harness.NewPod(harness.PodSpec{
 				Namespace: ns, Name: name, SchedulerName: schedulerName,
 				Requests: harness.Resources("cpu", "500m"), NodeSelector: map[string]string{poolLabel: ns},
 			})})
@@ -324,7 +324,7 @@ var _ = Describe("Gang scheduling of PodGangs", func() {
 		go func() { _ = metrics.Serve(suiteCtx, ln) }()
 		resp, err := http.Get("http://" + ln.Addr().String() + "/metrics")
 		Expect(err).NotTo(HaveOccurred())
-		defer resp.Body.Close()
+		defer func() { _ = resp.Body.Close() }()
 		body, err := io.ReadAll(resp.Body)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(body)).To(ContainSubstring(`grove_gang_scheduling_attempts_total{result="scheduled"}`))

@@ -21,14 +21,14 @@ import (
 	"sync/atomic"
 
 	. "github.com/onsi/gomega"
-	v1 "k8s.io/api/core/v1"
+	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/component-base/metrics/legacyregistry"
 
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/scheduler/pkg/gang/core"
 	"github.com/grove-project/grove/scheduler/test/harness"
 )
@@ -41,7 +41,7 @@ var nsCounter atomic.Int32
 // value that confines the spec's pods to the spec's own nodes.
 func newNamespace(prefix string) string {
 	name := fmt.Sprintf("%s-%d", prefix, nsCounter.Add(1))
-	_, err := kube.CoreV1().Namespaces().Create(suiteCtx, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+	_, err := kube.CoreV1().Namespaces().Create(suiteCtx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
 	return name
 }
@@ -49,7 +49,7 @@ func newNamespace(prefix string) string {
 const poolLabel = "test.grove.io/pool"
 
 // createNodes creates count nodes in the pool with the given capacity.
-func createNodes(pool string, count int, capacity v1.ResourceList, labels func(int) map[string]string) []string {
+func createNodes(pool string, count int, capacity corev1.ResourceList, labels func(int) map[string]string) []string {
 	names, err := harness.CreateNodes(suiteCtx, kube, harness.NodeSpec{
 		Prefix: pool, Count: count, Capacity: capacity,
 		Labels: func(i int) map[string]string {
@@ -71,7 +71,7 @@ type group struct {
 	name     string
 	pods     int
 	min      int32
-	requests v1.ResourceList
+	requests corev1.ResourceList
 	required string
 }
 
@@ -85,8 +85,8 @@ func gangPodNames(gang string, g group) []string {
 }
 
 // gangPods builds (not creates) the pods of a gang.
-func gangPods(ns, pool, gang, priorityClass string, groups ...group) []*v1.Pod {
-	var pods []*v1.Pod
+func gangPods(ns, pool, gang, priorityClass string, groups ...group) []*corev1.Pod {
+	var pods []*corev1.Pod
 	for _, g := range groups {
 		for _, name := range gangPodNames(gang, g) {
 			pods = append(pods, harness.NewPod(harness.PodSpec{
@@ -100,7 +100,7 @@ func gangPods(ns, pool, gang, priorityClass string, groups ...group) []*v1.Pod {
 	return pods
 }
 
-func createPods(pods []*v1.Pod) {
+func createPods(pods []*corev1.Pod) {
 	for _, p := range pods {
 		_, err := kube.CoreV1().Pods(p.Namespace).Create(suiteCtx, p, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
@@ -108,23 +108,23 @@ func createPods(pods []*v1.Pod) {
 }
 
 // newPodGang builds the PodGang referencing every pod of every group.
-func newPodGang(ns, name, priorityClass, required string, groups ...group) *schedv1alpha1.PodGang {
-	pg := &schedv1alpha1.PodGang{
+func newPodGang(ns, name, priorityClass, required string, groups ...group) *groveschedulerv1alpha1.PodGang {
+	pg := &groveschedulerv1alpha1.PodGang{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec:       schedv1alpha1.PodGangSpec{PriorityClassName: priorityClass},
+		Spec:       groveschedulerv1alpha1.PodGangSpec{PriorityClassName: priorityClass},
 	}
 	if required != "" {
 		key := required
-		pg.Spec.TopologyConstraint = &schedv1alpha1.TopologyConstraint{PackConstraint: &schedv1alpha1.TopologyPackConstraint{Required: &key}}
+		pg.Spec.TopologyConstraint = &groveschedulerv1alpha1.TopologyConstraint{PackConstraint: &groveschedulerv1alpha1.TopologyPackConstraint{Required: &key}}
 	}
 	for _, g := range groups {
-		pgGroup := schedv1alpha1.PodGroup{Name: g.name, MinReplicas: g.min}
+		pgGroup := groveschedulerv1alpha1.PodGroup{Name: g.name, MinReplicas: g.min}
 		for _, pod := range gangPodNames(name, g) {
-			pgGroup.PodReferences = append(pgGroup.PodReferences, schedv1alpha1.NamespacedName{Namespace: ns, Name: pod})
+			pgGroup.PodReferences = append(pgGroup.PodReferences, groveschedulerv1alpha1.NamespacedName{Namespace: ns, Name: pod})
 		}
 		if g.required != "" {
 			key := g.required
-			pgGroup.TopologyConstraint = &schedv1alpha1.TopologyConstraint{PackConstraint: &schedv1alpha1.TopologyPackConstraint{Required: &key}}
+			pgGroup.TopologyConstraint = &groveschedulerv1alpha1.TopologyConstraint{PackConstraint: &groveschedulerv1alpha1.TopologyPackConstraint{Required: &key}}
 		}
 		pg.Spec.PodGroups = append(pg.Spec.PodGroups, pgGroup)
 	}
@@ -133,14 +133,14 @@ func newPodGang(ns, name, priorityClass, required string, groups ...group) *sche
 
 // createGang creates the pods of a gang confined to the namespace's pool,
 // then its PodGang, and returns the pods.
-func createGang(ns, name, priorityClass, required string, groups ...group) []*v1.Pod {
+func createGang(ns, name, priorityClass, required string, groups ...group) []*corev1.Pod {
 	pods := gangPods(ns, ns, name, priorityClass, groups...)
 	createPods(pods)
 	createPodGang(newPodGang(ns, name, priorityClass, required, groups...))
 	return pods
 }
 
-func createPodGang(pg *schedv1alpha1.PodGang) {
+func createPodGang(pg *groveschedulerv1alpha1.PodGang) {
 	_, err := grove.SchedulerV1alpha1().PodGangs(pg.Namespace).Create(suiteCtx, pg, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
 }
@@ -161,7 +161,7 @@ func boundPods(ns string, names []string) map[string]string {
 	return out
 }
 
-func allNames(pods []*v1.Pod) []string {
+func allNames(pods []*corev1.Pod) []string {
 	out := make([]string, 0, len(pods))
 	for _, p := range pods {
 		out = append(out, p.Name)
@@ -169,7 +169,7 @@ func allNames(pods []*v1.Pod) []string {
 	return out
 }
 
-func podGang(ns, name string) *schedv1alpha1.PodGang {
+func podGang(ns, name string) *groveschedulerv1alpha1.PodGang {
 	pg, err := grove.SchedulerV1alpha1().PodGangs(ns).Get(suiteCtx, name, metav1.GetOptions{})
 	Expect(err).NotTo(HaveOccurred())
 	return pg
@@ -177,7 +177,7 @@ func podGang(ns, name string) *schedv1alpha1.PodGang {
 
 // expectCondition checks that the PodGang has a condition of the type with
 // the status and reason, and returns it.
-func expectCondition(g Gomega, pg *schedv1alpha1.PodGang, condType string, status metav1.ConditionStatus, reason string) *metav1.Condition {
+func expectCondition(g Gomega, pg *groveschedulerv1alpha1.PodGang, condType string, status metav1.ConditionStatus, reason string) *metav1.Condition {
 	c := meta.FindStatusCondition(pg.Status.Conditions, condType)
 	g.Expect(c).NotTo(BeNil(), "PodGang %s has no %s condition", pg.Name, condType)
 	g.Expect(c.Status).To(Equal(status), "status of %s", condType)

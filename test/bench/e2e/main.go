@@ -52,7 +52,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -97,7 +96,7 @@ func portFrom(file, key string) string {
 	if err != nil {
 		return "0"
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	s := bufio.NewScanner(f)
 	for s.Scan() {
 		if v, ok := strings.CutPrefix(s.Text(), key+"="); ok {
@@ -134,7 +133,7 @@ func run(o options) error {
 
 	var raw phaseTimes
 	if !o.skipRaw {
-		if raw, err = rawLoop(ctx, cfg, c, nodes, total); err != nil {
+		if raw, err = rawLoop(ctx, c, nodes, total); err != nil {
 			return fmt.Errorf("raw loop: %w", err)
 		}
 	}
@@ -212,7 +211,7 @@ func namespace(ctx context.Context, c client.Client, prefix string) (string, err
 
 // rawLoop creates total pods bound to the fake nodes round-robin, waits until
 // all are Running, deletes them and waits until none is left.
-func rawLoop(ctx context.Context, cfg *rest.Config, c client.Client, nodes []string, total int) (phaseTimes, error) {
+func rawLoop(ctx context.Context, c client.Client, nodes []string, total int) (phaseTimes, error) {
 	var t phaseTimes
 	ns, err := namespace(ctx, c, "bench-raw-")
 	if err != nil {
@@ -389,7 +388,7 @@ func scrape(url string) (map[string]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	out := map[string]float64{}
 	s := bufio.NewScanner(resp.Body)
 	s.Buffer(make([]byte, 1<<20), 1<<20)

@@ -32,7 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-	"github.com/grove-project/grove/api/common"
+	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/controller/podclique/components/pod"
 )
@@ -125,8 +125,8 @@ func ownedPod(pclq *grovecorev1alpha1.PodClique, idx string) *corev1.Pod {
 		ObjectMeta: metav1.ObjectMeta{
 			GenerateName: pclq.Name + "-", Namespace: pclq.Namespace,
 			Labels: map[string]string{
-				common.LabelPodClique: pclq.Name, common.LabelPodCliquePodIndex: idx,
-				common.LabelPodTemplateHash: pclq.Labels[common.LabelPodTemplateHash],
+				apicommon.LabelPodClique: pclq.Name, apicommon.LabelPodCliquePodIndex: idx,
+				apicommon.LabelPodTemplateHash: pclq.Labels[apicommon.LabelPodTemplateHash],
 			},
 			OwnerReferences: []metav1.OwnerReference{{
 				APIVersion: grovecorev1alpha1.SchemeGroupVersion.String(), Kind: "PodClique",
@@ -188,7 +188,7 @@ var _ = Describe("PodClique controller under API faults", Ordered, func() {
 		}, 6*time.Second, 50*time.Millisecond).Should(Succeed())
 		Expect(hostnames(podsOf(pclq))).To(Equal([]string{"svc-0-frontend-0", "svc-0-frontend-1"}))
 		for _, p := range podsOf(pclq) {
-			Expect(p.Labels[common.LabelPodCliquePodIndex]).To(Equal(p.Spec.Hostname[len("svc-0-frontend-"):]))
+			Expect(p.Labels[apicommon.LabelPodCliquePodIndex]).To(Equal(p.Spec.Hostname[len("svc-0-frontend-"):]))
 		}
 	})
 

@@ -31,9 +31,9 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/grove-project/grove/api/common"
+	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
-	groveschedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 const (
@@ -75,23 +75,23 @@ func podCliqueOf(pcs *grovecorev1alpha1.PodCliqueSet, clique string, pcsgReplica
 			tmpl = c
 		}
 	}
-	labels := common.DefaultLabels(pcs.Name)
-	labels[common.LabelPodCliqueSetReplicaIndex] = "0"
-	labels[common.LabelPodCliqueTemplateName] = clique
-	labels[common.LabelPodTemplateHash] = "hash-1"
-	name := common.PodCliqueName(pcs.Name, 0, clique)
-	labels[common.LabelPodGang] = common.BasePodGangName(pcs.Name, 0)
+	labels := apicommon.DefaultLabels(pcs.Name)
+	labels[apicommon.LabelPodCliqueSetReplicaIndex] = "0"
+	labels[apicommon.LabelPodCliqueTemplateName] = clique
+	labels[apicommon.LabelPodTemplateHash] = "hash-1"
+	name := apicommon.PodCliqueName(pcs.Name, 0, clique)
+	labels[apicommon.LabelPodGang] = apicommon.BasePodGangName(pcs.Name, 0)
 	if pcsgReplica >= 0 {
-		pcsg := common.PodCliqueScalingGroupName(pcs.Name, 0, "mn")
-		name = common.ScalingGroupPodCliqueName(pcsg, pcsgReplica, clique)
-		labels[common.LabelPodCliqueScalingGroup] = pcsg
-		labels[common.LabelPodCliqueScalingGroupReplicaIndex] = strconv.Itoa(int(pcsgReplica))
-		labels[common.LabelPodGang] = common.PodGangNameForScalingGroupReplica(pcs.Name, 0, pcsg, pcsgReplica, 1)
+		pcsg := apicommon.PodCliqueScalingGroupName(pcs.Name, 0, "mn")
+		name = apicommon.ScalingGroupPodCliqueName(pcsg, pcsgReplica, clique)
+		labels[apicommon.LabelPodCliqueScalingGroup] = pcsg
+		labels[apicommon.LabelPodCliqueScalingGroupReplicaIndex] = strconv.Itoa(int(pcsgReplica))
+		labels[apicommon.LabelPodGang] = apicommon.PodGangNameForScalingGroupReplica(pcs.Name, 0, pcsg, pcsgReplica, 1)
 		if pcsgReplica >= 1 {
-			labels[common.LabelBasePodGang] = common.BasePodGangName(pcs.Name, 0)
+			labels[apicommon.LabelBasePodGang] = apicommon.BasePodGangName(pcs.Name, 0)
 		}
 	}
-	labels[common.LabelAppNameKey] = name
+	labels[apicommon.LabelAppNameKey] = name
 	return &grovecorev1alpha1.PodClique{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: pcs.Namespace, Labels: labels},
 		Spec:       tmpl.Spec,
@@ -101,7 +101,7 @@ func podCliqueOf(pcs *grovecorev1alpha1.PodCliqueSet, clique string, pcsgReplica
 func podsOf(pclq *grovecorev1alpha1.PodClique) []corev1.Pod {
 	GinkgoHelper()
 	list := &corev1.PodList{}
-	Expect(k8sClient.List(ctx, list, client.InNamespace(pclq.Namespace), client.MatchingLabels{common.LabelPodClique: pclq.Name})).To(Succeed())
+	Expect(k8sClient.List(ctx, list, client.InNamespace(pclq.Namespace), client.MatchingLabels{apicommon.LabelPodClique: pclq.Name})).To(Succeed())
 	sort.Slice(list.Items, func(i, j int) bool { return list.Items[i].Spec.Hostname < list.Items[j].Spec.Hostname })
 	return list.Items
 }
@@ -118,7 +118,7 @@ func gated(pods []corev1.Pod) []string {
 	var out []string
 	for _, p := range pods {
 		for _, g := range p.Spec.SchedulingGates {
-			if g.Name == common.PodGangSchedulingGate {
+			if g.Name == apicommon.PodGangSchedulingGate {
 				out = append(out, p.Spec.Hostname)
 			}
 		}
@@ -148,17 +148,17 @@ func setPodConditions(pod *corev1.Pod, ready bool) {
 	}, timeout, interval).Should(Succeed())
 }
 
-func podGang(ns, name string, groups map[string][]corev1.Pod, minReplicas map[string]int32) *groveschedv1alpha1.PodGang {
-	pg := &groveschedv1alpha1.PodGang{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}}
+func podGang(ns, name string, groups map[string][]corev1.Pod, minReplicas map[string]int32) *groveschedulerv1alpha1.PodGang {
+	pg := &groveschedulerv1alpha1.PodGang{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}}
 	names := make([]string, 0, len(groups))
 	for g := range groups {
 		names = append(names, g)
 	}
 	sort.Strings(names)
 	for _, g := range names {
-		group := groveschedv1alpha1.PodGroup{Name: g, MinReplicas: minReplicas[g], PodReferences: []groveschedv1alpha1.NamespacedName{}}
+		group := groveschedulerv1alpha1.PodGroup{Name: g, MinReplicas: minReplicas[g], PodReferences: []groveschedulerv1alpha1.NamespacedName{}}
 		for _, p := range groups[g] {
-			group.PodReferences = append(group.PodReferences, groveschedv1alpha1.NamespacedName{Namespace: ns, Name: p.Name})
+			group.PodReferences = append(group.PodReferences, groveschedulerv1alpha1.NamespacedName{Namespace: ns, Name: p.Name})
 		}
 		pg.Spec.PodGroups = append(pg.Spec.PodGroups, group)
 	}
@@ -199,10 +199,10 @@ var _ = Describe("PodClique controller", func() {
 			Should(Equal([]string{"svc-0-frontend-0", "svc-0-frontend-1", "svc-0-frontend-2"}))
 		for _, p := range podsOf(pclq) {
 			Expect(p.GenerateName).To(Equal("svc-0-frontend-"))
-			Expect(p.Labels).To(HaveKeyWithValue(common.LabelPodGang, "svc-0"))
-			Expect(p.Labels).To(HaveKeyWithValue(common.LabelPartOfKey, "svc"))
-			Expect(p.Labels).To(HaveKeyWithValue(common.LabelManagedByKey, "grove-operator"))
-			Expect(p.Labels).To(HaveKeyWithValue(common.LabelPodCliquePodIndex, p.Spec.Hostname[len("svc-0-frontend-"):]))
+			Expect(p.Labels).To(HaveKeyWithValue(apicommon.LabelPodGang, "svc-0"))
+			Expect(p.Labels).To(HaveKeyWithValue(apicommon.LabelPartOfKey, "svc"))
+			Expect(p.Labels).To(HaveKeyWithValue(apicommon.LabelManagedByKey, "grove-operator"))
+			Expect(p.Labels).To(HaveKeyWithValue(apicommon.LabelPodCliquePodIndex, p.Spec.Hostname[len("svc-0-frontend-"):]))
 			Expect(p.Spec.Subdomain).To(Equal("svc-0"))
 			Expect(p.Spec.SchedulerName).To(Equal("grove-scheduler"))
 			Expect(p.OwnerReferences).To(ConsistOf(HaveField("Name", "svc-0-frontend")))
@@ -218,7 +218,7 @@ var _ = Describe("PodClique controller", func() {
 			g.Expect(st.LastOperation.State).To(Equal(grovecorev1alpha1.LastOperationStateProcessing))
 			g.Expect(st.LastOperation.Description).To(Equal("3 pods wait for PodGang svc-0"))
 		}, timeout, interval).Should(Succeed())
-		Expect(getPCLQ(pclq).Finalizers).To(ContainElement(common.FinalizerPodClique))
+		Expect(getPCLQ(pclq).Finalizers).To(ContainElement(apicommon.FinalizerPodClique))
 	})
 
 	It("writes its pods into its own group of the PodGang and lifts their gates", func() {
@@ -227,20 +227,20 @@ var _ = Describe("PodClique controller", func() {
 		Eventually(func() []corev1.Pod { return podsOf(pclq) }, timeout, interval).Should(HaveLen(3))
 
 		// A PodGang without the clique's group: nothing is written or lifted.
-		other := groveschedv1alpha1.PodGroup{Name: "svc-0-other", MinReplicas: 1,
-			PodReferences: []groveschedv1alpha1.NamespacedName{{Namespace: ns, Name: "someone-else"}}}
-		pg := &groveschedv1alpha1.PodGang{ObjectMeta: metav1.ObjectMeta{Name: "svc-0", Namespace: ns},
-			Spec: groveschedv1alpha1.PodGangSpec{PodGroups: []groveschedv1alpha1.PodGroup{other}}}
+		other := groveschedulerv1alpha1.PodGroup{Name: "svc-0-other", MinReplicas: 1,
+			PodReferences: []groveschedulerv1alpha1.NamespacedName{{Namespace: ns, Name: "someone-else"}}}
+		pg := &groveschedulerv1alpha1.PodGang{ObjectMeta: metav1.ObjectMeta{Name: "svc-0", Namespace: ns},
+			Spec: groveschedulerv1alpha1.PodGangSpec{PodGroups: []groveschedulerv1alpha1.PodGroup{other}}}
 		Expect(k8sClient.Create(ctx, pg)).To(Succeed())
 		Consistently(func() []string { return gated(podsOf(pclq)) }, time.Second, interval).Should(HaveLen(3))
 
 		// Once the group exists the PodClique fills in its pod references,
 		// leaving the other group alone, and lifts the gates.
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pg), pg)).To(Succeed())
-		pg.Spec.PodGroups = []groveschedv1alpha1.PodGroup{other, {Name: pclq.Name, MinReplicas: 2, PodReferences: []groveschedv1alpha1.NamespacedName{}}}
+		pg.Spec.PodGroups = []groveschedulerv1alpha1.PodGroup{other, {Name: pclq.Name, MinReplicas: 2, PodReferences: []groveschedulerv1alpha1.NamespacedName{}}}
 		Expect(k8sClient.Update(ctx, pg)).To(Succeed())
 		refsOf := func(group string) []string {
-			got := &groveschedv1alpha1.PodGang{}
+			got := &groveschedulerv1alpha1.PodGang{}
 			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pg), got)).To(Succeed())
 			var names []string
 			for _, g := range got.Spec.PodGroups {
@@ -297,7 +297,7 @@ var _ = Describe("PodClique controller", func() {
 		for _, p := range []*grovecorev1alpha1.PodClique{baseLeader, baseWorker, scaledLeader, scaledWorker} {
 			Eventually(func() []corev1.Pod { return podsOf(p) }, timeout, interval).Should(HaveLen(int(p.Spec.Replicas)))
 		}
-		Expect(scaledWorker.Labels).To(HaveKeyWithValue(common.LabelPodGang, "svc-0-mn-0"))
+		Expect(scaledWorker.Labels).To(HaveKeyWithValue(apicommon.LabelPodGang, "svc-0-mn-0"))
 		scaled := podGang(ns, "svc-0-mn-0",
 			map[string][]corev1.Pod{scaledLeader.Name: podsOf(scaledLeader), scaledWorker.Name: podsOf(scaledWorker)},
 			map[string]int32{scaledLeader.Name: 1, scaledWorker.Name: 2})
@@ -446,19 +446,19 @@ var _ = Describe("PodClique controller", func() {
 			Expect(p.Spec.InitContainers).To(HaveLen(2))
 			Expect(p.Spec.InitContainers[0].Name).To(Equal("fetch-weights"), "grove-initc comes after the user's init containers")
 			initc := p.Spec.InitContainers[1]
-			Expect(initc.Name).To(Equal(common.InitContainerName))
+			Expect(initc.Name).To(Equal(apicommon.InitContainerName))
 			Expect(initc.Image).To(Equal("grove-initc:v0.0.0-dev"))
 			Expect(initc.Args).To(Equal([]string{"--podcliques=ordered-0-mn-0-leader:1"}))
 			Expect(initc.VolumeMounts).To(ContainElements(
-				And(HaveField("Name", "pod-info-vol"), HaveField("MountPath", common.PodInfoMountPath), HaveField("ReadOnly", true)),
-				And(HaveField("Name", "sa-token-secret-vol"), HaveField("MountPath", common.ServiceAccountTokenMountPath), HaveField("ReadOnly", true)),
+				And(HaveField("Name", "pod-info-vol"), HaveField("MountPath", apicommon.PodInfoMountPath), HaveField("ReadOnly", true)),
+				And(HaveField("Name", "sa-token-secret-vol"), HaveField("MountPath", apicommon.ServiceAccountTokenMountPath), HaveField("ReadOnly", true)),
 			))
 			var volumes []string
 			for _, v := range p.Spec.Volumes {
 				volumes = append(volumes, v.Name)
 			}
 			Expect(volumes).To(ContainElements("pod-info-vol", "sa-token-secret-vol"))
-			Expect(p.Annotations).To(HaveKeyWithValue(common.AnnotationStartsAfter, "ordered-0-mn-0-leader"))
+			Expect(p.Annotations).To(HaveKeyWithValue(apicommon.AnnotationStartsAfter, "ordered-0-mn-0-leader"))
 			Expect(p.Spec.ServiceAccountName).To(Equal("engine"), "the user's ServiceAccount is untouched")
 		}
 
@@ -467,7 +467,7 @@ var _ = Describe("PodClique controller", func() {
 		Eventually(func() []corev1.Pod { return podsOf(anyOrder) }, timeout, interval).Should(HaveLen(3))
 		for _, p := range podsOf(anyOrder) {
 			Expect(p.Spec.InitContainers).To(BeEmpty())
-			Expect(p.Annotations).NotTo(HaveKey(common.AnnotationStartsAfter))
+			Expect(p.Annotations).NotTo(HaveKey(apicommon.AnnotationStartsAfter))
 			for _, v := range p.Spec.Volumes {
 				Expect(v.Name).NotTo(BeElementOf("pod-info-vol", "sa-token-secret-vol"))
 			}
@@ -477,7 +477,7 @@ var _ = Describe("PodClique controller", func() {
 	It("releases the PodClique when it is deleted", func() {
 		pclq := podCliqueOf(pcs, "frontend", -1)
 		Expect(k8sClient.Create(ctx, pclq)).To(Succeed())
-		Eventually(func() []string { return getPCLQ(pclq).Finalizers }, timeout, interval).Should(ContainElement(common.FinalizerPodClique))
+		Eventually(func() []string { return getPCLQ(pclq).Finalizers }, timeout, interval).Should(ContainElement(apicommon.FinalizerPodClique))
 		Expect(k8sClient.Delete(ctx, pclq)).To(Succeed())
 		Eventually(func() bool {
 			return client.IgnoreNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(pclq), &grovecorev1alpha1.PodClique{})) == nil &&

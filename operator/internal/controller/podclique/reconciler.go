@@ -22,11 +22,13 @@ package podclique
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -37,6 +39,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/controller/podclique/components/pod"
 	"github.com/grove-project/grove/operator/internal/groveerr"
+	"github.com/grove-project/grove/operator/internal/update"
 )
 
 // ControllerName is the PodClique controller's name.
@@ -79,20 +82,21 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	// While pods this controller created or deleted are not yet in the cache,
 	// counts computed now would be stale and overwritten moments later, when
 	// the pod events arrive; skipping the write halves status traffic for
-	// large PodCliqueSets. Errors are always recorded.
-	// RecheckAfter brings the reconcile back when pending expectations reach
-	// their deadline, in case no pod event does.
-	if syncErr == nil && (result.PendingCreates > 0 || result.PendingDeletes > 0) {
+	// large PodCliqueSets. Errors, and the ready pods an update replaced, are
+	// always recorded. RecheckAfter brings the reconcile back when pending
+	// expectations reach their deadline, in case no pod event does.
+	if syncErr == nil && (result.PendingCreates > 0 || result.PendingDeletes > 0) && len(result.Rollout.SelectedReady) == 0 {
 		return ctrl.Result{RequeueAfter: result.RecheckAfter}, nil
 	}
-	if err := r.updateStatus(ctx, log, pclq, result, syncErr); err != nil {
+	requeueAfter, err := r.updateStatus(ctx, log, pclq, result, syncErr)
+	if err != nil {
 		return ctrl.Result{}, err
 	}
 	if syncErr != nil {
 		// controller-runtime requeues with exponential backoff.
 		return ctrl.Result{}, syncErr
 	}
-	return ctrl.Result{RequeueAfter: result.RecheckAfter}, nil
+	return ctrl.Result{RequeueAfter: common.Earliest(requeueAfter, result.RecheckAfter)}, nil
 }
 
 func (r *Reconciler) ensureFinalizer(ctx context.Context, pclq *grovecorev1alpha1.PodClique) error {
@@ -124,14 +128,21 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, log logr.Logger, pclq 
 }
 
 // updateStatus computes the status from the pods Sync listed and writes it in
-// one patch, only when something changed.
-func (r *Reconciler) updateStatus(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique, res pod.Result, syncErr error) error {
+// one patch, only when something changed. It returns when the update's
+// progress deadline passes, to be reconciled then.
+func (r *Reconciler) updateStatus(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique, res pod.Result, syncErr error) (time.Duration, error) {
 	base := pclq.DeepCopy()
 	counts := countPods(res.Pods, pclq.Labels[apicommon.LabelPodTemplateHash])
 	// Sync may fail before it lists the pods; then the counts it would give are
 	// unknown, and the last ones stay while the error is recorded.
+	var upd updateOutcome
 	if res.Pods != nil {
 		applyStatus(pclq, counts)
+		upd = applyUpdateStatus(pclq, &base.Status, res.Rollout, counts, metav1.Now())
+	}
+	if upd.deadlineExceeded {
+		r.recorder.Eventf(pclq, corev1.EventTypeWarning, update.ReasonProgressDeadlineExceeded,
+			"No update progress for more than progressDeadline %s; the update continues", update.ProgressDeadline(pclq.Spec.RollingUpdate))
 	}
 
 	switch {
@@ -148,15 +159,15 @@ func (r *Reconciler) updateStatus(ctx context.Context, log logr.Logger, pclq *gr
 			fmt.Sprintf("%d pods released to the scheduler", counts.replicas))
 	}
 	if equality.Semantic.DeepEqual(base.Status, pclq.Status) {
-		return nil
+		return upd.requeueAfter, nil
 	}
 	if base.Status.ScheduledReplicas > 0 && pclq.Status.ScheduledReplicas == 0 {
 		r.recorder.Eventf(pclq, corev1.EventTypeWarning, ReasonAllScheduledReplicasLost,
 			"All %d scheduled pods were lost", base.Status.ScheduledReplicas)
 	}
 	if err := r.client.Status().Patch(ctx, pclq, client.MergeFrom(base)); err != nil {
-		return groveerr.Wrapf(err, ErrUpdateStatus, groveerr.OperationSync, "updating status of PodClique %s", pclq.Name)
+		return 0, groveerr.Wrapf(err, ErrUpdateStatus, groveerr.OperationSync, "updating status of PodClique %s", pclq.Name)
 	}
 	log.V(2).Info("Updated status", "replicas", counts.replicas, "ready", counts.ready, "scheduled", counts.scheduled, "gated", counts.gated)
-	return nil
+	return upd.requeueAfter, nil
 }

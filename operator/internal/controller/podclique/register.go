@@ -37,7 +37,7 @@ import (
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
-	groveschedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/config"
 	"github.com/grove-project/grove/operator/internal/controller/podclique/components/pod"
@@ -65,10 +65,11 @@ func setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backen
 		For(&grovecorev1alpha1.PodClique{}, builder.WithPredicates(
 			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}))).
 		Watches(&corev1.Pod{}, podEvents(expectations), builder.WithPredicates(podChanged())).
-		Watches(&groveschedv1alpha1.PodGang{}, handler.EnqueueRequestsFromMapFunc(podCliquesOfPodGang),
+		Watches(&groveschedulerv1alpha1.PodGang{}, handler.EnqueueRequestsFromMapFunc(podCliquesOfPodGang),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&grovecorev1alpha1.PodClique{}, handler.EnqueueRequestsFromMapFunc(r.scaledPodCliquesWaitingOn),
 			builder.WithPredicates(scheduledReplicasChanged())).
+		Watches(&grovecorev1alpha1.PodCliqueSet{}, r.updatingReplicaChanged()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: cfg.Controllers.PodClique.ConcurrentSyncs}).
 		Complete(r)
 }
@@ -135,7 +136,7 @@ func podChanged() predicate.Predicate {
 // podCliquesOfPodGang maps a PodGang to the PodCliques of its groups (group
 // names are PodClique names), so gates are lifted as soon as pods are referenced.
 func podCliquesOfPodGang(_ context.Context, obj client.Object) []reconcile.Request {
-	pg, ok := obj.(*groveschedv1alpha1.PodGang)
+	pg, ok := obj.(*groveschedulerv1alpha1.PodGang)
 	if !ok {
 		return nil
 	}

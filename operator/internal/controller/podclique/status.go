@@ -24,7 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/grove-project/grove/api/common"
+	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/controller/podclique/components/pod"
 )
@@ -56,7 +56,7 @@ func countPods(pods []*corev1.Pod, templateHash string) podCounts {
 				c.unhealthy++
 			}
 		}
-		if templateHash != "" && p.Labels[common.LabelPodTemplateHash] == templateHash {
+		if templateHash != "" && p.Labels[apicommon.LabelPodTemplateHash] == templateHash {
 			c.updated++
 		}
 	}
@@ -96,12 +96,16 @@ func applyStatus(pclq *grovecorev1alpha1.PodClique, c podCounts) {
 	st.ScheduleGatedReplicas, st.UpdatedReplicas = c.gated, c.updated
 	st.ObservedGeneration = ptr.To(pclq.Generation)
 	// Members of a scaling group scale through it and publish no selector.
-	if pclq.Labels[common.LabelPodCliqueScalingGroup] == "" {
-		st.HPAPodSelector = common.PodCliqueSelector(pclq.Labels[common.LabelPartOfKey], pclq.Name)
+	if pclq.Labels[apicommon.LabelPodCliqueScalingGroup] == "" {
+		st.HPAPodSelector = apicommon.PodCliqueSelector(pclq.Labels[apicommon.LabelPartOfKey], pclq.Name)
 	} else {
 		st.HPAPodSelector = ""
 	}
 
+	if pclq.Spec.Replicas == 0 {
+		setScaledToZero(pclq)
+		return
+	}
 	minAvail := minAvailable(pclq)
 	scheduled := metav1.Condition{Type: grovecorev1alpha1.ConditionTypePodCliqueScheduled, ObservedGeneration: pclq.Generation,
 		Status: metav1.ConditionTrue, Reason: grovecorev1alpha1.ConditionReasonSufficientScheduledPods,
@@ -123,5 +127,5 @@ func applyStatus(pclq *grovecorev1alpha1.PodClique, c podCounts) {
 		breached.Status, breached.Reason = metav1.ConditionFalse, grovecorev1alpha1.ConditionReasonSufficientReadyPods
 		breached.Message = fmt.Sprintf("%d pods ready, %d scheduled, minAvailable %d", c.ready, c.scheduled, minAvail)
 	}
-	meta.SetStatusCondition(&st.Conditions, breached)
+	setMinAvailableBreached(st, breached, c.scheduled >= minAvail)
 }

@@ -39,7 +39,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
-	groveschedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
 	operatorconfig "github.com/grove-project/grove/operator/internal/config"
 	"github.com/grove-project/grove/operator/internal/expect"
@@ -75,7 +75,7 @@ var _ = BeforeSuite(func() {
 	restCfg.QPS, restCfg.Burst = 500, 1000
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(grovecorev1alpha1.AddToScheme(scheme)).To(Succeed())
-	Expect(groveschedv1alpha1.AddToScheme(scheme)).To(Succeed())
+	Expect(groveschedulerv1alpha1.AddToScheme(scheme)).To(Succeed())
 	k8sClient, err = client.New(restCfg, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
 	stopMgr = startManager()

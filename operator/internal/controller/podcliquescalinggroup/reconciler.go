@@ -16,13 +16,16 @@ limitations under the License.
 
 // Package podcliquescalinggroup is the PodCliqueScalingGroup controller: it
 // creates the member PodCliques <pcsg>-<j>-<clique> of every scaling-group
-// replica j < spec.replicas, deletes those of removed replicas, and reports
-// replica counts and the MinAvailableBreached condition.
+// replica j < spec.replicas, deletes those of removed replicas, recreates a
+// replica whose PodCliques stayed breached longer than terminationDelay (gang
+// termination), and reports replica counts and the MinAvailableBreached and
+// GangTerminationInProgress conditions.
 package podcliquescalinggroup
 
 import (
 	"context"
 	"strconv"
+	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/tools/record"
@@ -35,6 +38,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/childsync"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/desired"
+	"github.com/grove-project/grove/operator/internal/gangtermination"
 	"github.com/grove-project/grove/operator/internal/groveerr"
 )
 
@@ -48,11 +52,13 @@ type Reconciler struct {
 	d        childsync.Deps
 	recorder record.EventRecorder
 	status   common.StatusRecorder
+	// deleted remembers the PodCliques gang termination deleted.
+	deleted *gangtermination.Tracker
 }
 
 // NewReconciler returns a PodCliqueScalingGroup reconciler.
 func NewReconciler(d childsync.Deps) *Reconciler {
-	return &Reconciler{d: d, recorder: d.Recorder, status: common.StatusRecorder{Client: d.Client}}
+	return &Reconciler{d: d, recorder: d.Recorder, status: common.StatusRecorder{Client: d.Client}, deleted: gangtermination.NewTracker()}
 }
 
 // Reconcile brings one PodCliqueScalingGroup's member PodCliques and status
@@ -66,29 +72,48 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if pcsg.DeletionTimestamp != nil {
 		return ctrl.Result{}, r.reconcileDelete(ctx, pcsg)
 	}
-	return ctrl.Result{}, r.reconcileSpec(ctx, log, pcsg)
+	requeueAfter, err := r.reconcileSpec(ctx, log, pcsg)
+	return ctrl.Result{RequeueAfter: requeueAfter}, err
 }
 
-// reconcileSpec: ensure finalizer → record start → sync member PodCliques → status → record completion.
-func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcsg *grovecorev1alpha1.PodCliqueScalingGroup) error {
+// reconcileSpec: ensure finalizer → record start → sync member PodCliques →
+// roll group replicas of an older template → status → gang termination →
+// record completion. It returns when to reconcile again: an update's progress
+// deadline or the next breached replica's terminationDelay.
+func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcsg *grovecorev1alpha1.PodCliqueScalingGroup) (time.Duration, error) {
 	pcs, err := r.owningPodCliqueSet(ctx, pcsg)
 	if err != nil || pcs == nil {
-		return err
+		return 0, err
 	}
 	if err := r.ensureFinalizer(ctx, pcsg); err != nil {
-		return err
+		return 0, err
 	}
 	if err := r.status.RecordStart(ctx, pcsg, grovecorev1alpha1.LastOperationTypeReconcile, "Reconciling PodCliqueScalingGroup"); err != nil {
-		return err
+		return 0, err
+	}
+	upd, err := r.updateStateOf(pcs, pcsg)
+	if err != nil {
+		return 0, err
 	}
 	var errs []error
-	syncErr := r.syncPodCliques(ctx, pcs, pcsg)
+	syncErr := r.syncPodCliques(ctx, pcs, pcsg, upd)
+	if syncErr == nil {
+		syncErr = r.rollReplicas(ctx, log, pcsg, upd)
+	}
 	if syncErr != nil {
 		log.Error(syncErr, "Syncing member PodCliques failed")
 		errs = append(errs, syncErr)
 	}
-	if err := r.updateStatus(ctx, pcs, pcsg, syncErr == nil); err != nil {
+	requeueAfter, err := r.updateStatus(ctx, pcs, pcsg, syncErr == nil, upd)
+	if err != nil {
 		errs = append(errs, err)
+	}
+	if len(errs) == 0 {
+		terminateAfter, err := r.terminateBreachedReplicas(ctx, log, pcs, pcsg)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		requeueAfter = common.Earliest(requeueAfter, terminateAfter)
 	}
 	description := "PodCliqueScalingGroup reconciled"
 	if len(errs) > 0 {
@@ -98,9 +123,9 @@ func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcsg *g
 		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
-		return errs[0]
+		return 0, errs[0]
 	}
-	return nil
+	return requeueAfter, nil
 }
 
 // owningPodCliqueSet reads the PodCliqueSet named by the part-of label; nil
@@ -129,7 +154,7 @@ type work struct {
 
 // syncPodCliques deletes the member PodCliques of removed replicas (or of
 // cliques no longer in the group) and creates or patches the expected ones.
-func (r *Reconciler) syncPodCliques(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, pcsg *grovecorev1alpha1.PodCliqueScalingGroup) error {
+func (r *Reconciler) syncPodCliques(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, pcsg *grovecorev1alpha1.PodCliqueScalingGroup, upd *updateState) error {
 	pcsReplica, err := pcsReplicaIndex(pcsg)
 	if err != nil {
 		return err
@@ -158,7 +183,7 @@ func (r *Reconciler) syncPodCliques(ctx context.Context, pcs *grovecorev1alpha1.
 	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
 		w := todo[i]
 		res, err := childsync.Apply(ctx, r.d.Client, w.want, &grovecorev1alpha1.PodClique{}, func(l *grovecorev1alpha1.PodClique) {
-			desired.UpdatePodClique(l, w.want, w.templateReplicas)
+			desired.UpdatePodClique(l, memberTemplate(upd, l, w.want), w.templateReplicas)
 		})
 		r.d.ReportApply(pcsg, podCliqueKind, w.want.Name, res, err)
 		return groveerr.Wrapf(err, "ERR_CREATE_OR_UPDATE_PODCLIQUE", groveerr.OperationSync, "creating or patching PodClique %s", w.want.Name)

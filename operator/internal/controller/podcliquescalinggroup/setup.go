@@ -41,7 +41,8 @@ import (
 //
 // Watches: the scaling group (spec changes such as /scale, deletion); its
 // member PodCliques (deletion, spec.replicas, status the status reads); the
-// PodCliqueSet (template changes reach every scaling group of the set).
+// PodCliqueSet (template changes reach every scaling group of the set, and
+// update-record changes start or end a group's turn to be rolled).
 func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration) error {
 	d := childsync.Deps{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorderFor(ControllerName)}
 	r := NewReconciler(d)
@@ -59,7 +60,7 @@ func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration) error {
 		))).
 		Owns(&grovecorev1alpha1.PodClique{}, builder.WithPredicates(memberChanged())).
 		Watches(&grovecorev1alpha1.PodCliqueSet{}, handler.EnqueueRequestsFromMapFunc(scalingGroupsOf(mgr.GetClient())),
-			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+			builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, updateRecordChanged()))).
 		Complete(r)
 }
 
@@ -76,6 +77,8 @@ func memberChanged() predicate.Predicate {
 				o.Labels[apicommon.LabelPodTemplateHash] != n.Labels[apicommon.LabelPodTemplateHash] ||
 				o.Status.ReadyReplicas != n.Status.ReadyReplicas ||
 				o.Status.UpdatedReplicas != n.Status.UpdatedReplicas ||
+				!equality.Semantic.DeepEqual(o.Status.ObservedGeneration, n.Status.ObservedGeneration) ||
+				!equality.Semantic.DeepEqual(o.Status.CurrentPodTemplateHash, n.Status.CurrentPodTemplateHash) ||
 				!equality.Semantic.DeepEqual(o.Status.Conditions, n.Status.Conditions)
 		},
 	}

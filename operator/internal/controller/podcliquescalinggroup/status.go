@@ -19,7 +19,9 @@ package podcliquescalinggroup
 import (
 	"context"
 	"fmt"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,7 +32,7 @@ import (
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/desired"
 	"github.com/grove-project/grove/operator/internal/groveerr"
-	"github.com/grove-project/grove/operator/internal/hash"
+	"github.com/grove-project/grove/operator/internal/update"
 )
 
 // replicaState is what the status knows about one scaling-group replica.
@@ -40,23 +42,16 @@ type replicaState struct {
 
 // updateStatus computes the status from the member PodCliques in the cache
 // and patches it when it changed.
-func (r *Reconciler) updateStatus(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, pcsg *grovecorev1alpha1.PodCliqueScalingGroup, synced bool) error {
+func (r *Reconciler) updateStatus(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, pcsg *grovecorev1alpha1.PodCliqueScalingGroup, synced bool, upd *updateState) (time.Duration, error) {
 	members, err := r.memberPodCliques(ctx, pcsg)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	byName := make(map[string]*grovecorev1alpha1.PodClique, len(members))
 	for i := range members {
 		byName[members[i].Name] = &members[i]
 	}
-	hashes := map[string]string{}
-	for _, cn := range pcsg.Spec.CliqueNames {
-		if tmpl := desired.CliqueTemplate(pcs, cn); tmpl != nil {
-			if hashes[cn], err = hash.PodTemplateHash(tmpl, pcs.Spec.Template.PriorityClassName); err != nil {
-				return groveerr.Wrap(err, "ERR_COMPUTE_HASH", groveerr.OperationSync, "computing pod-template hash")
-			}
-		}
-	}
+	hashes := upd.hashes
 
 	base := pcsg.DeepCopy()
 	st := &pcsg.Status
@@ -82,18 +77,27 @@ func (r *Reconciler) updateStatus(ctx context.Context, pcs *grovecorev1alpha1.Po
 	if synced {
 		st.ObservedGeneration = ptr.To(pcsg.Generation)
 	}
-	meta.SetStatusCondition(&st.Conditions, minAvailableBreached(notInBreach, desired.PCSGMinAvailable(pcsg), pcsg.Generation))
-	if equality.Semantic.DeepEqual(base.Status, pcsg.Status) {
-		return nil
+	breached := minAvailableBreached(notInBreach, desired.PCSGMinAvailable(pcsg), pcsg.Generation)
+	if pcsg.Spec.Replicas == 0 {
+		breached = scaledToZero(pcsg.Generation)
 	}
-	return groveerr.Wrap(r.d.Client.Status().Patch(ctx, pcsg, client.MergeFrom(base)),
+	meta.SetStatusCondition(&st.Conditions, breached)
+	requeueAfter, deadlineExceeded := applyUpdateStatus(pcsg, &base.Status, upd, byName, metav1.Now())
+	if deadlineExceeded {
+		r.recorder.Eventf(pcsg, corev1.EventTypeWarning, update.ReasonProgressDeadlineExceeded,
+			"No update progress for more than progressDeadline %s; the update continues", update.ProgressDeadline(pcsg.Spec.RollingUpdate))
+	}
+	if equality.Semantic.DeepEqual(base.Status, pcsg.Status) {
+		return requeueAfter, nil
+	}
+	return requeueAfter, groveerr.Wrap(r.d.Client.Status().Patch(ctx, pcsg, client.MergeFrom(base)),
 		"ERR_UPDATE_PCSG_STATUS", groveerr.OperationSync, "patching PodCliqueScalingGroup status")
 }
 
 // replica evaluates scaling-group replica j: complete when all its member
 // PodCliques exist; scheduled when each has PodCliqueScheduled=True;
 // available when also each has minAvailable ready pods; updated when also
-// each runs the current template; breached when any reports
+// each runs the current template (update.PodCliqueConverged); breached when any reports
 // MinAvailableBreached=True.
 func replica(pcsg *grovecorev1alpha1.PodCliqueScalingGroup, j int32, byName map[string]*grovecorev1alpha1.PodClique, hashes map[string]string) replicaState {
 	rs := replicaState{complete: true, scheduled: true, available: true, updated: true}
@@ -109,7 +113,7 @@ func replica(pcsg *grovecorev1alpha1.PodCliqueScalingGroup, j int32, byName map[
 		if p.Status.ReadyReplicas < minAvailable {
 			rs.available = false
 		}
-		if p.Labels[apicommon.LabelPodTemplateHash] != hashes[cn] || p.Status.UpdatedReplicas < minAvailable {
+		if !update.PodCliqueConverged(p, hashes[cn]) {
 			rs.updated = false
 		}
 		if meta.IsStatusConditionTrue(p.Status.Conditions, grovecorev1alpha1.ConditionTypeMinAvailableBreached) {

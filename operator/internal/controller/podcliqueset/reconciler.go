@@ -17,7 +17,9 @@ limitations under the License.
 // Package podcliqueset is the PodCliqueSet controller: it turns a
 // PodCliqueSet into its grove-initc access objects, headless Services, HPAs,
 // standalone PodCliques, PodCliqueScalingGroups and PodGangs (one component
-// operator each, under components/), and reports the set's status.
+// operator each, under components/), recreates a replica whose gang stayed
+// broken longer than terminationDelay (gang termination), and reports the
+// set's status.
 package podcliqueset
 
 import (
@@ -45,6 +47,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/podcliquescalinggroup"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/podgang"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/service"
+	"github.com/grove-project/grove/operator/internal/gangtermination"
 	"github.com/grove-project/grove/operator/internal/groveerr"
 	"github.com/grove-project/grove/operator/internal/metrics"
 )
@@ -61,6 +64,8 @@ type Reconciler struct {
 	// only when every earlier group synced without error. Components only
 	// read the PodCliqueSet, so a group's members run concurrently.
 	groups [][]component.Operator[*grovecorev1alpha1.PodCliqueSet]
+	// deleted remembers the PodCliques gang termination deleted.
+	deleted *gangtermination.Tracker
 }
 
 // NewReconciler wires the reconciler's component operators.
@@ -78,6 +83,7 @@ func NewReconciler(c client.Client, d childsync.Deps, cfg *config.OperatorConfig
 			{podgang.New(d, backends, tas)},
 			append(initcaccess.Operators(d), service.New(d), hpa.New(d)),
 		},
+		deleted: gangtermination.NewTracker(),
 	}
 }
 
@@ -91,20 +97,30 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if pcs.DeletionTimestamp != nil {
 		return ctrl.Result{}, r.reconcileDelete(ctx, log, pcs)
 	}
-	return ctrl.Result{}, r.reconcileSpec(ctx, log, pcs)
+	requeueAfter, err := r.reconcileSpec(ctx, log, pcs)
+	return ctrl.Result{RequeueAfter: requeueAfter}, err
 }
 
-// reconcileSpec: ensure finalizer → record start → sync components → status → record completion.
-func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
+// reconcileSpec: ensure finalizer → record start → sync components → status
+// → gang termination → record completion. It returns when the next breach's
+// terminationDelay expires.
+func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) (time.Duration, error) {
 	if err := r.ensureFinalizer(ctx, pcs); err != nil {
-		return err
+		return 0, err
 	}
 	if err := r.status.RecordStart(ctx, pcs, grovecorev1alpha1.LastOperationTypeReconcile, "Reconciling PodCliqueSet"); err != nil {
-		return err
+		return 0, err
 	}
 	errs := r.syncComponents(ctx, log, pcs)
 	if err := r.updateStatus(ctx, pcs, len(errs) == 0); err != nil {
 		errs = append(errs, err)
+	}
+	var requeueAfter time.Duration
+	if len(errs) == 0 {
+		var err error
+		if requeueAfter, err = r.terminateBreachedReplicas(ctx, log, pcs); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	description := "PodCliqueSet reconciled"
 	if len(errs) > 0 {
@@ -115,9 +131,9 @@ func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcs *gr
 	}
 	if len(errs) > 0 {
 		r.recorder.Eventf(pcs, "Warning", "ReconcileError", "%v", errs[0])
-		return errs[0]
+		return 0, errs[0]
 	}
-	return nil
+	return requeueAfter, nil
 }
 
 // syncComponents runs the component groups in order, the members of a group

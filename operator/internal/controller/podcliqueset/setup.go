@@ -23,6 +23,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -134,7 +136,9 @@ func podCliqueChanged() predicate.Predicate {
 				o.Status.ReadyReplicas != n.Status.ReadyReplicas ||
 				o.Status.UpdatedReplicas != n.Status.UpdatedReplicas ||
 				o.Status.ScheduledReplicas != n.Status.ScheduledReplicas ||
-				o.Status.Replicas != n.Status.Replicas
+				o.Status.Replicas != n.Status.Replicas ||
+				breachChanged(o.Status.Conditions, n.Status.Conditions) || o.Status.WasScheduled != n.Status.WasScheduled ||
+				updateStatusChanged(o.Status.ObservedGeneration, n.Status.ObservedGeneration, o.Status.CurrentPodTemplateHash, n.Status.CurrentPodTemplateHash, o.Status.Conditions, n.Status.Conditions)
 		},
 	}
 }
@@ -151,7 +155,9 @@ func scalingGroupChanged() predicate.Predicate {
 				(o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil) ||
 				o.Status.AvailableReplicas != n.Status.AvailableReplicas ||
 				o.Status.UpdatedReplicas != n.Status.UpdatedReplicas ||
-				o.Status.ScheduledReplicas != n.Status.ScheduledReplicas
+				o.Status.ScheduledReplicas != n.Status.ScheduledReplicas ||
+				breachChanged(o.Status.Conditions, n.Status.Conditions) ||
+				updateStatusChanged(nil, nil, o.Status.CurrentPodCliqueSetGenerationHash, n.Status.CurrentPodCliqueSetGenerationHash, o.Status.Conditions, n.Status.Conditions)
 		},
 	}
 }
@@ -172,4 +178,15 @@ func podGangChanged() predicate.Predicate {
 				(o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil)
 		},
 	}
+}
+
+// breachChanged reports a change of the MinAvailableBreached condition's
+// status, which starts or stops a gang-termination countdown.
+func breachChanged(o, n []metav1.Condition) bool {
+	oc := meta.FindStatusCondition(o, grovecorev1alpha1.ConditionTypeMinAvailableBreached)
+	nc := meta.FindStatusCondition(n, grovecorev1alpha1.ConditionTypeMinAvailableBreached)
+	if oc == nil || nc == nil {
+		return oc != nc
+	}
+	return oc.Status != nc.Status || !oc.LastTransitionTime.Equal(&nc.LastTransitionTime)
 }

@@ -21,6 +21,7 @@ import (
 	"sort"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -30,6 +31,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/desired"
 	"github.com/grove-project/grove/operator/internal/groveerr"
 	"github.com/grove-project/grove/operator/internal/hash"
+	"github.com/grove-project/grove/operator/internal/update"
 )
 
 // updateStatus computes the PodCliqueSet status from its children in the
@@ -68,12 +70,9 @@ func (r *Reconciler) computeStatus(ctx context.Context, pcs *grovecorev1alpha1.P
 	if err != nil {
 		return groveerr.Wrap(err, "ERR_COMPUTE_HASH", groveerr.OperationSync, "computing generation hash")
 	}
-	templateHashes := map[string]string{}
-	for i := range pcs.Spec.Template.Cliques {
-		c := &pcs.Spec.Template.Cliques[i]
-		if templateHashes[c.Name], err = hash.PodTemplateHash(c, pcs.Spec.Template.PriorityClassName); err != nil {
-			return groveerr.Wrap(err, "ERR_COMPUTE_HASH", groveerr.OperationSync, "computing pod-template hash")
-		}
+	templateHashes, err := update.TemplateHashes(pcs)
+	if err != nil {
+		return groveerr.Wrap(err, "ERR_COMPUTE_HASH", groveerr.OperationSync, "computing pod-template hash")
 	}
 
 	byName := map[string]*grovecorev1alpha1.PodClique{}
@@ -85,62 +84,47 @@ func (r *Reconciler) computeStatus(ctx context.Context, pcs *grovecorev1alpha1.P
 		pcsgByName[pcsgs.Items[i].Name] = &pcsgs.Items[i]
 	}
 
-	var available, updated int32
+	var available int32
 	for i := int32(0); i < pcs.Spec.Replicas; i++ {
-		a, u := replicaHealth(pcs, i, byName, pcsgByName, templateHashes)
-		if a {
+		if replicaAvailable(pcs, i, byName, pcsgByName) {
 			available++
-		}
-		if u {
-			updated++
 		}
 	}
 
 	st := &pcs.Status
 	st.Replicas = pcs.Spec.Replicas
 	st.AvailableReplicas = available
-	st.UpdatedReplicas = updated
 	st.HPAPodSelector = apicommon.PodCliqueSetSelector(pcs.Name)
-	st.CurrentGenerationHash = &genHash
 	st.PodGangStatuses = podGangStatuses(gangs.Items)
+	r.trackUpdate(pcs, genHash, templateHashes, byName, pcsgByName, metav1.Now())
 	return nil
 }
 
-// replicaHealth says whether PodCliqueSet replica i is available (every
+// replicaAvailable says whether PodCliqueSet replica i is available: every
 // standalone PodClique has minAvailable ready pods and every scaling group
-// minAvailable available replicas) and updated (available, and all of it
-// runs the current templates).
-func replicaHealth(pcs *grovecorev1alpha1.PodCliqueSet, i int32, pclqs map[string]*grovecorev1alpha1.PodClique,
-	pcsgs map[string]*grovecorev1alpha1.PodCliqueScalingGroup, templateHashes map[string]string) (available, updated bool) {
-	available, updated = true, true
+// minAvailable available replicas; those scaled to zero lack nothing.
+func replicaAvailable(pcs *grovecorev1alpha1.PodCliqueSet, i int32, pclqs map[string]*grovecorev1alpha1.PodClique,
+	pcsgs map[string]*grovecorev1alpha1.PodCliqueScalingGroup) bool {
 	for _, c := range desired.StandaloneCliques(pcs) {
 		p, ok := pclqs[apicommon.PodCliqueName(pcs.Name, i, c.Name)]
 		if !ok || p.DeletionTimestamp != nil {
-			return false, false
+			return false
 		}
-		minAvailable := desired.CliqueMinAvailable(&p.Spec)
-		if p.Status.ReadyReplicas < minAvailable {
-			return false, false
-		}
-		if p.Labels[apicommon.LabelPodTemplateHash] != templateHashes[c.Name] || p.Status.UpdatedReplicas < minAvailable {
-			updated = false
+		if p.Spec.Replicas != 0 && p.Status.ReadyReplicas < desired.CliqueMinAvailable(&p.Spec) {
+			return false
 		}
 	}
 	for k := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
 		cfg := &pcs.Spec.Template.PodCliqueScalingGroupConfigs[k]
 		g, ok := pcsgs[apicommon.PodCliqueScalingGroupName(pcs.Name, i, cfg.Name)]
 		if !ok || g.DeletionTimestamp != nil {
-			return false, false
+			return false
 		}
-		minAvailable := desired.PCSGMinAvailable(g)
-		if g.Status.AvailableReplicas < minAvailable {
-			return false, false
-		}
-		if g.Status.UpdatedReplicas < minAvailable {
-			updated = false
+		if g.Spec.Replicas != 0 && g.Status.AvailableReplicas < desired.PCSGMinAvailable(g) {
+			return false
 		}
 	}
-	return available, updated
+	return true
 }
 
 // podGangStatuses mirrors the phase and conditions the scheduler wrote on

@@ -21,6 +21,23 @@ limitations under the License.
 // changed files by itself) and injects the CA bundle into Grove's webhook
 // configurations. In manual mode the files come from elsewhere (for example a
 // cert-manager Secret mounted into the directory) and nothing is managed.
+//
+// Why not github.com/open-policy-agent/cert-controller: its release for our
+// Kubernetes libraries (v0.15.0: k8s.io v0.34, controller-runtime v0.22)
+// builds with them and adds little, but it does not do four things auto mode
+// relies on. It issues DNS names only, while the local cluster's operator is
+// called at 127.0.0.1 and needs an IP address in the certificate
+// (webhooks.extraSANs). It does not write the serving pair: it waits for the
+// kubelet to mount the Secret into the certificate directory and stops the
+// manager when the files do not appear, so an operator that runs outside a
+// pod (the local cluster, envtest) never gets certificates, and one inside a
+// pod serves a renewed certificate only after the kubelet's volume sync. It
+// expects the Secret to exist already. And it replaces CA and serving
+// certificate together and injects only the new CA, so until every replica
+// serves the new certificate the API server's calls fail TLS verification
+// (its answer is to exit the process on every renewal); here the previous CA
+// stays in the bundle until it expires. Owning the bundle alongside it would
+// mean two writers fighting over caBundle, so this package keeps all of it.
 package certs
 
 import (
@@ -43,7 +60,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/grove-project/grove/api/common"
+	apicommon "github.com/grove-project/grove/api/common"
 	"github.com/grove-project/grove/operator/internal/webhook/configuration"
 )
 
@@ -216,14 +233,14 @@ func (r *Rotator) ensureSecretOnce(ctx context.Context) (map[string][]byte, erro
 	if err != nil {
 		return nil, err
 	}
-	labelled := secret.Labels[common.LabelManagedByKey] == common.LabelManagedByValue
+	labelled := secret.Labels[apicommon.LabelManagedByKey] == apicommon.LabelManagedByValue
 	if reason == "" && labelled {
 		return data, nil
 	}
 	if secret.Labels == nil {
 		secret.Labels = map[string]string{}
 	}
-	secret.Labels[common.LabelManagedByKey] = common.LabelManagedByValue
+	secret.Labels[apicommon.LabelManagedByKey] = apicommon.LabelManagedByValue
 	secret.Data = data
 	if err := r.client.Update(ctx, secret); err != nil {
 		return nil, fmt.Errorf("updating webhook certificate Secret %s: %w", r.secret, err)
@@ -235,7 +252,7 @@ func (r *Rotator) ensureSecretOnce(ctx context.Context) (map[string][]byte, erro
 }
 
 func secretLabels() map[string]string {
-	return map[string]string{common.LabelManagedByKey: common.LabelManagedByValue}
+	return map[string]string{apicommon.LabelManagedByKey: apicommon.LabelManagedByValue}
 }
 
 // plan returns the Secret data to store and why it differs from data ("" when

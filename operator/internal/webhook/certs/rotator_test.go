@@ -37,7 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-	"github.com/grove-project/grove/api/common"
+	apicommon "github.com/grove-project/grove/api/common"
 	"github.com/grove-project/grove/operator/internal/webhook/configuration"
 )
 
@@ -191,7 +191,7 @@ func TestReconcileCreatesSecretInjectsAndWritesFiles(t *testing.T) {
 	if err := c.Get(ctx, key, secret); err != nil {
 		t.Fatal(err)
 	}
-	if secret.Type != corev1.SecretTypeTLS || secret.Labels[common.LabelManagedByKey] != common.LabelManagedByValue {
+	if secret.Type != corev1.SecretTypeTLS || secret.Labels[apicommon.LabelManagedByKey] != apicommon.LabelManagedByValue {
 		t.Fatalf("secret type %q labels %v", secret.Type, secret.Labels)
 	}
 	m := &admissionregistrationv1.MutatingWebhookConfiguration{}

@@ -31,7 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/grove-project/grove/operator/internal/config"
 )
@@ -129,7 +129,7 @@ func directClient(mgr manager.Manager) (client.Client, error) {
 // ReadyChecker is a readyz check that fails until ready is closed and the
 // webhook server answers TLS handshakes, so no traffic is routed to a replica
 // whose webhooks cannot be called yet.
-func ReadyChecker(ready <-chan struct{}, server webhook.Server) healthz.Checker {
+func ReadyChecker(ready <-chan struct{}, server ctrlwebhook.Server) healthz.Checker {
 	started := server.StartedChecker()
 	return func(req *http.Request) error {
 		select {

@@ -22,10 +22,10 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/controller-runtime/pkg/log"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/webhook/response"
 )
 
@@ -45,7 +45,7 @@ func (h *ValidatingHandler) Handle(ctx context.Context, req admission.Request) a
 	if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
 		return admission.Allowed("")
 	}
-	ct := &corev1alpha1.ClusterTopology{}
+	ct := &grovecorev1alpha1.ClusterTopology{}
 	if err := h.decoder.Decode(req, ct); err != nil {
 		return admission.Errored(http.StatusBadRequest, err)
 	}
@@ -53,8 +53,8 @@ func (h *ValidatingHandler) Handle(ctx context.Context, req admission.Request) a
 		return admission.Allowed("")
 	}
 	if errs := Validate(ct); len(errs) > 0 {
-		log.FromContext(ctx).V(1).Info("Rejected ClusterTopology", "clusterTopology", ct.Name, "errors", errs.ToAggregate().Error())
-		return response.Invalid(corev1alpha1.SchemeGroupVersion.WithKind("ClusterTopology").GroupKind(), ct.Name, errs)
+		logf.FromContext(ctx).V(1).Info("Rejected ClusterTopology", "clusterTopology", ct.Name, "errors", errs.ToAggregate().Error())
+		return response.Invalid(grovecorev1alpha1.SchemeGroupVersion.WithKind("ClusterTopology").GroupKind(), ct.Name, errs)
 	}
 	return admission.Allowed("")
 }

@@ -26,7 +26,7 @@ import (
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 )
 
 // domainPattern is the TopologyDomain format of the API.
@@ -39,13 +39,13 @@ const maxDomainLength = 63
 // level a well-formed domain and label key, domains and keys unique. Levels
 // are ordered broadest first, so a duplicated domain or key would make
 // "broader than" ambiguous for constraint checks and the scheduler.
-func Validate(ct *corev1alpha1.ClusterTopology) field.ErrorList {
+func Validate(ct *grovecorev1alpha1.ClusterTopology) field.ErrorList {
 	errs := apimachineryvalidation.ValidateObjectMeta(&ct.ObjectMeta, false, apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	lp := field.NewPath("spec", "levels")
 	if len(ct.Spec.Levels) == 0 {
 		return append(errs, field.Required(lp, "at least one level is required"))
 	}
-	domains := map[corev1alpha1.TopologyDomain]int{}
+	domains := map[grovecorev1alpha1.TopologyDomain]int{}
 	keys := map[string]int{}
 	for i, l := range ct.Spec.Levels {
 		p := lp.Index(i)

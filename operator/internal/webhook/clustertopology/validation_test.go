@@ -22,34 +22,34 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 )
 
 func TestValidate(t *testing.T) {
-	level := func(d, k string) corev1alpha1.TopologyLevel {
-		return corev1alpha1.TopologyLevel{Domain: corev1alpha1.TopologyDomain(d), Key: k}
+	level := func(d, k string) grovecorev1alpha1.TopologyLevel {
+		return grovecorev1alpha1.TopologyLevel{Domain: grovecorev1alpha1.TopologyDomain(d), Key: k}
 	}
 	tests := []struct {
 		name   string
-		levels []corev1alpha1.TopologyLevel
+		levels []grovecorev1alpha1.TopologyLevel
 		path   string
 		msg    string
 	}{
-		{name: "valid", levels: []corev1alpha1.TopologyLevel{level("zone", "topology.kubernetes.io/zone"), level("host", "kubernetes.io/hostname")}},
+		{name: "valid", levels: []grovecorev1alpha1.TopologyLevel{level("zone", "topology.kubernetes.io/zone"), level("host", "kubernetes.io/hostname")}},
 		{name: "no levels", levels: nil, path: "spec.levels", msg: "at least one level"},
-		{name: "duplicate domain", levels: []corev1alpha1.TopologyLevel{level("zone", "a/zone"), level("zone", "a/rack")},
+		{name: "duplicate domain", levels: []grovecorev1alpha1.TopologyLevel{level("zone", "a/zone"), level("zone", "a/rack")},
 			path: "spec.levels[1].domain", msg: "already used by spec.levels[0]"},
-		{name: "duplicate key", levels: []corev1alpha1.TopologyLevel{level("zone", "a/zone"), level("rack", "a/zone")},
+		{name: "duplicate key", levels: []grovecorev1alpha1.TopologyLevel{level("zone", "a/zone"), level("rack", "a/zone")},
 			path: "spec.levels[1].key", msg: "already used by spec.levels[0]"},
-		{name: "empty domain", levels: []corev1alpha1.TopologyLevel{level("", "a/zone")}, path: "spec.levels[0].domain", msg: "Required value"},
-		{name: "malformed domain", levels: []corev1alpha1.TopologyLevel{level("Zone", "a/zone")}, path: "spec.levels[0].domain", msg: "must match"},
-		{name: "long domain", levels: []corev1alpha1.TopologyLevel{level(strings.Repeat("z", 64), "a/zone")}, path: "spec.levels[0].domain", msg: "Too long"},
-		{name: "empty key", levels: []corev1alpha1.TopologyLevel{level("zone", "")}, path: "spec.levels[0].key", msg: "Required value"},
-		{name: "malformed key", levels: []corev1alpha1.TopologyLevel{level("zone", "bad key")}, path: "spec.levels[0].key", msg: "name part must consist of"},
+		{name: "empty domain", levels: []grovecorev1alpha1.TopologyLevel{level("", "a/zone")}, path: "spec.levels[0].domain", msg: "Required value"},
+		{name: "malformed domain", levels: []grovecorev1alpha1.TopologyLevel{level("Zone", "a/zone")}, path: "spec.levels[0].domain", msg: "must match"},
+		{name: "long domain", levels: []grovecorev1alpha1.TopologyLevel{level(strings.Repeat("z", 64), "a/zone")}, path: "spec.levels[0].domain", msg: "Too long"},
+		{name: "empty key", levels: []grovecorev1alpha1.TopologyLevel{level("zone", "")}, path: "spec.levels[0].key", msg: "Required value"},
+		{name: "malformed key", levels: []grovecorev1alpha1.TopologyLevel{level("zone", "bad key")}, path: "spec.levels[0].key", msg: "name part must consist of"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ct := &corev1alpha1.ClusterTopology{ObjectMeta: metav1.ObjectMeta{Name: "topology"}, Spec: corev1alpha1.ClusterTopologySpec{Levels: tt.levels}}
+			ct := &grovecorev1alpha1.ClusterTopology{ObjectMeta: metav1.ObjectMeta{Name: "topology"}, Spec: grovecorev1alpha1.ClusterTopologySpec{Levels: tt.levels}}
 			errs := Validate(ct)
 			if tt.path == "" {
 				if len(errs) > 0 {

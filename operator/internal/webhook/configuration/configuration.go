@@ -26,7 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 )
 
 // Paths the webhook server serves the handlers at.
@@ -130,8 +130,8 @@ func rules(resource string) []admissionregistrationv1.RuleWithOperations {
 	return []admissionregistrationv1.RuleWithOperations{{
 		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
 		Rule: admissionregistrationv1.Rule{
-			APIGroups:   []string{corev1alpha1.GroupName},
-			APIVersions: []string{corev1alpha1.SchemeGroupVersion.Version},
+			APIGroups:   []string{grovecorev1alpha1.GroupName},
+			APIVersions: []string{grovecorev1alpha1.SchemeGroupVersion.Version},
 			Resources:   []string{resource},
 		},
 	}}

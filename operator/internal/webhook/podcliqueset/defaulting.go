@@ -26,7 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 )
 
 const (
@@ -42,26 +42,34 @@ const (
 // Default fills every unset field of a PodCliqueSet the webhook owns. It is
 // idempotent: defaulting a defaulted object changes nothing, which matters
 // because it runs on every UPDATE as well.
-func Default(pcs *corev1alpha1.PodCliqueSet) {
+func Default(pcs *grovecorev1alpha1.PodCliqueSet) {
 	if pcs.Namespace == "" {
 		pcs.Namespace = DefaultNamespace
 	}
 	tmpl := &pcs.Spec.Template
-	for i := range tmpl.Cliques {
-		defaultClique(&tmpl.Cliques[i])
-	}
+	members := map[string]bool{}
 	for i := range tmpl.PodCliqueScalingGroupConfigs {
 		defaultScalingGroup(&tmpl.PodCliqueScalingGroupConfigs[i])
+		for _, n := range tmpl.PodCliqueScalingGroupConfigs[i].CliqueNames {
+			members[n] = true
+		}
+	}
+	for i := range tmpl.Cliques {
+		defaultClique(&tmpl.Cliques[i])
+		// Members are replaced as whole group replicas: the group's budget applies.
+		if !members[tmpl.Cliques[i].Name] {
+			tmpl.Cliques[i].Spec.RollingUpdate = defaultRollingUpdate(tmpl.Cliques[i].Spec.RollingUpdate)
+		}
 	}
 	if tmpl.TerminationDelay == nil {
 		tmpl.TerminationDelay = &metav1.Duration{Duration: DefaultTerminationDelay}
 	}
 	if tmpl.HeadlessServiceConfig == nil {
-		tmpl.HeadlessServiceConfig = &corev1alpha1.HeadlessServiceConfig{PublishNotReadyAddresses: true}
+		tmpl.HeadlessServiceConfig = &grovecorev1alpha1.HeadlessServiceConfig{PublishNotReadyAddresses: true}
 	}
 }
 
-func defaultClique(c *corev1alpha1.PodCliqueTemplateSpec) {
+func defaultClique(c *grovecorev1alpha1.PodCliqueTemplateSpec) {
 	spec := &c.Spec
 	// The first tutorial example names no roleName; the clique name is the
 	// natural role and keeps roleNames unique because clique names are.
@@ -88,7 +96,7 @@ func defaultClique(c *corev1alpha1.PodCliqueTemplateSpec) {
 	}
 }
 
-func defaultScalingGroup(g *corev1alpha1.PodCliqueScalingGroupConfig) {
+func defaultScalingGroup(g *grovecorev1alpha1.PodCliqueScalingGroupConfig) {
 	// The API server applies the CRD defaults (1) while decoding a request,
 	// before any webhook runs; they are repeated here so Default is complete
 	// for objects that never passed the API server (callers in tests, the
@@ -102,4 +110,5 @@ func defaultScalingGroup(g *corev1alpha1.PodCliqueScalingGroupConfig) {
 	if g.ScaleConfig != nil && g.ScaleConfig.MinReplicas == nil {
 		g.ScaleConfig.MinReplicas = ptr.To(*g.Replicas)
 	}
+	g.RollingUpdate = defaultRollingUpdate(g.RollingUpdate)
 }

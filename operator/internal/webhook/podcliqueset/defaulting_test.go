@@ -23,57 +23,62 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 )
 
 func TestDefault(t *testing.T) {
 	tests := []struct {
 		name string
-		in   *corev1alpha1.PodCliqueSet
-		want *corev1alpha1.PodCliqueSet
+		in   *grovecorev1alpha1.PodCliqueSet
+		want *grovecorev1alpha1.PodCliqueSet
 	}{
 		{
 			name: "every default applied",
-			in: &corev1alpha1.PodCliqueSet{Spec: corev1alpha1.PodCliqueSetSpec{Template: corev1alpha1.PodCliqueSetTemplateSpec{
-				Cliques: []corev1alpha1.PodCliqueTemplateSpec{
-					{Name: "frontend", Spec: corev1alpha1.PodCliqueSpec{}},
-					{Name: "worker", Spec: corev1alpha1.PodCliqueSpec{Replicas: 3, AutoScalingConfig: &corev1alpha1.AutoScalingConfig{MaxReplicas: 5}}},
+			in: &grovecorev1alpha1.PodCliqueSet{Spec: grovecorev1alpha1.PodCliqueSetSpec{Template: grovecorev1alpha1.PodCliqueSetTemplateSpec{
+				Cliques: []grovecorev1alpha1.PodCliqueTemplateSpec{
+					{Name: "frontend", Spec: grovecorev1alpha1.PodCliqueSpec{}},
+					{Name: "worker", Spec: grovecorev1alpha1.PodCliqueSpec{Replicas: 3, AutoScalingConfig: &grovecorev1alpha1.AutoScalingConfig{MaxReplicas: 5}}},
 				},
-				PodCliqueScalingGroupConfigs: []corev1alpha1.PodCliqueScalingGroupConfig{
-					{Name: "model", CliqueNames: []string{"worker"}, Replicas: ptr.To[int32](2), ScaleConfig: &corev1alpha1.AutoScalingConfig{MaxReplicas: 4}},
+				PodCliqueScalingGroupConfigs: []grovecorev1alpha1.PodCliqueScalingGroupConfig{
+					{Name: "model", CliqueNames: []string{"worker"}, Replicas: ptr.To[int32](2), ScaleConfig: &grovecorev1alpha1.AutoScalingConfig{MaxReplicas: 4}},
 				},
 			}}},
-			want: &corev1alpha1.PodCliqueSet{
+			want: &grovecorev1alpha1.PodCliqueSet{
 				ObjectMeta: metav1.ObjectMeta{Namespace: "default"},
-				Spec: corev1alpha1.PodCliqueSetSpec{Template: corev1alpha1.PodCliqueSetTemplateSpec{
-					Cliques: []corev1alpha1.PodCliqueTemplateSpec{
-						{Name: "frontend", Spec: corev1alpha1.PodCliqueSpec{RoleName: "frontend", Replicas: 1, MinAvailable: ptr.To[int32](1),
-							PodSpec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyAlways, TerminationGracePeriodSeconds: ptr.To[int64](30)}}},
-						{Name: "worker", Spec: corev1alpha1.PodCliqueSpec{RoleName: "worker", Replicas: 3, MinAvailable: ptr.To[int32](3),
-							AutoScalingConfig: &corev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](3), MaxReplicas: 5},
+				Spec: grovecorev1alpha1.PodCliqueSetSpec{Template: grovecorev1alpha1.PodCliqueSetTemplateSpec{
+					Cliques: []grovecorev1alpha1.PodCliqueTemplateSpec{
+						{Name: "frontend", Spec: grovecorev1alpha1.PodCliqueSpec{RoleName: "frontend", Replicas: 1, MinAvailable: ptr.To[int32](1),
+							PodSpec:       corev1.PodSpec{RestartPolicy: corev1.RestartPolicyAlways, TerminationGracePeriodSeconds: ptr.To[int64](30)},
+							RollingUpdate: &grovecorev1alpha1.RollingUpdateConfig{MaxUnavailable: ptr.To(intstr.FromInt32(1))}}},
+						{Name: "worker", Spec: grovecorev1alpha1.PodCliqueSpec{RoleName: "worker", Replicas: 3, MinAvailable: ptr.To[int32](3),
+							AutoScalingConfig: &grovecorev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](3), MaxReplicas: 5},
 							PodSpec:           corev1.PodSpec{RestartPolicy: corev1.RestartPolicyAlways, TerminationGracePeriodSeconds: ptr.To[int64](30)}}},
 					},
-					PodCliqueScalingGroupConfigs: []corev1alpha1.PodCliqueScalingGroupConfig{
+					PodCliqueScalingGroupConfigs: []grovecorev1alpha1.PodCliqueScalingGroupConfig{
 						{Name: "model", CliqueNames: []string{"worker"}, Replicas: ptr.To[int32](2), MinAvailable: ptr.To[int32](1),
-							ScaleConfig: &corev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](2), MaxReplicas: 4}},
+							ScaleConfig:   &grovecorev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](2), MaxReplicas: 4},
+							RollingUpdate: &grovecorev1alpha1.RollingUpdateConfig{MaxUnavailable: ptr.To(intstr.FromInt32(1))}},
 					},
 					TerminationDelay:      &metav1.Duration{Duration: 4 * time.Hour},
-					HeadlessServiceConfig: &corev1alpha1.HeadlessServiceConfig{PublishNotReadyAddresses: true},
+					HeadlessServiceConfig: &grovecorev1alpha1.HeadlessServiceConfig{PublishNotReadyAddresses: true},
 				}},
 			},
 		},
 		{
 			name: "written values kept",
-			in: &corev1alpha1.PodCliqueSet{
+			in: &grovecorev1alpha1.PodCliqueSet{
 				ObjectMeta: metav1.ObjectMeta{Namespace: "prod"},
-				Spec: corev1alpha1.PodCliqueSetSpec{Template: corev1alpha1.PodCliqueSetTemplateSpec{
-					Cliques: []corev1alpha1.PodCliqueTemplateSpec{{Name: "frontend", Spec: corev1alpha1.PodCliqueSpec{
+				Spec: grovecorev1alpha1.PodCliqueSetSpec{Template: grovecorev1alpha1.PodCliqueSetTemplateSpec{
+					Cliques: []grovecorev1alpha1.PodCliqueTemplateSpec{{Name: "frontend", Spec: grovecorev1alpha1.PodCliqueSpec{
 						RoleName: "web", Replicas: 4, MinAvailable: ptr.To[int32](2),
-						PodSpec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, TerminationGracePeriodSeconds: ptr.To[int64](5)}}}},
+						PodSpec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, TerminationGracePeriodSeconds: ptr.To[int64](5)},
+						RollingUpdate: &grovecorev1alpha1.RollingUpdateConfig{MaxUnavailable: ptr.To(intstr.FromString("25%")),
+							ProgressDeadline: &metav1.Duration{Duration: time.Hour}}}}},
 					TerminationDelay:      &metav1.Duration{Duration: time.Minute},
-					HeadlessServiceConfig: &corev1alpha1.HeadlessServiceConfig{PublishNotReadyAddresses: false},
+					HeadlessServiceConfig: &grovecorev1alpha1.HeadlessServiceConfig{PublishNotReadyAddresses: false},
 				}},
 			},
 		},

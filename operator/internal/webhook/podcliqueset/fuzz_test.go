@@ -27,7 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/webhook/podcliqueset/rulecases"
 )
 
@@ -39,7 +39,7 @@ import (
 // metadata or spec, defaulting is idempotent, and a defaulted object never
 // fails a rule the defaulter is meant to satisfy.
 func FuzzValidatePodCliqueSet(f *testing.F) {
-	seed := func(p *corev1alpha1.PodCliqueSet) {
+	seed := func(p *grovecorev1alpha1.PodCliqueSet) {
 		b, err := json.Marshal(p)
 		if err != nil {
 			f.Fatal(err)
@@ -48,7 +48,7 @@ func FuzzValidatePodCliqueSet(f *testing.F) {
 	}
 	seed(rulecases.Base("inference", "default"))
 	for _, c := range append(rulecases.Create(), rulecases.Updates()...) {
-		for _, m := range []func(*corev1alpha1.PodCliqueSet){c.Bad, c.Good} {
+		for _, m := range []func(*grovecorev1alpha1.PodCliqueSet){c.Bad, c.Good} {
 			if m != nil {
 				p := rulecases.Base("inference", "default")
 				m(p)
@@ -61,7 +61,7 @@ func FuzzValidatePodCliqueSet(f *testing.F) {
 
 	v := newValidator(f, true)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		pcs := &corev1alpha1.PodCliqueSet{}
+		pcs := &grovecorev1alpha1.PodCliqueSet{}
 		if err := json.Unmarshal(data, pcs); err != nil {
 			pcs = generate(data)
 		}
@@ -96,7 +96,7 @@ func FuzzValidatePodCliqueSet(f *testing.F) {
 func checkPaths(t *testing.T, what string, r Result) {
 	t.Helper()
 	for _, e := range r.Errors {
-		if e.Field == "" || !(strings.HasPrefix(e.Field, "metadata") || strings.HasPrefix(e.Field, "spec")) {
+		if e.Field == "" || !strings.HasPrefix(e.Field, "metadata") && !strings.HasPrefix(e.Field, "spec") {
 			t.Fatalf("%s: rejection without a field path: %#v", what, e)
 		}
 	}
@@ -126,43 +126,43 @@ func (b *byteStream) optInt32() *int32 {
 	return &v
 }
 
-func (b *byteStream) domain() *corev1alpha1.TopologyDomain {
+func (b *byteStream) domain() *grovecorev1alpha1.TopologyDomain {
 	if b.next()%3 == 0 {
 		return nil
 	}
-	d := corev1alpha1.TopologyDomain(b.pick("zone", "block", "rack", "host", "numa", ""))
+	d := grovecorev1alpha1.TopologyDomain(b.pick("zone", "block", "rack", "host", "numa", ""))
 	return &d
 }
 
-func (b *byteStream) constraint() *corev1alpha1.TopologyConstraint {
+func (b *byteStream) constraint() *grovecorev1alpha1.TopologyConstraint {
 	if b.next()%2 == 0 {
 		return nil
 	}
-	tc := &corev1alpha1.TopologyConstraint{TopologyName: b.pick("", rulecases.TopologyName, "other")}
+	tc := &grovecorev1alpha1.TopologyConstraint{TopologyName: b.pick("", rulecases.TopologyName, "other")}
 	if b.next()%5 != 0 {
-		tc.Pack = &corev1alpha1.TopologyPackConstraint{Required: b.domain(), Preferred: b.domain()}
+		tc.Pack = &grovecorev1alpha1.TopologyPackConstraint{Required: b.domain(), Preferred: b.domain()}
 	}
 	return tc
 }
 
-func (b *byteStream) autoscaling() *corev1alpha1.AutoScalingConfig {
+func (b *byteStream) autoscaling() *grovecorev1alpha1.AutoScalingConfig {
 	if b.next()%2 == 0 {
 		return nil
 	}
-	return &corev1alpha1.AutoScalingConfig{MinReplicas: b.optInt32(), MaxReplicas: b.int32()}
+	return &grovecorev1alpha1.AutoScalingConfig{MinReplicas: b.optInt32(), MaxReplicas: b.int32()}
 }
 
 var fuzzNames = []string{"a", "b", "c", "frontend", "", "Bad_Name", strings.Repeat("x", 40)}
 
 // generate builds a PodCliqueSet from fuzz input.
-func generate(data []byte) *corev1alpha1.PodCliqueSet {
+func generate(data []byte) *grovecorev1alpha1.PodCliqueSet {
 	b := byteStream(data)
-	pcs := &corev1alpha1.PodCliqueSet{ObjectMeta: metav1.ObjectMeta{Name: b.pick("inference", "", "1x", strings.Repeat("p", 30)), Namespace: "default"}}
+	pcs := &grovecorev1alpha1.PodCliqueSet{ObjectMeta: metav1.ObjectMeta{Name: b.pick("inference", "", "1x", strings.Repeat("p", 30)), Namespace: "default"}}
 	spec := &pcs.Spec
 	spec.Replicas = b.int32()
 	tmpl := &spec.Template
 	if b.next()%2 == 0 {
-		st := corev1alpha1.CliqueStartupType(b.pick(string(corev1alpha1.CliqueStartupTypeExplicit), string(corev1alpha1.CliqueStartupTypeInOrder), "bogus"))
+		st := grovecorev1alpha1.CliqueStartupType(b.pick(string(grovecorev1alpha1.CliqueStartupTypeExplicit), string(grovecorev1alpha1.CliqueStartupTypeInOrder), "bogus"))
 		tmpl.StartupType = &st
 	}
 	if b.next()%4 != 0 {
@@ -170,7 +170,7 @@ func generate(data []byte) *corev1alpha1.PodCliqueSet {
 	}
 	tmpl.TopologyConstraint = b.constraint()
 	for range b.next() % 5 {
-		c := corev1alpha1.PodCliqueTemplateSpec{Name: b.pick(fuzzNames...), TopologyConstraint: b.constraint()}
+		c := grovecorev1alpha1.PodCliqueTemplateSpec{Name: b.pick(fuzzNames...), TopologyConstraint: b.constraint()}
 		c.Spec.RoleName = b.pick("", "r", "a")
 		c.Spec.Replicas = b.int32()
 		c.Spec.MinAvailable = b.optInt32()
@@ -191,7 +191,7 @@ func generate(data []byte) *corev1alpha1.PodCliqueSet {
 		tmpl.Cliques = append(tmpl.Cliques, c)
 	}
 	for range b.next() % 3 {
-		g := corev1alpha1.PodCliqueScalingGroupConfig{Name: b.pick("g", "g", "", "G"), Replicas: b.optInt32(), MinAvailable: b.optInt32(),
+		g := grovecorev1alpha1.PodCliqueScalingGroupConfig{Name: b.pick("g", "g", "", "G"), Replicas: b.optInt32(), MinAvailable: b.optInt32(),
 			ScaleConfig: b.autoscaling(), TopologyConstraint: b.constraint()}
 		for range b.next() % 3 {
 			g.CliqueNames = append(g.CliqueNames, b.pick(fuzzNames...))

@@ -23,10 +23,10 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/controller-runtime/pkg/log"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/webhook/response"
 )
 
@@ -43,7 +43,7 @@ func NewDefaultingHandler(scheme *runtime.Scheme) *DefaultingHandler {
 
 // Handle defaults the PodCliqueSet of a CREATE or UPDATE and answers with the JSON patch.
 func (h *DefaultingHandler) Handle(_ context.Context, req admission.Request) admission.Response {
-	pcs := &corev1alpha1.PodCliqueSet{}
+	pcs := &grovecorev1alpha1.PodCliqueSet{}
 	if err := h.decoder.Decode(req, pcs); err != nil {
 		return admission.Errored(http.StatusBadRequest, err)
 	}
@@ -73,8 +73,8 @@ func NewValidatingHandler(scheme *runtime.Scheme, validator *Validator) *Validat
 
 // Handle validates a CREATE or UPDATE; it allows every other operation.
 func (h *ValidatingHandler) Handle(ctx context.Context, req admission.Request) admission.Response {
-	logger := log.FromContext(ctx).WithValues("podCliqueSet", req.Namespace+"/"+req.Name, "operation", req.Operation)
-	pcs := &corev1alpha1.PodCliqueSet{}
+	logger := logf.FromContext(ctx).WithValues("podCliqueSet", req.Namespace+"/"+req.Name, "operation", req.Operation)
+	pcs := &grovecorev1alpha1.PodCliqueSet{}
 	var (
 		result Result
 		err    error
@@ -94,7 +94,7 @@ func (h *ValidatingHandler) Handle(ctx context.Context, req admission.Request) a
 		if pcs.DeletionTimestamp != nil {
 			return admission.Allowed("")
 		}
-		old := &corev1alpha1.PodCliqueSet{}
+		old := &grovecorev1alpha1.PodCliqueSet{}
 		if err := h.decoder.DecodeRaw(req.OldObject, old); err != nil {
 			return admission.Errored(http.StatusBadRequest, err)
 		}
@@ -108,7 +108,7 @@ func (h *ValidatingHandler) Handle(ctx context.Context, req admission.Request) a
 	}
 	if len(result.Errors) > 0 {
 		logger.V(1).Info("Rejected PodCliqueSet", "errors", result.Errors.ToAggregate().Error())
-		return response.Invalid(corev1alpha1.SchemeGroupVersion.WithKind("PodCliqueSet").GroupKind(), pcs.Name, result.Errors).WithWarnings(result.Warnings...)
+		return response.Invalid(grovecorev1alpha1.SchemeGroupVersion.WithKind("PodCliqueSet").GroupKind(), pcs.Name, result.Errors).WithWarnings(result.Warnings...)
 	}
 	return admission.Allowed("").WithWarnings(result.Warnings...)
 }

@@ -19,10 +19,10 @@ package podcliqueset
 import (
 	"slices"
 
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 )
 
 // ImmutableMessage is the error detail for a field that may not change after create.
@@ -32,11 +32,11 @@ const ImmutableMessage = "field is immutable"
 // around: the clique and scaling-group structure, gang sizes, start order,
 // scheduler and topology. Replicas and pod templates stay mutable; changing a
 // pod template rolls the pods.
-func validateImmutable(oldPCS, newPCS *corev1alpha1.PodCliqueSet) field.ErrorList {
+func validateImmutable(oldPCS, newPCS *grovecorev1alpha1.PodCliqueSet) field.ErrorList {
 	var errs field.ErrorList
 	ot, nt := &oldPCS.Spec.Template, &newPCS.Spec.Template
 	immutable := func(p *field.Path, newV, oldV any) {
-		if !apiequality.Semantic.DeepEqual(newV, oldV) {
+		if !equality.Semantic.DeepEqual(newV, oldV) {
 			errs = append(errs, field.Forbidden(p, ImmutableMessage))
 		}
 	}
@@ -46,10 +46,10 @@ func validateImmutable(oldPCS, newPCS *corev1alpha1.PodCliqueSet) field.ErrorLis
 	oldNames, newNames := cliqueNames(ot), cliqueNames(nt)
 	if !sameSet(oldNames, newNames) {
 		errs = append(errs, field.Forbidden(cliquesPath, "cliques may not be added, removed or renamed"))
-	} else if st := startupType(nt); st != corev1alpha1.CliqueStartupTypeAnyOrder && !slices.Equal(oldNames, newNames) {
+	} else if st := startupType(nt); st != grovecorev1alpha1.CliqueStartupTypeAnyOrder && !slices.Equal(oldNames, newNames) {
 		errs = append(errs, field.Forbidden(cliquesPath, "cliques may not be reordered with "+string(st)))
 	}
-	oldCliques := map[string]*corev1alpha1.PodCliqueTemplateSpec{}
+	oldCliques := map[string]*grovecorev1alpha1.PodCliqueTemplateSpec{}
 	for i := range ot.Cliques {
 		oldCliques[ot.Cliques[i].Name] = &ot.Cliques[i]
 	}
@@ -67,7 +67,7 @@ func validateImmutable(oldPCS, newPCS *corev1alpha1.PodCliqueSet) field.ErrorLis
 		immutable(p.Child("topologyConstraint"), nc.TopologyConstraint, oc.TopologyConstraint)
 	}
 
-	oldGroups := map[string]*corev1alpha1.PodCliqueScalingGroupConfig{}
+	oldGroups := map[string]*grovecorev1alpha1.PodCliqueScalingGroupConfig{}
 	var oldGroupNames, newGroupNames []string
 	for i := range ot.PodCliqueScalingGroupConfigs {
 		g := &ot.PodCliqueScalingGroupConfigs[i]
@@ -94,14 +94,14 @@ func validateImmutable(oldPCS, newPCS *corev1alpha1.PodCliqueSet) field.ErrorLis
 	return errs
 }
 
-func startupType(t *corev1alpha1.PodCliqueSetTemplateSpec) corev1alpha1.CliqueStartupType {
+func startupType(t *grovecorev1alpha1.PodCliqueSetTemplateSpec) grovecorev1alpha1.CliqueStartupType {
 	if t.StartupType == nil || *t.StartupType == "" {
-		return corev1alpha1.CliqueStartupTypeAnyOrder
+		return grovecorev1alpha1.CliqueStartupTypeAnyOrder
 	}
 	return *t.StartupType
 }
 
-func cliqueNames(t *corev1alpha1.PodCliqueSetTemplateSpec) []string {
+func cliqueNames(t *grovecorev1alpha1.PodCliqueSetTemplateSpec) []string {
 	names := make([]string, 0, len(t.Cliques))
 	for i := range t.Cliques {
 		names = append(names, t.Cliques[i].Name)

@@ -26,7 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 )
 
 // TopologyDisabledMessage rejects topology constraints while the operator runs
@@ -38,14 +38,14 @@ const TopologyDisabledMessage = "topology constraints are not allowed when Topol
 // nearest first.
 type constraintNode struct {
 	path      *field.Path
-	tc        *corev1alpha1.TopologyConstraint
+	tc        *grovecorev1alpha1.TopologyConstraint
 	ancestors []*constraintNode
 }
 
 // constraintTree lists the constraints of a PodCliqueSet, parents before children:
 // the template's, then each scaling group's, then each clique's (whose parent
 // is its scaling group when it is a member, else the template).
-func constraintTree(pcs *corev1alpha1.PodCliqueSet) []*constraintNode {
+func constraintTree(pcs *grovecorev1alpha1.PodCliqueSet) []*constraintNode {
 	tmpl := &pcs.Spec.Template
 	var nodes []*constraintNode
 	var root []*constraintNode
@@ -96,7 +96,7 @@ func (s *staticCheck) topologyDisabled() {
 // validateTopology resolves the constraints against their ClusterTopology:
 // one topology per PodCliqueSet, known domains, and no child broader than a
 // constrained ancestor.
-func (v *Validator) validateTopology(ctx context.Context, pcs *corev1alpha1.PodCliqueSet, r *Result) error {
+func (v *Validator) validateTopology(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, r *Result) error {
 	if !v.TopologyAwareScheduling {
 		return nil
 	}
@@ -112,7 +112,7 @@ func (v *Validator) validateTopology(ctx context.Context, pcs *corev1alpha1.PodC
 	if v.Topologies == nil {
 		return errors.New("topology-aware scheduling is enabled but the validator has no ClusterTopology reader")
 	}
-	ct := &corev1alpha1.ClusterTopology{}
+	ct := &grovecorev1alpha1.ClusterTopology{}
 	if err := v.Topologies.Get(ctx, client.ObjectKey{Name: name}, ct); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.Errors = append(r.Errors, field.Invalid(namingNode(nodes).path.Child("topologyName"), name,
@@ -121,13 +121,13 @@ func (v *Validator) validateTopology(ctx context.Context, pcs *corev1alpha1.PodC
 		}
 		return fmt.Errorf("reading ClusterTopology %q: %w", name, err)
 	}
-	levels := map[corev1alpha1.TopologyDomain]int{}
+	levels := map[grovecorev1alpha1.TopologyDomain]int{}
 	domains := make([]string, 0, len(ct.Spec.Levels))
 	for i, l := range ct.Spec.Levels {
 		levels[l.Domain] = i
 		domains = append(domains, string(l.Domain))
 	}
-	known := func(p *field.Path, d *corev1alpha1.TopologyDomain) bool {
+	known := func(p *field.Path, d *grovecorev1alpha1.TopologyDomain) bool {
 		if d == nil {
 			return false
 		}
@@ -199,12 +199,12 @@ func namingNode(nodes []*constraintNode) *constraintNode {
 // notBroader rejects a child domain that is broader (closer to the first
 // level) than the same kind of domain on an ancestor: a clique cannot be
 // spread wider than the group it is packed into.
-func notBroader(child, ancestor *constraintNode, levels map[corev1alpha1.TopologyDomain]int) field.ErrorList {
+func notBroader(child, ancestor *constraintNode, levels map[grovecorev1alpha1.TopologyDomain]int) field.ErrorList {
 	if child.tc.Pack == nil || ancestor.tc.Pack == nil {
 		return nil
 	}
 	var errs field.ErrorList
-	check := func(kind string, c, a *corev1alpha1.TopologyDomain) {
+	check := func(kind string, c, a *grovecorev1alpha1.TopologyDomain) {
 		if c == nil || a == nil {
 			return
 		}

@@ -29,8 +29,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/grove-project/grove/api/common"
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
 )
 
@@ -62,7 +62,7 @@ type Result struct {
 
 // ValidateCreate checks a new PodCliqueSet. The error is only for failures
 // to read what the rules need (the ClusterTopology), never for invalid input.
-func (v *Validator) ValidateCreate(ctx context.Context, pcs *corev1alpha1.PodCliqueSet) (Result, error) {
+func (v *Validator) ValidateCreate(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet) (Result, error) {
 	r := v.validateStatic(pcs, true)
 	if err := v.validateTopology(ctx, pcs, &r); err != nil {
 		return r, err
@@ -74,14 +74,14 @@ func (v *Validator) ValidateCreate(ctx context.Context, pcs *corev1alpha1.PodCli
 // create-only ones) and the immutability rules against the stored object.
 // Topology constraints are immutable, so they are not resolved again: an
 // update must keep working even if their ClusterTopology changed since.
-func (v *Validator) ValidateUpdate(_ context.Context, oldPCS, newPCS *corev1alpha1.PodCliqueSet) (Result, error) {
+func (v *Validator) ValidateUpdate(_ context.Context, oldPCS, newPCS *grovecorev1alpha1.PodCliqueSet) (Result, error) {
 	r := v.validateStatic(newPCS, false)
 	r.Errors = append(r.Errors, validateImmutable(oldPCS, newPCS)...)
 	return r, nil
 }
 
 // validateStatic applies every rule that needs nothing but the object.
-func (v *Validator) validateStatic(pcs *corev1alpha1.PodCliqueSet, create bool) Result {
+func (v *Validator) validateStatic(pcs *grovecorev1alpha1.PodCliqueSet, create bool) Result {
 	s := &staticCheck{pcs: pcs, create: create, backends: v.Backends}
 	s.metadata()
 	s.spec()
@@ -99,7 +99,7 @@ var (
 )
 
 type staticCheck struct {
-	pcs      *corev1alpha1.PodCliqueSet
+	pcs      *grovecorev1alpha1.PodCliqueSet
 	create   bool
 	backends *backend.Registry
 	errs     field.ErrorList
@@ -126,9 +126,9 @@ func (s *staticCheck) spec() {
 		s.add(field.Invalid(specPath.Child("replicas"), spec.Replicas, "must be greater than or equal to 0"))
 	}
 	if us := spec.UpdateStrategy; us != nil && us.Type != "" &&
-		us.Type != corev1alpha1.RollingRecreateStrategyType && us.Type != corev1alpha1.OnDeleteStrategyType {
+		us.Type != grovecorev1alpha1.RollingRecreateStrategyType && us.Type != grovecorev1alpha1.OnDeleteStrategyType {
 		s.add(field.NotSupported(specPath.Child("updateStrategy", "type"), us.Type,
-			[]string{string(corev1alpha1.RollingRecreateStrategyType), string(corev1alpha1.OnDeleteStrategyType)}))
+			[]string{string(grovecorev1alpha1.RollingRecreateStrategyType), string(grovecorev1alpha1.OnDeleteStrategyType)}))
 	}
 	tmpl := &spec.Template
 	if st := tmpl.StartupType; st != nil && !validStartupTypes.Has(string(*st)) {
@@ -150,9 +150,9 @@ func (s *staticCheck) spec() {
 }
 
 var validStartupTypes = sets.New(
-	string(corev1alpha1.CliqueStartupTypeAnyOrder),
-	string(corev1alpha1.CliqueStartupTypeInOrder),
-	string(corev1alpha1.CliqueStartupTypeExplicit),
+	string(grovecorev1alpha1.CliqueStartupTypeAnyOrder),
+	string(grovecorev1alpha1.CliqueStartupTypeInOrder),
+	string(grovecorev1alpha1.CliqueStartupTypeExplicit),
 )
 
 // cliques checks each clique template. members maps a clique name to the
@@ -180,18 +180,24 @@ func (s *staticCheck) cliques(members map[string]string) {
 		s.add(metav1validation.ValidateLabels(c.Labels, p.Child("labels"))...)
 		s.add(apimachineryvalidation.ValidateAnnotations(c.Annotations, p.Child("annotations"))...)
 		s.cliqueReplicas(c, p.Child("spec"), members[c.Name] != "")
+		if ru := c.Spec.RollingUpdate; ru != nil && members[c.Name] != "" {
+			s.add(field.Forbidden(p.Child("spec", "rollingUpdate"),
+				fmt.Sprintf("cliques of a scaling group are replaced as whole group replicas: set rollingUpdate on scaling group %q", members[c.Name])))
+		} else {
+			s.rollingUpdate(ru, p.Child("spec", "rollingUpdate"))
+		}
 		s.podSpec(&c.Spec.PodSpec, p.Child("spec", "podSpec"))
 	}
 }
 
-func effectiveRoleName(c *corev1alpha1.PodCliqueTemplateSpec) string {
+func effectiveRoleName(c *grovecorev1alpha1.PodCliqueTemplateSpec) string {
 	if c.Spec.RoleName != "" {
 		return c.Spec.RoleName
 	}
 	return c.Name
 }
 
-func (s *staticCheck) cliqueName(c *corev1alpha1.PodCliqueTemplateSpec, p *field.Path, members map[string]string) {
+func (s *staticCheck) cliqueName(c *grovecorev1alpha1.PodCliqueTemplateSpec, p *field.Path, members map[string]string) {
 	np := p.Child("name")
 	if c.Name == "" {
 		s.add(field.Required(np, "clique name is required"))
@@ -202,13 +208,13 @@ func (s *staticCheck) cliqueName(c *corev1alpha1.PodCliqueTemplateSpec, p *field
 	}
 	// Scaling-group members are checked with their group's name in the budget.
 	if members[c.Name] == "" && s.pcs.Name != "" {
-		if err := common.CheckNameLength(s.pcs.Name, c.Name, ""); err != nil {
+		if err := apicommon.CheckNameLength(s.pcs.Name, c.Name, ""); err != nil {
 			s.add(field.Invalid(np, c.Name, err.Error()))
 		}
 	}
 }
 
-func (s *staticCheck) cliqueReplicas(c *corev1alpha1.PodCliqueTemplateSpec, p *field.Path, member bool) {
+func (s *staticCheck) cliqueReplicas(c *grovecorev1alpha1.PodCliqueTemplateSpec, p *field.Path, member bool) {
 	spec := &c.Spec
 	if spec.Replicas <= 0 {
 		s.add(field.Invalid(p.Child("replicas"), spec.Replicas, "must be greater than 0"))
@@ -233,18 +239,28 @@ func (s *staticCheck) cliqueReplicas(c *corev1alpha1.PodCliqueTemplateSpec, p *f
 	minReplicas := spec.Replicas
 	if asc.MinReplicas != nil {
 		minReplicas = *asc.MinReplicas
-		if minReplicas <= 0 {
-			s.add(field.Invalid(ap.Child("minReplicas"), minReplicas, "must be greater than 0"))
+		minAvailable := int32(1)
+		if spec.MinAvailable != nil {
+			minAvailable = *spec.MinAvailable
 		}
-		if spec.MinAvailable != nil && minReplicas < *spec.MinAvailable {
-			s.add(field.Invalid(ap.Child("minReplicas"), minReplicas, fmt.Sprintf("must be greater than or equal to minAvailable (%d)", *spec.MinAvailable)))
-		}
+		s.minReplicas(ap.Child("minReplicas"), minReplicas, minAvailable)
 	}
 	if asc.MaxReplicas < minReplicas {
 		s.add(field.Invalid(ap.Child("maxReplicas"), asc.MaxReplicas, fmt.Sprintf("must be greater than or equal to minReplicas (%d)", minReplicas)))
 	}
 	if asc.MaxReplicas < spec.Replicas {
 		s.add(field.Invalid(ap.Child("maxReplicas"), asc.MaxReplicas, fmt.Sprintf("must be greater than or equal to replicas (%d)", spec.Replicas)))
+	}
+}
+
+// minReplicas checks an autoscaler's lower bound: 0 (the component may be
+// parked at zero) or at least minAvailable, the invariant its /scale obeys.
+func (s *staticCheck) minReplicas(p *field.Path, minReplicas, minAvailable int32) {
+	switch {
+	case minReplicas < 0:
+		s.add(field.Invalid(p, minReplicas, "must be greater than or equal to 0"))
+	case minReplicas > 0 && minReplicas < minAvailable:
+		s.add(field.Invalid(p, minReplicas, fmt.Sprintf("must be 0 or greater than or equal to minAvailable (%d)", minAvailable)))
 	}
 }
 
@@ -293,7 +309,7 @@ func (s *staticCheck) env(env []corev1.EnvVar, p *field.Path) {
 // member clique belongs to.
 func (s *staticCheck) scalingGroups() map[string]string {
 	tmpl := &s.pcs.Spec.Template
-	cliques := map[string]*corev1alpha1.PodCliqueTemplateSpec{}
+	cliques := map[string]*grovecorev1alpha1.PodCliqueTemplateSpec{}
 	for i := range tmpl.Cliques {
 		cliques[tmpl.Cliques[i].Name] = &tmpl.Cliques[i]
 	}
@@ -315,12 +331,13 @@ func (s *staticCheck) scalingGroups() map[string]string {
 		names.Insert(g.Name)
 		s.scalingGroupMembers(g, p, cliques, members)
 		s.scalingGroupReplicas(g, p)
+		s.rollingUpdate(g.RollingUpdate, p.Child("rollingUpdate"))
 	}
 	return members
 }
 
-func (s *staticCheck) scalingGroupMembers(g *corev1alpha1.PodCliqueScalingGroupConfig, p *field.Path,
-	cliques map[string]*corev1alpha1.PodCliqueTemplateSpec, members map[string]string) {
+func (s *staticCheck) scalingGroupMembers(g *grovecorev1alpha1.PodCliqueScalingGroupConfig, p *field.Path,
+	cliques map[string]*grovecorev1alpha1.PodCliqueTemplateSpec, members map[string]string) {
 	cp := p.Child("cliqueNames")
 	if len(g.CliqueNames) == 0 {
 		s.add(field.Required(cp, "at least one clique name is required"))
@@ -343,14 +360,14 @@ func (s *staticCheck) scalingGroupMembers(g *corev1alpha1.PodCliqueScalingGroupC
 		}
 		members[name] = g.Name
 		if s.pcs.Name != "" && g.Name != "" {
-			if err := common.CheckNameLength(s.pcs.Name, name, g.Name); err != nil {
+			if err := apicommon.CheckNameLength(s.pcs.Name, name, g.Name); err != nil {
 				s.add(field.Invalid(ip, name, err.Error()))
 			}
 		}
 	}
 }
 
-func (s *staticCheck) scalingGroupReplicas(g *corev1alpha1.PodCliqueScalingGroupConfig, p *field.Path) {
+func (s *staticCheck) scalingGroupReplicas(g *grovecorev1alpha1.PodCliqueScalingGroupConfig, p *field.Path) {
 	replicas, minAvailable := int32(1), int32(1)
 	if g.Replicas != nil {
 		replicas = *g.Replicas
@@ -374,9 +391,7 @@ func (s *staticCheck) scalingGroupReplicas(g *corev1alpha1.PodCliqueScalingGroup
 	minReplicas := replicas
 	if sc.MinReplicas != nil {
 		minReplicas = *sc.MinReplicas
-		if minReplicas < minAvailable {
-			s.add(field.Invalid(sp.Child("minReplicas"), minReplicas, fmt.Sprintf("must be greater than or equal to minAvailable (%d)", minAvailable)))
-		}
+		s.minReplicas(sp.Child("minReplicas"), minReplicas, minAvailable)
 	}
 	if sc.MaxReplicas < minReplicas {
 		s.add(field.Invalid(sp.Child("maxReplicas"), sc.MaxReplicas, fmt.Sprintf("must be greater than or equal to minReplicas (%d)", minReplicas)))
@@ -387,7 +402,7 @@ func (s *staticCheck) scalingGroupReplicas(g *corev1alpha1.PodCliqueScalingGroup
 // name another known clique once, and the dependencies must not form a cycle.
 func (s *staticCheck) startupOrder() {
 	tmpl := &s.pcs.Spec.Template
-	explicit := tmpl.StartupType != nil && *tmpl.StartupType == corev1alpha1.CliqueStartupTypeExplicit
+	explicit := tmpl.StartupType != nil && *tmpl.StartupType == grovecorev1alpha1.CliqueStartupTypeExplicit
 	known := sets.New[string]()
 	for i := range tmpl.Cliques {
 		known.Insert(tmpl.Cliques[i].Name)
@@ -398,7 +413,7 @@ func (s *staticCheck) startupOrder() {
 		p := cliquesPath.Index(i).Child("spec", "startsAfter")
 		if !explicit {
 			if len(c.Spec.StartsAfter) > 0 {
-				s.warnings = append(s.warnings, fmt.Sprintf("%s: ignored because cliqueStartupType is not %s", p, corev1alpha1.CliqueStartupTypeExplicit))
+				s.warnings = append(s.warnings, fmt.Sprintf("%s: ignored because cliqueStartupType is not %s", p, grovecorev1alpha1.CliqueStartupTypeExplicit))
 			}
 			continue
 		}

@@ -25,7 +25,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/config"
 	"github.com/grove-project/grove/operator/internal/webhook/podcliqueset/rulecases"
@@ -40,14 +40,14 @@ func newValidator(t testing.TB, topologyAware bool) *Validator {
 		t.Fatal(err)
 	}
 	scheme := runtime.NewScheme()
-	if err := corev1alpha1.AddToScheme(scheme); err != nil {
+	if err := grovecorev1alpha1.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
 	}
 	topologies := fake.NewClientBuilder().WithScheme(scheme).WithObjects(rulecases.Topology()).Build()
 	return &Validator{Backends: backends, TopologyAwareScheduling: topologyAware, Topologies: topologies}
 }
 
-func validate(t *testing.T, v *Validator, c rulecases.Case, mutate func(*corev1alpha1.PodCliqueSet)) Result {
+func validate(t *testing.T, v *Validator, c rulecases.Case, mutate func(*grovecorev1alpha1.PodCliqueSet)) Result {
 	t.Helper()
 	pcs := rulecases.Base("inference", "default")
 	if mutate != nil {
@@ -114,8 +114,8 @@ func containsBoth(ss []string, a, b string) bool {
 
 func TestTopologyDisabledRejectsEveryConstraint(t *testing.T) {
 	pcs := rulecases.Base("inference", "default")
-	pcs.Spec.Template.TopologyConstraint = &corev1alpha1.TopologyConstraint{TopologyName: rulecases.TopologyName,
-		Pack: &corev1alpha1.TopologyPackConstraint{Required: ptr.To(corev1alpha1.TopologyDomainZone)}}
+	pcs.Spec.Template.TopologyConstraint = &grovecorev1alpha1.TopologyConstraint{TopologyName: rulecases.TopologyName,
+		Pack: &grovecorev1alpha1.TopologyPackConstraint{Required: ptr.To(grovecorev1alpha1.TopologyDomainZone)}}
 	pcs.Spec.Template.PodCliqueScalingGroupConfigs[0].TopologyConstraint = pcs.Spec.Template.TopologyConstraint.DeepCopy()
 	pcs.Spec.Template.Cliques[0].TopologyConstraint = pcs.Spec.Template.TopologyConstraint.DeepCopy()
 	r, err := newValidator(t, false).ValidateCreate(context.Background(), pcs)

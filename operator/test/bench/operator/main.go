@@ -66,17 +66,31 @@ func main() {
 	pcsSyncs := flag.Int("podcliqueset-syncs", 0, "PodCliqueSet controller workers (0: the configuration default)")
 	cpuProfile := flag.String("cpuprofile", "", "write the benchmark process's CPU profile (operator included) to this file")
 	flag.Parse()
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err == nil && pprof.StartCPUProfile(f) == nil {
-			defer pprof.StopCPUProfile()
-		}
-	}
-	if err := run(*replicas, *podsPerReplica, *timeout, *pclqSyncs, *pcsSyncs); err != nil {
+	err := withCPUProfile(*cpuProfile, func() error {
+		return run(*replicas, *podsPerReplica, *timeout, *pclqSyncs, *pcsSyncs)
+	})
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
+}
+
+// withCPUProfile runs fn, writing the process's CPU profile to path while it
+// runs (no profile when path is empty).
+func withCPUProfile(path string, fn func() error) error {
+	if path == "" {
+		return fn()
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("creating CPU profile: %w", err)
+	}
+	defer func() { _ = f.Close() }()
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return fmt.Errorf("starting CPU profile: %w", err)
+	}
+	defer pprof.StopCPUProfile()
+	return fn()
 }
 
 type result struct {

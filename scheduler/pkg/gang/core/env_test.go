@@ -23,7 +23,7 @@ import (
 	"testing"
 	"time"
 
-	v1 "k8s.io/api/core/v1"
+	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -39,8 +39,8 @@ import (
 
 	grovefake "github.com/grove-project/grove/api/client/clientset/versioned/fake"
 	schedlisters "github.com/grove-project/grove/api/client/listers/scheduler/v1alpha1"
-	"github.com/grove-project/grove/api/common"
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	apicommon "github.com/grove-project/grove/api/common"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 // testEnv is a Manager on indexer-backed listers, fake clients and a fake
@@ -76,7 +76,7 @@ func newTestEnv(t *testing.T) *testEnv {
 }
 
 // addPodGang stores the PodGang as its informer would and tells the Manager.
-func (e *testEnv) addPodGang(pg *schedv1alpha1.PodGang) {
+func (e *testEnv) addPodGang(pg *groveschedulerv1alpha1.PodGang) {
 	e.t.Helper()
 	if err := e.podGangs.Add(pg); err != nil {
 		e.t.Fatal(err)
@@ -88,7 +88,7 @@ func (e *testEnv) addPodGang(pg *schedv1alpha1.PodGang) {
 }
 
 // addPods stores pods as the pod informer would and tells the Manager.
-func (e *testEnv) addPods(pods ...*v1.Pod) {
+func (e *testEnv) addPods(pods ...*corev1.Pod) {
 	e.t.Helper()
 	for _, p := range pods {
 		if err := e.pods.Add(p); err != nil {
@@ -101,7 +101,7 @@ func (e *testEnv) addPods(pods ...*v1.Pod) {
 	}
 }
 
-func (e *testEnv) addNodes(nodes ...*v1.Node) {
+func (e *testEnv) addNodes(nodes ...*corev1.Node) {
 	e.t.Helper()
 	for _, n := range nodes {
 		if err := e.nodes.Add(n); err != nil {
@@ -118,7 +118,7 @@ func (e *testEnv) addPriorityClass(name string, value int32) {
 }
 
 // pod returns the stored pod.
-func (e *testEnv) pod(ns, name string) *v1.Pod {
+func (e *testEnv) pod(ns, name string) *corev1.Pod {
 	e.t.Helper()
 	p, err := e.m.pods.Pods(ns).Get(name)
 	if err != nil {
@@ -191,7 +191,7 @@ func (h *fakeHandle) verdicts() []string {
 }
 
 // Activate records the names of the activated pods, sorted, one entry per call.
-func (h *fakeHandle) Activate(_ klog.Logger, pods map[string]*v1.Pod) {
+func (h *fakeHandle) Activate(_ klog.Logger, pods map[string]*corev1.Pod) {
 	var names []string
 	for _, p := range pods {
 		names = append(names, p.Name)
@@ -205,7 +205,7 @@ func (h *fakeHandle) Activate(_ klog.Logger, pods map[string]*v1.Pod) {
 func (h *fakeHandle) SnapshotSharedLister() framework.SharedLister { return nil }
 
 // wait puts a pod at Permit, as the framework does after Permit returns Wait.
-func (h *fakeHandle) wait(pod *v1.Pod) *fakeWaitingPod {
+func (h *fakeHandle) wait(pod *corev1.Pod) *fakeWaitingPod {
 	wp := &fakeWaitingPod{pod: pod}
 	h.mu.Lock()
 	h.waiting = append(h.waiting, wp)
@@ -215,11 +215,11 @@ func (h *fakeHandle) wait(pod *v1.Pod) *fakeWaitingPod {
 
 // fakeWaitingPod records the verdict given to a pod waiting at Permit.
 type fakeWaitingPod struct {
-	pod     *v1.Pod
+	pod     *corev1.Pod
 	verdict string
 }
 
-func (w *fakeWaitingPod) GetPod() *v1.Pod             { return w.pod }
+func (w *fakeWaitingPod) GetPod() *corev1.Pod         { return w.pod }
 func (w *fakeWaitingPod) GetPendingPlugins() []string { return []string{PluginName} }
 func (w *fakeWaitingPod) Allow(plugin string)         { w.verdict = "allowed by " + plugin }
 func (w *fakeWaitingPod) Reject(plugin, reason string) {
@@ -243,17 +243,17 @@ func (g testGroup) podNames(gang string) []string {
 }
 
 // newTestPodGang builds a PodGang in namespace ns referencing every pod of every group.
-func newTestPodGang(ns, name string, groups ...testGroup) *schedv1alpha1.PodGang {
-	pg := &schedv1alpha1.PodGang{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID(name)}}
+func newTestPodGang(ns, name string, groups ...testGroup) *groveschedulerv1alpha1.PodGang {
+	pg := &groveschedulerv1alpha1.PodGang{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID(name)}}
 	for _, g := range groups {
-		pg.Spec.PodGroups = append(pg.Spec.PodGroups, schedv1alpha1.PodGroup{Name: g.name, MinReplicas: g.min, PodReferences: refs(ns, g.podNames(name)...)})
+		pg.Spec.PodGroups = append(pg.Spec.PodGroups, groveschedulerv1alpha1.PodGroup{Name: g.name, MinReplicas: g.min, PodReferences: refs(ns, g.podNames(name)...)})
 	}
 	return pg
 }
 
 // newTestGangPods builds the unscheduled pods of a gang.
-func newTestGangPods(ns, gang string, groups ...testGroup) []*v1.Pod {
-	var out []*v1.Pod
+func newTestGangPods(ns, gang string, groups ...testGroup) []*corev1.Pod {
+	var out []*corev1.Pod
 	for _, g := range groups {
 		for _, name := range g.podNames(gang) {
 			out = append(out, newTestPod(ns, name, gang, g.gpus))
@@ -264,41 +264,41 @@ func newTestGangPods(ns, gang string, groups ...testGroup) []*v1.Pod {
 
 // newTestPod builds an unscheduled pod asking for 100m cpu and the given GPUs;
 // gang "" makes it an ordinary pod.
-func newTestPod(ns, name, gang string, gpus int64) *v1.Pod {
-	p := &v1.Pod{
+func newTestPod(ns, name, gang string, gpus int64) *corev1.Pod {
+	p := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID(ns + "/" + name), Labels: map[string]string{}},
-		Spec: v1.PodSpec{Containers: []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{
-			v1.ResourceCPU: resource.MustParse("100m"),
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+			corev1.ResourceCPU: resource.MustParse("100m"),
 		}}}}},
 	}
 	if gpus > 0 {
 		p.Spec.Containers[0].Resources.Requests[gpu] = *resource.NewQuantity(gpus, resource.DecimalSI)
 	}
 	if gang != "" {
-		p.Labels[common.LabelPodGang] = gang
+		p.Labels[apicommon.LabelPodGang] = gang
 	}
 	return p
 }
 
 // bound returns a copy of the pod bound to the node.
-func bound(p *v1.Pod, node string) *v1.Pod {
+func bound(p *corev1.Pod, node string) *corev1.Pod {
 	out := p.DeepCopy()
 	out.Spec.NodeName = node
 	return out
 }
 
 // newTestNode builds a Ready node with 8 cpu, 110 pods and the given GPUs.
-func newTestNode(name string, gpus int64, labels map[string]string) *v1.Node {
-	alloc := v1.ResourceList{
-		v1.ResourceCPU:  resource.MustParse("8"),
-		v1.ResourcePods: resource.MustParse("110"),
-		gpu:             *resource.NewQuantity(gpus, resource.DecimalSI),
+func newTestNode(name string, gpus int64, labels map[string]string) *corev1.Node {
+	alloc := corev1.ResourceList{
+		corev1.ResourceCPU:  resource.MustParse("8"),
+		corev1.ResourcePods: resource.MustParse("110"),
+		gpu:                 *resource.NewQuantity(gpus, resource.DecimalSI),
 	}
-	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}, Status: v1.NodeStatus{Allocatable: alloc, Capacity: alloc}}
+	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}, Status: corev1.NodeStatus{Allocatable: alloc, Capacity: alloc}}
 }
 
 // nodeInfos builds the scheduler's snapshot view of nodes and the pods bound to them.
-func nodeInfos(nodes []*v1.Node, pods ...*v1.Pod) []fwk.NodeInfo {
+func nodeInfos(nodes []*corev1.Node, pods ...*corev1.Pod) []fwk.NodeInfo {
 	out := make([]fwk.NodeInfo, 0, len(nodes))
 	for _, n := range nodes {
 		ni := framework.NewNodeInfo()

@@ -21,7 +21,7 @@ import (
 	"strings"
 	"time"
 
-	v1 "k8s.io/api/core/v1"
+	corev1 "k8s.io/api/core/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -42,7 +42,7 @@ type Decision struct {
 // PreFilter runs the gang feasibility and placement search for a pod of a gang
 // against the cycle's snapshot. A nil Decision with nil status means the pod is
 // not in a gang.
-func (m *Manager) PreFilter(pod *v1.Pod, nodeInfos []fwk.NodeInfo) (*Decision, *fwk.Status) {
+func (m *Manager) PreFilter(pod *corev1.Pod, nodeInfos []fwk.NodeInfo) (*Decision, *fwk.Status) {
 	key, ok := GangKey(pod)
 	if !ok {
 		return nil, nil
@@ -120,13 +120,13 @@ func (m *Manager) recordFailure(key, msg string) {
 		m.releaseExtras(key, spec.family)
 	}
 	if changed {
-		m.status.EventOnGang(key, v1.EventTypeWarning, "Unschedulable", msg)
+		m.status.EventOnGang(key, corev1.EventTypeWarning, "Unschedulable", msg)
 	}
 	m.status.Enqueue(key)
 }
 
 // singleDemand is the demand of one best-effort pod.
-func singleDemand(spec *gangSpec, gi int, pod *v1.Pod) []GroupDemand {
+func singleDemand(spec *gangSpec, gi int, pod *corev1.Pod) []GroupDemand {
 	demands := make([]GroupDemand, len(spec.groups))
 	for i, g := range spec.groups {
 		demands[i] = GroupDemand{Name: g.name}
@@ -140,7 +140,7 @@ func singleDemand(spec *gangSpec, gi int, pod *v1.Pod) []GroupDemand {
 // referenced pod as the template for every other group. A non-empty message
 // means the gang cannot be complete because pods are missing; with
 // skipForeignGated, pods held by a foreign scheduling gate count as missing.
-func (m *Manager) gangDemands(v gangView, gi int, pod *v1.Pod, skipForeignGated bool) ([]GroupDemand, string) {
+func (m *Manager) gangDemands(v gangView, gi int, pod *corev1.Pod, skipForeignGated bool) ([]GroupDemand, string) {
 	spec := v.spec
 	demands := make([]GroupDemand, len(spec.groups))
 	for i, g := range spec.groups {
@@ -153,7 +153,7 @@ func (m *Manager) gangDemands(v gangView, gi int, pod *v1.Pod, skipForeignGated 
 			demands[i] = demandFor(g.name, need, pod)
 			continue
 		}
-		var template *v1.Pod
+		var template *corev1.Pod
 		var pending int64
 		for _, ref := range g.refs {
 			if _, ok := v.assigned[ref]; ok {
@@ -186,7 +186,7 @@ func (v gangView) scope(byName map[string]*SimNode) *Scope {
 
 // demandFor builds a demand from a pod's effective request (init containers and
 // overhead included, via scheduler-plugins' helper) and its node constraints.
-func demandFor(name string, count int64, pod *v1.Pod) GroupDemand {
+func demandFor(name string, count int64, pod *corev1.Pod) GroupDemand {
 	affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
 	tolerations := pod.Spec.Tolerations
 	return GroupDemand{Name: name, Count: count, Request: requestOf(pod), Eligible: func(n *SimNode) bool {
@@ -195,18 +195,18 @@ func demandFor(name string, count int64, pod *v1.Pod) GroupDemand {
 }
 
 // requestOf is a pod's effective request as a Resources vector.
-func requestOf(pod *v1.Pod) Resources {
+func requestOf(pod *corev1.Pod) Resources {
 	req := Resources{Pods: 1}
 	for rname, q := range util.GetPodEffectiveRequest(pod) {
 		switch rname {
-		case v1.ResourceCPU:
+		case corev1.ResourceCPU:
 			req.MilliCPU = q.MilliValue()
-		case v1.ResourceMemory:
+		case corev1.ResourceMemory:
 			req.Memory = q.Value()
-		case v1.ResourcePods, v1.ResourceEphemeralStorage:
+		case corev1.ResourcePods, corev1.ResourceEphemeralStorage:
 		default:
 			if req.Scalar == nil {
-				req.Scalar = map[v1.ResourceName]int64{}
+				req.Scalar = map[corev1.ResourceName]int64{}
 			}
 			req.Scalar[rname] = q.Value()
 		}
@@ -217,15 +217,15 @@ func requestOf(pod *v1.Pod) Resources {
 // eligible reports whether a pod with the given required node affinity and
 // tolerations may run on the node at all: not cordoned, affinity matched, no
 // untolerated NoSchedule or NoExecute taint.
-func eligible(node *v1.Node, affinity nodeaffinity.RequiredNodeAffinity, tolerations []v1.Toleration) bool {
+func eligible(node *corev1.Node, affinity nodeaffinity.RequiredNodeAffinity, tolerations []corev1.Toleration) bool {
 	if node.Spec.Unschedulable {
 		return false
 	}
 	if ok, _ := affinity.Match(node); !ok {
 		return false
 	}
-	_, untolerated := corev1helpers.FindMatchingUntoleratedTaint(node.Spec.Taints, tolerations, func(t *v1.Taint) bool {
-		return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
+	_, untolerated := corev1helpers.FindMatchingUntoleratedTaint(node.Spec.Taints, tolerations, func(t *corev1.Taint) bool {
+		return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
 	})
 	return !untolerated
 }
@@ -247,7 +247,7 @@ func simNodes(nodeInfos []fwk.NodeInfo) ([]*SimNode, map[string]*SimNode) {
 		}
 		for name, v := range alloc.GetScalarResources() {
 			if free.Scalar == nil {
-				free.Scalar = map[v1.ResourceName]int64{}
+				free.Scalar = map[corev1.ResourceName]int64{}
 			}
 			free.Scalar[name] = v - used.GetScalarResources()[name]
 		}

@@ -20,14 +20,14 @@ import (
 	"reflect"
 	"testing"
 
-	v1 "k8s.io/api/core/v1"
+	corev1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 )
 
 func TestPreFilter(t *testing.T) {
 	rack := func(r string) map[string]string { return map[string]string{"rack": r} }
 	// Rack a holds 2 GPUs on one node, rack b 6 GPUs on two nodes.
-	racks := []*v1.Node{newTestNode("a0", 2, rack("a")), newTestNode("b0", 4, rack("b")), newTestNode("b1", 2, rack("b"))}
+	racks := []*corev1.Node{newTestNode("a0", 2, rack("a")), newTestNode("b0", 4, rack("b")), newTestNode("b1", 2, rack("b"))}
 	workers := testGroup{name: "w", pods: 4, min: 3, gpus: 1}
 	leader := testGroup{name: "l", pods: 1, min: 1, gpus: 1}
 	tests := []struct {
@@ -38,8 +38,8 @@ func TestPreFilter(t *testing.T) {
 		packed    bool
 		podGroups []testGroup
 		reserved  []string
-		pod       *v1.Pod
-		nodes     []*v1.Node
+		pod       *corev1.Pod
+		nodes     []*corev1.Node
 		want      *Decision
 		code      fwk.Code
 		message   string
@@ -123,7 +123,7 @@ func TestPreFilter(t *testing.T) {
 			groups:   []testGroup{leader, workers},
 			reserved: []string{"g-l-0@a0", "g-w-0@b0", "g-w-1@b0", "g-w-2@b0"},
 			pod:      newTestPod("ns", "g-w-3", "g", 1),
-			nodes:    []*v1.Node{newTestNode("a0", 0, nil)},
+			nodes:    []*corev1.Node{newTestNode("a0", 0, nil)},
 			want:     &Decision{BestEffort: true},
 			code:     fwk.Unschedulable,
 			message:  "group w needs 1 pods with 1 nvidia.com/gpu, 100m cpu, 0 fit",

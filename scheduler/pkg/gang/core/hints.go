@@ -19,19 +19,19 @@ package core
 import (
 	"fmt"
 
-	v1 "k8s.io/api/core/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
-	"github.com/grove-project/grove/api/common"
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	apicommon "github.com/grove-project/grove/api/common"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 // podGangResource is the event resource kube-scheduler watches PodGangs
 // through, with its dynamic informers ("<plural>.<version>.<group>").
-var podGangResource = fwk.EventResource("podgangs." + schedv1alpha1.SchemeGroupVersion.Version + "." + schedv1alpha1.GroupName)
+var podGangResource = fwk.EventResource("podgangs." + groveschedulerv1alpha1.SchemeGroupVersion.Version + "." + groveschedulerv1alpha1.GroupName)
 
 // EventsToRegister lists the cluster events that can make a gang pod this
 // plugin rejected (at PreEnqueue, PreFilter or Permit) schedulable, each with
@@ -58,7 +58,7 @@ func (m *Manager) EventsToRegister() []fwk.ClusterEventWithHint {
 // (references, minReplicas, topology, priority) or PodCliqueSet label changes.
 // Status updates, which grove-scheduler itself writes, and other gangs'
 // PodGangs are skipped.
-func (m *Manager) hintPodGangChanged(_ klog.Logger, pod *v1.Pod, oldObj, newObj interface{}) (fwk.QueueingHint, error) {
+func (m *Manager) hintPodGangChanged(_ klog.Logger, pod *corev1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
 	key, ok := GangKey(pod)
 	if !ok {
 		return fwk.QueueSkip, nil
@@ -78,7 +78,7 @@ func (m *Manager) hintPodGangChanged(_ klog.Logger, pod *v1.Pod, oldObj, newObj 
 		return fwk.Queue, fmt.Errorf("reading the previous PodGang: %w", err)
 	}
 	// The PodGang's status is a subresource, so its generation moves with the spec only.
-	if old.GetGeneration() != pg.GetGeneration() || old.GetLabels()[common.LabelPartOfKey] != pg.GetLabels()[common.LabelPartOfKey] {
+	if old.GetGeneration() != pg.GetGeneration() || old.GetLabels()[apicommon.LabelPartOfKey] != pg.GetLabels()[apicommon.LabelPartOfKey] {
 		return fwk.Queue, nil
 	}
 	return fwk.QueueSkip, nil
@@ -87,8 +87,8 @@ func (m *Manager) hintPodGangChanged(_ klog.Logger, pod *v1.Pod, oldObj, newObj 
 // hintPodAdded queues a pod when a pod of its own gang is bound (kube-scheduler
 // reports only assigned pods as added to other pods): its best-effort pods
 // wait for the minimum set. A pod of anything else taking a node frees nothing.
-func (m *Manager) hintPodAdded(_ klog.Logger, pod *v1.Pod, _, newObj interface{}) (fwk.QueueingHint, error) {
-	added, ok := newObj.(*v1.Pod)
+func (m *Manager) hintPodAdded(_ klog.Logger, pod *corev1.Pod, _, newObj any) (fwk.QueueingHint, error) {
+	added, ok := newObj.(*corev1.Pod)
 	if !ok {
 		return fwk.Queue, fmt.Errorf("expected the added object to be a Pod, got %T", newObj)
 	}
@@ -103,8 +103,8 @@ func (m *Manager) hintPodAdded(_ klog.Logger, pod *v1.Pod, _, newObj interface{}
 // pod may run on. A deleted pod without a node had waited at Permit or been
 // nominated (kube-scheduler reports no other unscheduled pod's deletion to
 // other pods), so it held a node the event does not name.
-func (m *Manager) hintPodDeleted(_ klog.Logger, pod *v1.Pod, oldObj, _ interface{}) (fwk.QueueingHint, error) {
-	deleted, ok := lastState(oldObj).(*v1.Pod)
+func (m *Manager) hintPodDeleted(_ klog.Logger, pod *corev1.Pod, oldObj, _ any) (fwk.QueueingHint, error) {
+	deleted, ok := lastState(oldObj).(*corev1.Pod)
 	if !ok {
 		return fwk.Queue, fmt.Errorf("expected the deleted object to be a Pod, got %T", oldObj)
 	}
@@ -122,8 +122,8 @@ func (m *Manager) hintPodDeleted(_ klog.Logger, pod *v1.Pod, oldObj, _ interface
 }
 
 // hintNodeAdded queues a pod when a node it may run on appears.
-func (m *Manager) hintNodeAdded(_ klog.Logger, pod *v1.Pod, _, newObj interface{}) (fwk.QueueingHint, error) {
-	node, ok := newObj.(*v1.Node)
+func (m *Manager) hintNodeAdded(_ klog.Logger, pod *corev1.Pod, _, newObj any) (fwk.QueueingHint, error) {
+	node, ok := newObj.(*corev1.Node)
 	if !ok {
 		return fwk.Queue, fmt.Errorf("expected the added object to be a Node, got %T", newObj)
 	}
@@ -135,7 +135,7 @@ func (m *Manager) hintNodeAdded(_ klog.Logger, pod *v1.Pod, _, newObj interface{
 
 // hintNodeAllocatable queues a pod when a node it may run on grew in a
 // resource the pod requests, or in pod slots.
-func (m *Manager) hintNodeAllocatable(_ klog.Logger, pod *v1.Pod, oldObj, newObj interface{}) (fwk.QueueingHint, error) {
+func (m *Manager) hintNodeAllocatable(_ klog.Logger, pod *corev1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
 	old, node, err := nodePair(oldObj, newObj)
 	if err != nil {
 		return fwk.Queue, err
@@ -148,7 +148,7 @@ func (m *Manager) hintNodeAllocatable(_ klog.Logger, pod *v1.Pod, oldObj, newObj
 
 // hintNodeTaint queues a pod when a node becomes one it may run on: uncordoned,
 // or a taint it does not tolerate removed.
-func (m *Manager) hintNodeTaint(_ klog.Logger, pod *v1.Pod, oldObj, newObj interface{}) (fwk.QueueingHint, error) {
+func (m *Manager) hintNodeTaint(_ klog.Logger, pod *corev1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
 	old, node, err := nodePair(oldObj, newObj)
 	if err != nil {
 		return fwk.Queue, err
@@ -161,7 +161,7 @@ func (m *Manager) hintNodeTaint(_ klog.Logger, pod *v1.Pod, oldObj, newObj inter
 
 // hintNodeLabel queues a pod when a node's labels now match its node affinity,
 // or change the topology domain of a key its gang packs by.
-func (m *Manager) hintNodeLabel(_ klog.Logger, pod *v1.Pod, oldObj, newObj interface{}) (fwk.QueueingHint, error) {
+func (m *Manager) hintNodeLabel(_ klog.Logger, pod *corev1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
 	old, node, err := nodePair(oldObj, newObj)
 	if err != nil {
 		return fwk.Queue, err
@@ -183,12 +183,12 @@ func (m *Manager) hintNodeLabel(_ klog.Logger, pod *v1.Pod, oldObj, newObj inter
 
 // referenced reports whether the pod's PodGang is known and references it;
 // until then only a PodGang event can let it through PreEnqueue.
-func (m *Manager) referenced(pod *v1.Pod) bool {
+func (m *Manager) referenced(pod *corev1.Pod) bool {
 	return m.referencingSpec(pod) != nil
 }
 
 // referencingSpec returns the digested PodGang that references the pod, or nil.
-func (m *Manager) referencingSpec(pod *v1.Pod) *gangSpec {
+func (m *Manager) referencingSpec(pod *corev1.Pod) *gangSpec {
 	key, ok := GangKey(pod)
 	if !ok {
 		return nil
@@ -204,13 +204,13 @@ func (m *Manager) referencingSpec(pod *v1.Pod) *gangSpec {
 }
 
 // mayRunOn reports whether the node is one the pod may run on at all.
-func mayRunOn(pod *v1.Pod, node *v1.Node) bool {
+func mayRunOn(pod *corev1.Pod, node *corev1.Node) bool {
 	return eligible(node, nodeaffinity.GetRequiredNodeAffinity(pod), pod.Spec.Tolerations)
 }
 
 // grewFor reports whether allocatable grew in pod slots or in a resource the request asks for.
-func grewFor(req Resources, old, cur v1.ResourceList) bool {
-	grew := func(name v1.ResourceName) bool {
+func grewFor(req Resources, old, cur corev1.ResourceList) bool {
+	grew := func(name corev1.ResourceName) bool {
 		q, ok := cur[name]
 		if !ok {
 			return false
@@ -218,7 +218,7 @@ func grewFor(req Resources, old, cur v1.ResourceList) bool {
 		prev, ok := old[name]
 		return !ok || q.Cmp(prev) > 0
 	}
-	if grew(v1.ResourcePods) || (req.MilliCPU > 0 && grew(v1.ResourceCPU)) || (req.Memory > 0 && grew(v1.ResourceMemory)) {
+	if grew(corev1.ResourcePods) || (req.MilliCPU > 0 && grew(corev1.ResourceCPU)) || (req.Memory > 0 && grew(corev1.ResourceMemory)) {
 		return true
 	}
 	for name, v := range req.Scalar {
@@ -229,9 +229,9 @@ func grewFor(req Resources, old, cur v1.ResourceList) bool {
 	return false
 }
 
-func nodePair(oldObj, newObj interface{}) (*v1.Node, *v1.Node, error) {
-	old, okOld := oldObj.(*v1.Node)
-	cur, okNew := newObj.(*v1.Node)
+func nodePair(oldObj, newObj any) (*corev1.Node, *corev1.Node, error) {
+	old, okOld := oldObj.(*corev1.Node)
+	cur, okNew := newObj.(*corev1.Node)
 	if !okOld || !okNew {
 		return nil, nil, fmt.Errorf("expected a Node update, got %T → %T", oldObj, newObj)
 	}

@@ -19,7 +19,7 @@ package core
 import (
 	"testing"
 
-	v1 "k8s.io/api/core/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -27,8 +27,8 @@ import (
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
-	"github.com/grove-project/grove/api/common"
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	apicommon "github.com/grove-project/grove/api/common"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 // hintEnv holds PodGang ns/g (group w of two 1-GPU pods packed by "rack");
@@ -43,15 +43,15 @@ func hintEnv(t *testing.T) *testEnv {
 }
 
 // hintPod is a pod of gang ns/<gang> named name, confined like hintEnv says.
-func hintPod(name, gang string) *v1.Pod {
+func hintPod(name, gang string) *corev1.Pod {
 	p := newTestPod("ns", name, gang, 1)
 	p.Spec.NodeSelector = map[string]string{"pool": "gpu"}
-	p.Spec.Tolerations = []v1.Toleration{{Key: "dedicated", Value: "gpu", Effect: v1.TaintEffectNoSchedule}}
+	p.Spec.Tolerations = []corev1.Toleration{{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule}}
 	return p
 }
 
 // hintNode builds a node in pool gpu (or cpu) with 4 GPUs and the given taints.
-func hintNode(name string, inPool bool, taints []v1.Taint, change ...func(*v1.Node)) *v1.Node {
+func hintNode(name string, inPool bool, taints []corev1.Taint, change ...func(*corev1.Node)) *corev1.Node {
 	pool := "cpu"
 	if inPool {
 		pool = "gpu"
@@ -65,17 +65,19 @@ func hintNode(name string, inPool bool, taints []v1.Taint, change ...func(*v1.No
 }
 
 var (
-	notReady    = v1.Taint{Key: v1.TaintNodeNotReady, Effect: v1.TaintEffectNoSchedule}
-	dedicated   = v1.Taint{Key: "dedicated", Value: "gpu", Effect: v1.TaintEffectNoSchedule}
-	cordoned    = func(n *v1.Node) { n.Spec.Unschedulable = true }
-	moreGPUs    = func(n *v1.Node) { n.Status.Allocatable[gpu] = resource.MustParse("8") }
-	fewerGPUs   = func(n *v1.Node) { n.Status.Allocatable[gpu] = resource.MustParse("2") }
-	morePods    = func(n *v1.Node) { n.Status.Allocatable[v1.ResourcePods] = resource.MustParse("220") }
-	moreStorage = func(n *v1.Node) { n.Status.Allocatable[v1.ResourceEphemeralStorage] = resource.MustParse("1Ti") }
-	otherRack   = func(n *v1.Node) { n.Labels["rack"] = "r2" }
-	noRack      = func(n *v1.Node) { delete(n.Labels, "rack") }
-	otherLabel  = func(n *v1.Node) { n.Labels["example.com/team"] = "a" }
-	intoPool    = func(n *v1.Node) { n.Labels["pool"] = "gpu" }
+	notReady    = corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}
+	dedicated   = corev1.Taint{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule}
+	cordoned    = func(n *corev1.Node) { n.Spec.Unschedulable = true }
+	moreGPUs    = func(n *corev1.Node) { n.Status.Allocatable[gpu] = resource.MustParse("8") }
+	fewerGPUs   = func(n *corev1.Node) { n.Status.Allocatable[gpu] = resource.MustParse("2") }
+	morePods    = func(n *corev1.Node) { n.Status.Allocatable[corev1.ResourcePods] = resource.MustParse("220") }
+	moreStorage = func(n *corev1.Node) {
+		n.Status.Allocatable[corev1.ResourceEphemeralStorage] = resource.MustParse("1Ti")
+	}
+	otherRack  = func(n *corev1.Node) { n.Labels["rack"] = "r2" }
+	noRack     = func(n *corev1.Node) { delete(n.Labels, "rack") }
+	otherLabel = func(n *corev1.Node) { n.Labels["example.com/team"] = "a" }
+	intoPool   = func(n *corev1.Node) { n.Labels["pool"] = "gpu" }
 )
 
 func toUnstructured(t *testing.T, obj runtime.Object) *unstructured.Unstructured {
@@ -87,7 +89,7 @@ func toUnstructured(t *testing.T, obj runtime.Object) *unstructured.Unstructured
 }
 
 func TestQueueingHints(t *testing.T) {
-	gangPG := func(change ...func(*schedv1alpha1.PodGang)) *schedv1alpha1.PodGang {
+	gangPG := func(change ...func(*groveschedulerv1alpha1.PodGang)) *groveschedulerv1alpha1.PodGang {
 		pg := newTestPodGang("ns", "g", testGroup{name: "w", pods: 2, min: 2, gpus: 1})
 		pg.Generation = 1
 		for _, c := range change {
@@ -95,11 +97,15 @@ func TestQueueingHints(t *testing.T) {
 		}
 		return pg
 	}
-	specChanged := func(pg *schedv1alpha1.PodGang) { pg.Generation = 2 }
-	statusChanged := func(pg *schedv1alpha1.PodGang) { pg.Status.Phase = schedv1alpha1.PodGangPhaseStarting }
-	joinedPCS := func(pg *schedv1alpha1.PodGang) { pg.Labels = map[string]string{common.LabelPartOfKey: "pcs"} }
-	renamed := func(pg *schedv1alpha1.PodGang) { pg.Name = "other" }
-	placed := func(node string) *v1.Pod { return bound(hintPod("x", ""), node) }
+	specChanged := func(pg *groveschedulerv1alpha1.PodGang) { pg.Generation = 2 }
+	statusChanged := func(pg *groveschedulerv1alpha1.PodGang) {
+		pg.Status.Phase = groveschedulerv1alpha1.PodGangPhaseStarting
+	}
+	joinedPCS := func(pg *groveschedulerv1alpha1.PodGang) {
+		pg.Labels = map[string]string{apicommon.LabelPartOfKey: "pcs"}
+	}
+	renamed := func(pg *groveschedulerv1alpha1.PodGang) { pg.Name = "other" }
+	placed := func(node string) *corev1.Pod { return bound(hintPod("x", ""), node) }
 
 	type hintFn func(*Manager) fwk.QueueingHintFn
 	var (
@@ -117,8 +123,8 @@ func TestQueueingHints(t *testing.T) {
 	tests := []struct {
 		name     string
 		hint     hintFn
-		pod      *v1.Pod
-		old, new interface{}
+		pod      *corev1.Pod
+		old, new any
 		want     fwk.QueueingHint
 	}{
 		// PodGang added or updated.
@@ -148,9 +154,9 @@ func TestQueueingHints(t *testing.T) {
 		{name: "capacity freed while its PodGang does not reference it yet", hint: podDeleted, pod: unreferenced, old: placed("n-gpu"), want: fwk.QueueSkip},
 
 		// Node added.
-		{name: "a node it may run on is added", hint: nodeAdded, pod: member, new: hintNode("n", true, []v1.Taint{dedicated}), want: fwk.Queue},
+		{name: "a node it may run on is added", hint: nodeAdded, pod: member, new: hintNode("n", true, []corev1.Taint{dedicated}), want: fwk.Queue},
 		{name: "a node outside its node selector is added", hint: nodeAdded, pod: member, new: hintNode("n", false, nil), want: fwk.QueueSkip},
-		{name: "a node with a taint it does not tolerate is added", hint: nodeAdded, pod: member, new: hintNode("n", true, []v1.Taint{notReady}), want: fwk.QueueSkip},
+		{name: "a node with a taint it does not tolerate is added", hint: nodeAdded, pod: member, new: hintNode("n", true, []corev1.Taint{notReady}), want: fwk.QueueSkip},
 		{name: "a cordoned node is added", hint: nodeAdded, pod: member, new: hintNode("n", true, nil, cordoned), want: fwk.QueueSkip},
 		{name: "a node is added while its PodGang does not exist yet", hint: nodeAdded, pod: ofUnknownPodGang, new: hintNode("n", true, nil), want: fwk.QueueSkip},
 
@@ -159,13 +165,13 @@ func TestQueueingHints(t *testing.T) {
 		{name: "pod slots grow on a node it may run on", hint: nodeAllocatable, pod: member, old: hintNode("n", true, nil), new: hintNode("n", true, nil, morePods), want: fwk.Queue},
 		{name: "a resource it does not request grows", hint: nodeAllocatable, pod: member, old: hintNode("n", true, nil), new: hintNode("n", true, nil, moreStorage), want: fwk.QueueSkip},
 		{name: "GPUs shrink", hint: nodeAllocatable, pod: member, old: hintNode("n", true, nil), new: hintNode("n", true, nil, fewerGPUs), want: fwk.QueueSkip},
-		{name: "GPUs grow on a node it may not run on", hint: nodeAllocatable, pod: member, old: hintNode("n", true, []v1.Taint{notReady}), new: hintNode("n", true, []v1.Taint{notReady}, moreGPUs), want: fwk.QueueSkip},
+		{name: "GPUs grow on a node it may not run on", hint: nodeAllocatable, pod: member, old: hintNode("n", true, []corev1.Taint{notReady}), new: hintNode("n", true, []corev1.Taint{notReady}, moreGPUs), want: fwk.QueueSkip},
 
 		// Node taints or cordon changed.
-		{name: "the not-ready taint is lifted", hint: nodeTaint, pod: member, old: hintNode("n", true, []v1.Taint{notReady}), new: hintNode("n", true, nil), want: fwk.Queue},
+		{name: "the not-ready taint is lifted", hint: nodeTaint, pod: member, old: hintNode("n", true, []corev1.Taint{notReady}), new: hintNode("n", true, nil), want: fwk.Queue},
 		{name: "a node is uncordoned", hint: nodeTaint, pod: member, old: hintNode("n", true, nil, cordoned), new: hintNode("n", true, nil), want: fwk.Queue},
-		{name: "a taint it tolerates is lifted", hint: nodeTaint, pod: member, old: hintNode("n", true, []v1.Taint{dedicated}), new: hintNode("n", true, nil), want: fwk.QueueSkip},
-		{name: "a taint is added", hint: nodeTaint, pod: member, old: hintNode("n", true, nil), new: hintNode("n", true, []v1.Taint{notReady}), want: fwk.QueueSkip},
+		{name: "a taint it tolerates is lifted", hint: nodeTaint, pod: member, old: hintNode("n", true, []corev1.Taint{dedicated}), new: hintNode("n", true, nil), want: fwk.QueueSkip},
+		{name: "a taint is added", hint: nodeTaint, pod: member, old: hintNode("n", true, nil), new: hintNode("n", true, []corev1.Taint{notReady}), want: fwk.QueueSkip},
 		{name: "a node outside its node selector is uncordoned", hint: nodeTaint, pod: member, old: hintNode("n", false, nil, cordoned), new: hintNode("n", false, nil), want: fwk.QueueSkip},
 
 		// Node labels changed.

@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	v1 "k8s.io/api/core/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -34,7 +34,7 @@ import (
 
 	groveclient "github.com/grove-project/grove/api/client/clientset/versioned"
 	schedlisters "github.com/grove-project/grove/api/client/listers/scheduler/v1alpha1"
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/scheduler/pkg/metrics"
 )
 
@@ -46,7 +46,7 @@ const PluginName = "GroveGang"
 // pods waiting at Permit, the scheduling queue and the cycle's snapshot.
 type schedulerHandle interface {
 	IterateOverWaitingPods(callback func(framework.WaitingPod))
-	Activate(logger klog.Logger, pods map[string]*v1.Pod)
+	Activate(logger klog.Logger, pods map[string]*corev1.Pod)
 	SnapshotSharedLister() framework.SharedLister
 }
 
@@ -91,14 +91,14 @@ func NewManager(log logr.Logger, handle framework.Handle, client groveclient.Int
 		factory.Scheduling().V1().PriorityClasses().Lister(), permitTimeout)
 	m.status = newStatusWriter(log.WithName("status"), client, m, handle.EventRecorder())
 	if _, err := podGangInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj interface{}) { m.onPodGang(obj) },
-		UpdateFunc: func(_, obj interface{}) { m.onPodGang(obj) },
+		AddFunc:    func(obj any) { m.onPodGang(obj) },
+		UpdateFunc: func(_, obj any) { m.onPodGang(obj) },
 		DeleteFunc: m.onPodGangDelete,
 	}); err != nil {
 		return nil, fmt.Errorf("watching PodGangs: %w", err)
 	}
 	if _, err := factory.Core().V1().Nodes().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj interface{}) { m.onNodeChange(nil, obj) },
+		AddFunc:    func(obj any) { m.onNodeChange(nil, obj) },
 		UpdateFunc: m.onNodeChange,
 	}); err != nil {
 		return nil, fmt.Errorf("watching nodes: %w", err)
@@ -106,8 +106,8 @@ func NewManager(log logr.Logger, handle framework.Handle, client groveclient.Int
 	// Registering the PriorityClass informer here makes the factory start it.
 	factory.Scheduling().V1().PriorityClasses().Informer()
 	if _, err := factory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj interface{}) { m.onPod(obj) },
-		UpdateFunc: func(_, obj interface{}) { m.onPod(obj) },
+		AddFunc:    func(obj any) { m.onPod(obj) },
+		UpdateFunc: func(_, obj any) { m.onPod(obj) },
 		DeleteFunc: m.onPodDelete,
 	}); err != nil {
 		return nil, fmt.Errorf("watching pods: %w", err)
@@ -137,8 +137,8 @@ func newManager(log logr.Logger, handle schedulerHandle, kube kubernetes.Interfa
 // StatusWriter returns the writer of PodGang status; the caller runs it.
 func (m *Manager) StatusWriter() *StatusWriter { return m.status }
 
-func (m *Manager) onPodGang(obj interface{}) {
-	pg, ok := obj.(*schedv1alpha1.PodGang)
+func (m *Manager) onPodGang(obj any) {
+	pg, ok := obj.(*groveschedulerv1alpha1.PodGang)
 	if !ok {
 		return
 	}
@@ -156,8 +156,8 @@ func (m *Manager) onPodGang(obj interface{}) {
 	}
 }
 
-func (m *Manager) onPodGangDelete(obj interface{}) {
-	pg, ok := lastState(obj).(*schedv1alpha1.PodGang)
+func (m *Manager) onPodGangDelete(obj any) {
+	pg, ok := lastState(obj).(*groveschedulerv1alpha1.PodGang)
 	if !ok {
 		return
 	}
@@ -177,8 +177,8 @@ func (m *Manager) onPodGangDelete(obj interface{}) {
 	m.mu.Unlock()
 }
 
-func (m *Manager) onPod(obj interface{}) {
-	pod, ok := obj.(*v1.Pod)
+func (m *Manager) onPod(obj any) {
+	pod, ok := obj.(*corev1.Pod)
 	if !ok {
 		return
 	}
@@ -200,8 +200,8 @@ func (m *Manager) onPod(obj interface{}) {
 	m.status.Enqueue(key)
 }
 
-func (m *Manager) onPodDelete(obj interface{}) {
-	pod, ok := lastState(obj).(*v1.Pod)
+func (m *Manager) onPodDelete(obj any) {
+	pod, ok := lastState(obj).(*corev1.Pod)
 	if !ok {
 		return
 	}
@@ -220,7 +220,7 @@ func (m *Manager) onPodDelete(obj interface{}) {
 
 // lastState returns a deleted object's last known state, unwrapping the
 // tombstone an informer hands over when it missed the deletion.
-func lastState(obj interface{}) interface{} {
+func lastState(obj any) any {
 	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		return tomb.Obj
 	}
@@ -285,8 +285,8 @@ func (m *Manager) priorityOf(spec *gangSpec) int32 {
 }
 
 // gangPods lists the existing pods a PodGang references (O(references)).
-func (m *Manager) gangPods(spec *gangSpec) []*v1.Pod {
-	var out []*v1.Pod
+func (m *Manager) gangPods(spec *gangSpec) []*corev1.Pod {
+	var out []*corev1.Pod
 	for _, ref := range spec.refs() {
 		if p, err := m.pods.Pods(spec.namespace).Get(ref); err == nil {
 			out = append(out, p)

@@ -19,7 +19,7 @@ package core
 import (
 	"time"
 
-	v1 "k8s.io/api/core/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
 	"github.com/grove-project/grove/scheduler/pkg/metrics"
@@ -38,7 +38,7 @@ const (
 )
 
 // Reserve records that the pod holds a node.
-func (m *Manager) Reserve(pod *v1.Pod, nodeName string) {
+func (m *Manager) Reserve(pod *corev1.Pod, nodeName string) {
 	key, ok := GangKey(pod)
 	if !ok {
 		return
@@ -50,7 +50,7 @@ func (m *Manager) Reserve(pod *v1.Pod, nodeName string) {
 
 // Permit lets a pod through once every group of its gang has minReplicas pods
 // reserved or bound, releasing the gang's waiting pods at the same moment.
-func (m *Manager) Permit(pod *v1.Pod) (PermitResult, time.Duration) {
+func (m *Manager) Permit(pod *corev1.Pod) (PermitResult, time.Duration) {
 	key, ok := GangKey(pod)
 	if !ok {
 		return NotInGang, 0
@@ -81,7 +81,7 @@ func (m *Manager) Permit(pod *v1.Pod) (PermitResult, time.Duration) {
 	if !wasWaiting {
 		// The first pod of this attempt to wait: say so once, and bring the rest of
 		// the gang forward so the whole gang is tried together.
-		m.status.EventOnGang(key, v1.EventTypeNormal, "WaitingForMinimumSet", "pods hold their nodes at Permit until every pod group has its minReplicas")
+		m.status.EventOnGang(key, corev1.EventTypeNormal, "WaitingForMinimumSet", "pods hold their nodes at Permit until every pod group has its minReplicas")
 		m.status.Enqueue(key)
 		m.activateUnplaced(spec)
 	}
@@ -91,7 +91,7 @@ func (m *Manager) Permit(pod *v1.Pod) (PermitResult, time.Duration) {
 // Unreserve releases the pod's reservation and, while the gang's minimum set
 // is incomplete, rejects every other waiting pod of the gang so the whole
 // gang releases its resources and backs off together.
-func (m *Manager) Unreserve(pod *v1.Pod, reason string) {
+func (m *Manager) Unreserve(pod *corev1.Pod, reason string) {
 	key, ok := GangKey(pod)
 	if !ok {
 		return
@@ -122,7 +122,7 @@ func (m *Manager) Unreserve(pod *v1.Pod, reason string) {
 // are rejected so all of its pods back off together. searchPassed says the
 // placement search had found room for the minimum set, so the failure came
 // from something the search does not model and the gang is a misfit.
-func (m *Manager) RejectGang(pod *v1.Pod, reason string, searchPassed bool) {
+func (m *Manager) RejectGang(pod *corev1.Pod, reason string, searchPassed bool) {
 	key, ok := GangKey(pod)
 	if !ok {
 		return
@@ -162,7 +162,7 @@ func (m *Manager) rejectWaiting(key, reason string) {
 // activateUnplaced moves the gang's unplaced pods to the active queue so the
 // whole gang is tried together instead of waiting out individual backoffs.
 func (m *Manager) activateUnplaced(spec *gangSpec) {
-	pods := map[string]*v1.Pod{}
+	pods := map[string]*corev1.Pod{}
 	for _, ref := range spec.refs() {
 		p, err := m.pods.Pods(spec.namespace).Get(ref)
 		if err != nil || p.Spec.NodeName != "" {

@@ -20,7 +20,7 @@ import (
 	"reflect"
 	"testing"
 
-	v1 "k8s.io/api/core/v1"
+	corev1 "k8s.io/api/core/v1"
 )
 
 const waitingEvent = "Normal WaitingForMinimumSet pods hold their nodes at Permit until every pod group has its minReplicas"
@@ -61,7 +61,7 @@ func TestGangLifecycle(t *testing.T) {
 	}
 	preFilterOnFullNode := func(name string) step {
 		return func(e *testEnv) {
-			if _, status := e.m.PreFilter(e.pod("ns", name), nodeInfos([]*v1.Node{newTestNode("n0", 0, nil)})); status.IsSuccess() {
+			if _, status := e.m.PreFilter(e.pod("ns", name), nodeInfos([]*corev1.Node{newTestNode("n0", 0, nil)})); status.IsSuccess() {
 				e.t.Fatalf("PreFilter(%s) on a node without GPUs succeeded", name)
 			}
 		}

@@ -21,7 +21,7 @@ import (
 	"sort"
 	"strings"
 
-	v1 "k8s.io/api/core/v1"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // Resources is a compact request or capacity vector: milli-CPU, bytes of memory,
@@ -30,14 +30,14 @@ type Resources struct {
 	MilliCPU int64
 	Memory   int64
 	Pods     int64
-	Scalar   map[v1.ResourceName]int64
+	Scalar   map[corev1.ResourceName]int64
 }
 
 // copyOf returns a deep copy so simulations never alias the caller's maps.
 func (r Resources) copyOf() Resources {
 	out := r
 	if r.Scalar != nil {
-		out.Scalar = make(map[v1.ResourceName]int64, len(r.Scalar))
+		out.Scalar = make(map[corev1.ResourceName]int64, len(r.Scalar))
 		for k, v := range r.Scalar {
 			out.Scalar[k] = v
 		}
@@ -75,7 +75,7 @@ func (r *Resources) sub(req Resources, n int64) {
 	r.Pods -= req.Pods * n
 	for name, want := range req.Scalar {
 		if r.Scalar == nil {
-			r.Scalar = map[v1.ResourceName]int64{}
+			r.Scalar = map[corev1.ResourceName]int64{}
 		}
 		r.Scalar[name] -= want * n
 	}
@@ -98,7 +98,7 @@ func (r Resources) String() string {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		parts = append(parts, fmt.Sprintf("%d %s", r.Scalar[v1.ResourceName(name)], name))
+		parts = append(parts, fmt.Sprintf("%d %s", r.Scalar[corev1.ResourceName(name)], name))
 	}
 	if r.MilliCPU > 0 {
 		parts = append(parts, fmt.Sprintf("%dm cpu", r.MilliCPU))
@@ -118,7 +118,7 @@ type SimNode struct {
 	Labels map[string]string
 	Free   Resources
 
-	node *v1.Node
+	node *corev1.Node
 }
 
 // GroupDemand is what one pod group still needs placed for its gang's minimum set.

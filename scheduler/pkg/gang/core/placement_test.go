@@ -21,17 +21,17 @@ import (
 	"reflect"
 	"testing"
 
-	v1 "k8s.io/api/core/v1"
+	corev1 "k8s.io/api/core/v1"
 )
 
-const gpu = v1.ResourceName("nvidia.com/gpu")
+const gpu = corev1.ResourceName("nvidia.com/gpu")
 
 func gpuNode(name string, gpus int64, labels map[string]string) *SimNode {
-	return &SimNode{Name: name, Labels: labels, Free: Resources{MilliCPU: 8000, Memory: 1 << 34, Pods: 110, Scalar: map[v1.ResourceName]int64{gpu: gpus}}}
+	return &SimNode{Name: name, Labels: labels, Free: Resources{MilliCPU: 8000, Memory: 1 << 34, Pods: 110, Scalar: map[corev1.ResourceName]int64{gpu: gpus}}}
 }
 
 func gpuDemand(name string, count, gpus int64) GroupDemand {
-	return GroupDemand{Name: name, Count: count, Request: Resources{Pods: 1, MilliCPU: 100, Scalar: map[v1.ResourceName]int64{gpu: gpus}}}
+	return GroupDemand{Name: name, Count: count, Request: Resources{Pods: 1, MilliCPU: 100, Scalar: map[corev1.ResourceName]int64{gpu: gpus}}}
 }
 
 func TestSearch(t *testing.T) {
@@ -107,7 +107,7 @@ func TestSearch(t *testing.T) {
 		{
 			name:     "ineligible nodes are skipped",
 			nodes:    []*SimNode{gpuNode("n0", 4, map[string]string{"pool": "x"}), gpuNode("n1", 4, nil)},
-			demands:  []GroupDemand{{Name: "w", Count: 2, Request: Resources{Pods: 1, Scalar: map[v1.ResourceName]int64{gpu: 4}}, Eligible: func(n *SimNode) bool { return n.Labels["pool"] == "x" }}},
+			demands:  []GroupDemand{{Name: "w", Count: 2, Request: Resources{Pods: 1, Scalar: map[corev1.ResourceName]int64{gpu: 4}}, Eligible: func(n *SimNode) bool { return n.Labels["pool"] == "x" }}},
 			root:     &Scope{Name: "podgang pg", Groups: []int{0}},
 			wantFail: "group w needs 2 pods with 4 nvidia.com/gpu, 1 fit",
 		},
@@ -149,7 +149,7 @@ func TestResourcesCopies(t *testing.T) {
 	}{
 		{"cpu bound", Resources{MilliCPU: 1000, Pods: 10}, Resources{MilliCPU: 300, Pods: 1}, 3},
 		{"pod slots bound", Resources{MilliCPU: 1000, Pods: 2}, Resources{MilliCPU: 100, Pods: 1}, 2},
-		{"missing scalar", Resources{MilliCPU: 1000, Pods: 2}, Resources{Pods: 1, Scalar: map[v1.ResourceName]int64{gpu: 1}}, 0},
+		{"missing scalar", Resources{MilliCPU: 1000, Pods: 2}, Resources{Pods: 1, Scalar: map[corev1.ResourceName]int64{gpu: 1}}, 0},
 		{"overcommitted node", Resources{MilliCPU: -100, Pods: 5}, Resources{MilliCPU: 100, Pods: 1}, 0},
 	}
 	for _, tt := range tests {

@@ -22,7 +22,7 @@ import (
 	"sort"
 	"time"
 
-	v1 "k8s.io/api/core/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
@@ -35,7 +35,7 @@ type victimUnit struct {
 	gangKey  string
 	priority int32
 	created  time.Time
-	pods     []*v1.Pod
+	pods     []*corev1.Pod
 	freed    map[string]Resources
 }
 
@@ -52,7 +52,7 @@ const (
 // Preempt looks for the cheapest set of whole lower-priority units (gangs or
 // ordinary pods) whose removal lets the pod's gang (or the ordinary pod alone)
 // fit in the current cycle's snapshot, and evicts them.
-func (m *Manager) Preempt(ctx context.Context, pod *v1.Pod) (PreemptionOutcome, string, error) {
+func (m *Manager) Preempt(ctx context.Context, pod *corev1.Pod) (PreemptionOutcome, string, error) {
 	nodeInfos, err := m.handle.SnapshotSharedLister().NodeInfos().List()
 	if err != nil {
 		return NoPreemption, "", fmt.Errorf("listing the snapshot's nodes: %w", err)
@@ -64,7 +64,7 @@ func (m *Manager) Preempt(ctx context.Context, pod *v1.Pod) (PreemptionOutcome, 
 // preempt is Preempt against the given nodes. Pods with equal or higher
 // priority are never victims, best-effort pods never preempt, and a victim
 // gang loses all its pods.
-func (m *Manager) preempt(ctx context.Context, pod *v1.Pod, nodeInfos []fwk.NodeInfo) (PreemptionOutcome, string) {
+func (m *Manager) preempt(ctx context.Context, pod *corev1.Pod, nodeInfos []fwk.NodeInfo) (PreemptionOutcome, string) {
 	key, inGang := GangKey(pod)
 	priority := corev1helpers.PodPriority(pod)
 	var spec *gangSpec
@@ -233,7 +233,7 @@ func giveBack(byName map[string]*SimNode, u *victimUnit, sign int64) {
 
 // evict deletes every pod of every victim unit (for a gang: all pods its PodGang
 // references, placed or not) and records Events on the PodGangs involved.
-func (m *Manager) evict(ctx context.Context, key string, inGang bool, preemptor *v1.Pod, victims []*victimUnit) string {
+func (m *Manager) evict(ctx context.Context, key string, inGang bool, preemptor *corev1.Pod, victims []*victimUnit) string {
 	preemptorName := "pod " + preemptor.Namespace + "/" + preemptor.Name
 	if inGang {
 		preemptorName = "PodGang " + key
@@ -248,7 +248,7 @@ func (m *Manager) evict(ctx context.Context, key string, inGang bool, preemptor 
 				pods = m.gangPods(vs)
 			}
 			m.rejectWaiting(u.gangKey, "preempted by "+preemptorName)
-			m.status.EventOnGang(u.gangKey, v1.EventTypeWarning, "Preempted", fmt.Sprintf("all pods of the gang are preempted by higher-priority %s", preemptorName))
+			m.status.EventOnGang(u.gangKey, corev1.EventTypeWarning, "Preempted", fmt.Sprintf("all pods of the gang are preempted by higher-priority %s", preemptorName))
 		}
 		for _, p := range pods {
 			if err := m.kube.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{
@@ -268,7 +268,7 @@ func (m *Manager) evict(ctx context.Context, key string, inGang bool, preemptor 
 		st.victims = evicted
 		st.victimsDeadline = time.Now().Add(2*m.permitTimeout + 30*time.Second)
 		m.mu.Unlock()
-		m.status.EventOnGang(key, v1.EventTypeNormal, "Preempting", msg)
+		m.status.EventOnGang(key, corev1.EventTypeNormal, "Preempting", msg)
 	}
 	return msg
 }

@@ -23,11 +23,11 @@ import (
 	"testing"
 	"time"
 
-	v1 "k8s.io/api/core/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8stesting "k8s.io/client-go/testing"
 
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 // unitNames names victim units: the gang key, or "pod <name>" for an ordinary pod.
@@ -43,12 +43,12 @@ func unitNames(units []*victimUnit) []string {
 	return out
 }
 
-func withPriority(p *v1.Pod, priority int32) *v1.Pod {
+func withPriority(p *corev1.Pod, priority int32) *corev1.Pod {
 	p.Spec.Priority = &priority
 	return p
 }
 
-func classed(pg *schedv1alpha1.PodGang, class string, created time.Time) *schedv1alpha1.PodGang {
+func classed(pg *groveschedulerv1alpha1.PodGang, class string, created time.Time) *groveschedulerv1alpha1.PodGang {
 	pg.Spec.PriorityClassName = class
 	pg.CreationTimestamp = metav1.NewTime(created)
 	return pg
@@ -67,7 +67,7 @@ func TestVictimUnitsAreWholeLowerPriorityUnitsCheapestFirst(t *testing.T) {
 	e.addPodGang(classed(newTestPodGang("ns", "self", one), "high", t0))
 	terminating := withPriority(bound(newTestPod("ns", "leaving", "", 1), "n0"), 0)
 	terminating.DeletionTimestamp = &metav1.Time{Time: t0}
-	pods := []*v1.Pod{
+	pods := []*corev1.Pod{
 		bound(newTestPod("ns", "old-low-w-0", "old-low", 1), "n0"),
 		bound(newTestPod("ns", "old-low-w-1", "old-low", 1), "n1"),
 		bound(newTestPod("ns", "new-low-w-0", "new-low", 1), "n1"),
@@ -77,7 +77,7 @@ func TestVictimUnitsAreWholeLowerPriorityUnitsCheapestFirst(t *testing.T) {
 		withPriority(bound(newTestPod("ns", "admin", "", 1), "n1"), 1000),
 		terminating,
 	}
-	nodes := []*v1.Node{newTestNode("n0", 8, nil), newTestNode("n1", 8, nil)}
+	nodes := []*corev1.Node{newTestNode("n0", 8, nil), newTestNode("n1", 8, nil)}
 
 	units := e.m.victimUnits(nodeInfos(nodes, pods...), 1000, "ns/self")
 	want := []string{"pod web", "ns/new-low", "ns/old-low"}
@@ -92,7 +92,7 @@ func TestVictimUnitsAreWholeLowerPriorityUnitsCheapestFirst(t *testing.T) {
 
 func TestChooseVictims(t *testing.T) {
 	unit := func(name string, gpus int64) *victimUnit {
-		return &victimUnit{gangKey: name, freed: map[string]Resources{"n0": {Pods: 1, Scalar: map[v1.ResourceName]int64{gpu: gpus}}}}
+		return &victimUnit{gangKey: name, freed: map[string]Resources{"n0": {Pods: 1, Scalar: map[corev1.ResourceName]int64{gpu: gpus}}}}
 	}
 	tests := []struct {
 		name  string
@@ -152,9 +152,9 @@ func TestPreempt(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	// The low gang holds the node's 4 GPUs with two pods; its third pod is unplaced.
 	low := testGroup{name: "w", pods: 3, min: 2, gpus: 2}
-	lowPods := func() []*v1.Pod {
+	lowPods := func() []*corev1.Pod {
 		pods := newTestGangPods("ns", "low", low)
-		return []*v1.Pod{bound(pods[0], "n0"), bound(pods[1], "n0"), pods[2]}
+		return []*corev1.Pod{bound(pods[0], "n0"), bound(pods[1], "n0"), pods[2]}
 	}
 	engine := &testGroup{name: "e", pods: 1, min: 1, gpus: 4}
 	tests := []struct {
@@ -164,8 +164,8 @@ func TestPreempt(t *testing.T) {
 		high        *testGroup
 		highClass   string
 		preemptor   string
-		ordinary    *v1.Pod
-		extraPods   []*v1.Pod
+		ordinary    *corev1.Pod
+		extraPods   []*corev1.Pod
 		reserved    []string
 		want        PreemptionOutcome
 		message     string
@@ -207,7 +207,7 @@ func TestPreempt(t *testing.T) {
 			high:      &testGroup{name: "e", pods: 1, min: 1, gpus: 1},
 			highClass: "high",
 			preemptor: "high-e-0",
-			extraPods: []*v1.Pod{withPriority(bound(newTestPod("ns", "batch", "", 2), "n1"), 10)},
+			extraPods: []*corev1.Pod{withPriority(bound(newTestPod("ns", "batch", "", 2), "n1"), 10)},
 			want:      Preempting,
 			message:   "preempting 1 pods (0 gangs, 1 ordinary pods) of lower priority",
 			deleted:   []string{"batch"},
@@ -239,7 +239,7 @@ func TestPreempt(t *testing.T) {
 			for _, r := range tt.reserved {
 				e.m.Reserve(e.pod("ns", r), "n1")
 			}
-			nodes := []*v1.Node{newTestNode("n0", 4, nil), newTestNode("n1", 2, nil)}
+			nodes := []*corev1.Node{newTestNode("n0", 4, nil), newTestNode("n1", 2, nil)}
 			placed := append(lowPods(), tt.extraPods...)
 
 			got, msg := e.m.preempt(context.Background(), preemptor, nodeInfos(nodes, placed...))

@@ -20,16 +20,16 @@ import (
 	"fmt"
 	"time"
 
-	v1 "k8s.io/api/core/v1"
+	corev1 "k8s.io/api/core/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	fwk "k8s.io/kube-scheduler/framework"
 
-	"github.com/grove-project/grove/api/common"
+	apicommon "github.com/grove-project/grove/api/common"
 )
 
 // GangKey returns "namespace/podgang" for a pod of a gang.
-func GangKey(pod *v1.Pod) (string, bool) {
-	name, ok := pod.Labels[common.LabelPodGang]
+func GangKey(pod *corev1.Pod) (string, bool) {
+	name, ok := pod.Labels[apicommon.LabelPodGang]
 	if !ok || name == "" {
 		return "", false
 	}
@@ -39,7 +39,7 @@ func GangKey(pod *v1.Pod) (string, bool) {
 // SortKey returns what QueueSort orders by: priority (gang priority for pods
 // of a gang), the gang's creation time (ok=false means use the pod's own queue
 // time) and a tie-breaking key that keeps a gang's pods adjacent.
-func (m *Manager) SortKey(pod *v1.Pod) (priority int32, created time.Time, group string, ok bool) {
+func (m *Manager) SortKey(pod *corev1.Pod) (priority int32, created time.Time, group string, ok bool) {
 	key, inGang := GangKey(pod)
 	if !inGang {
 		return corev1helpers.PodPriority(pod), time.Time{}, "", false
@@ -52,7 +52,7 @@ func (m *Manager) SortKey(pod *v1.Pod) (priority int32, created time.Time, group
 }
 
 // PreEnqueue keeps a gang pod out of the active queue until its PodGang exists and references it.
-func (m *Manager) PreEnqueue(pod *v1.Pod) *fwk.Status {
+func (m *Manager) PreEnqueue(pod *corev1.Pod) *fwk.Status {
 	m.queueReady.Store(true)
 	key, ok := GangKey(pod)
 	if !ok {

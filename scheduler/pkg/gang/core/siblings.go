@@ -20,11 +20,11 @@ import (
 	"sort"
 	"time"
 
-	v1 "k8s.io/api/core/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/sets"
 
-	"github.com/grove-project/grove/api/common"
+	apicommon "github.com/grove-project/grove/api/common"
 )
 
 // A PodCliqueSet's gangs are placed in order: the base gang's minimum set,
@@ -124,12 +124,12 @@ func (m *Manager) pendingSiblings(spec *gangSpec, nodes []*SimNode, byName map[s
 const capacitySettleWindow = time.Second
 
 // onNodeChange notes when schedulable capacity may have appeared.
-func (m *Manager) onNodeChange(oldObj, newObj interface{}) {
-	node, ok := newObj.(*v1.Node)
+func (m *Manager) onNodeChange(oldObj, newObj any) {
+	node, ok := newObj.(*corev1.Node)
 	if !ok {
 		return
 	}
-	if old, ok := oldObj.(*v1.Node); ok && old != nil {
+	if old, ok := oldObj.(*corev1.Node); ok && old != nil {
 		if old.Spec.Unschedulable == node.Spec.Unschedulable &&
 			equality.Semantic.DeepEqual(old.Spec.Taints, node.Spec.Taints) &&
 			equality.Semantic.DeepEqual(old.Status.Allocatable, node.Status.Allocatable) &&
@@ -227,9 +227,9 @@ func (m *Manager) releaseExtras(key string, family string) {
 // heldByForeignGate reports whether a scheduling gate other than Grove's holds
 // the pod: the operator lifts Grove's own gate when the gang may go, any other
 // gate may never be lifted, so such a pod does not count as about to schedule.
-func heldByForeignGate(pod *v1.Pod) bool {
+func heldByForeignGate(pod *corev1.Pod) bool {
 	for _, g := range pod.Spec.SchedulingGates {
-		if g.Name != common.PodGangSchedulingGate {
+		if g.Name != apicommon.PodGangSchedulingGate {
 			return true
 		}
 	}

@@ -19,12 +19,12 @@ package core
 import (
 	"testing"
 
-	v1 "k8s.io/api/core/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/grove-project/grove/api/common"
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	apicommon "github.com/grove-project/grove/api/common"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 func TestHeldByForeignGate(t *testing.T) {
@@ -34,15 +34,15 @@ func TestHeldByForeignGate(t *testing.T) {
 		want  bool
 	}{
 		{name: "no gate", want: false},
-		{name: "only Grove's gate", gates: []string{common.PodGangSchedulingGate}, want: false},
+		{name: "only Grove's gate", gates: []string{apicommon.PodGangSchedulingGate}, want: false},
 		{name: "a foreign gate", gates: []string{"example.com/hold"}, want: true},
-		{name: "Grove's and a foreign gate", gates: []string{common.PodGangSchedulingGate, "example.com/hold"}, want: true},
+		{name: "Grove's and a foreign gate", gates: []string{apicommon.PodGangSchedulingGate, "example.com/hold"}, want: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pod := &v1.Pod{}
+			pod := &corev1.Pod{}
 			for _, g := range tt.gates {
-				pod.Spec.SchedulingGates = append(pod.Spec.SchedulingGates, v1.PodSchedulingGate{Name: g})
+				pod.Spec.SchedulingGates = append(pod.Spec.SchedulingGates, corev1.PodSchedulingGate{Name: g})
 			}
 			if got := heldByForeignGate(pod); got != tt.want {
 				t.Errorf("heldByForeignGate(%v) = %v, want %v", tt.gates, got, tt.want)
@@ -52,30 +52,30 @@ func TestHeldByForeignGate(t *testing.T) {
 }
 
 func TestOnNodeChangeOpensSettleWindowOnlyForCapacityChanges(t *testing.T) {
-	base := func() *v1.Node {
-		return &v1.Node{
+	base := func() *corev1.Node {
+		return &corev1.Node{
 			ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: map[string]string{"zone": "a"}},
-			Spec:       v1.NodeSpec{Unschedulable: true},
-			Status:     v1.NodeStatus{Allocatable: v1.ResourceList{v1.ResourceCPU: resource.MustParse("1")}},
+			Spec:       corev1.NodeSpec{Unschedulable: true},
+			Status:     corev1.NodeStatus{Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}},
 		}
 	}
 	tests := []struct {
 		name   string
-		old    *v1.Node
-		change func(*v1.Node)
+		old    *corev1.Node
+		change func(*corev1.Node)
 		want   bool
 	}{
-		{name: "node added", old: nil, change: func(*v1.Node) {}, want: true},
-		{name: "uncordoned", old: base(), change: func(n *v1.Node) { n.Spec.Unschedulable = false }, want: true},
-		{name: "taint removed", old: func() *v1.Node {
+		{name: "node added", old: nil, change: func(*corev1.Node) {}, want: true},
+		{name: "uncordoned", old: base(), change: func(n *corev1.Node) { n.Spec.Unschedulable = false }, want: true},
+		{name: "taint removed", old: func() *corev1.Node {
 			n := base()
-			n.Spec.Taints = []v1.Taint{{Key: "k", Effect: v1.TaintEffectNoSchedule}}
+			n.Spec.Taints = []corev1.Taint{{Key: "k", Effect: corev1.TaintEffectNoSchedule}}
 			return n
-		}(), change: func(n *v1.Node) {}, want: true},
-		{name: "allocatable grew", old: base(), change: func(n *v1.Node) { n.Status.Allocatable[v1.ResourceCPU] = resource.MustParse("2") }, want: true},
-		{name: "label changed", old: base(), change: func(n *v1.Node) { n.Labels["zone"] = "b" }, want: true},
-		{name: "heartbeat only", old: base(), change: func(n *v1.Node) {
-			n.Status.Conditions = []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}}
+		}(), change: func(*corev1.Node) {}, want: true},
+		{name: "allocatable grew", old: base(), change: func(n *corev1.Node) { n.Status.Allocatable[corev1.ResourceCPU] = resource.MustParse("2") }, want: true},
+		{name: "label changed", old: base(), change: func(n *corev1.Node) { n.Labels["zone"] = "b" }, want: true},
+		{name: "heartbeat only", old: base(), change: func(n *corev1.Node) {
+			n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}
 		}, want: false},
 	}
 	for _, tt := range tests {
@@ -96,10 +96,10 @@ func TestOnNodeChangeOpensSettleWindowOnlyForCapacityChanges(t *testing.T) {
 }
 
 func TestFamilyIndexFollowsPartOfLabel(t *testing.T) {
-	pg := func(name, pcs string) *schedv1alpha1.PodGang {
-		p := &schedv1alpha1.PodGang{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}}
+	pg := func(name, pcs string) *groveschedulerv1alpha1.PodGang {
+		p := &groveschedulerv1alpha1.PodGang{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}}
 		if pcs != "" {
-			p.Labels = map[string]string{common.LabelPartOfKey: pcs}
+			p.Labels = map[string]string{apicommon.LabelPartOfKey: pcs}
 		}
 		return p
 	}

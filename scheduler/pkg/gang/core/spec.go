@@ -19,8 +19,8 @@ package core
 import (
 	"time"
 
-	"github.com/grove-project/grove/api/common"
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	apicommon "github.com/grove-project/grove/api/common"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 // gangSpec is a PodGang digested for the hot path: reference lookups are map
@@ -59,7 +59,7 @@ type scopeTemplate struct {
 	children     []*scopeTemplate
 }
 
-func packKeys(tc *schedv1alpha1.TopologyConstraint) (required, preferred string) {
+func packKeys(tc *groveschedulerv1alpha1.TopologyConstraint) (required, preferred string) {
 	if tc == nil || tc.PackConstraint == nil {
 		return "", ""
 	}
@@ -73,7 +73,7 @@ func packKeys(tc *schedv1alpha1.TopologyConstraint) (required, preferred string)
 }
 
 // newGangSpec digests a PodGang.
-func newGangSpec(pg *schedv1alpha1.PodGang) *gangSpec {
+func newGangSpec(pg *groveschedulerv1alpha1.PodGang) *gangSpec {
 	s := &gangSpec{
 		key:               pg.Namespace + "/" + pg.Name,
 		namespace:         pg.Namespace,
@@ -82,7 +82,7 @@ func newGangSpec(pg *schedv1alpha1.PodGang) *gangSpec {
 		priorityClassName: pg.Spec.PriorityClassName,
 		refIndex:          map[string]int{},
 	}
-	if pcs := pg.Labels[common.LabelPartOfKey]; pcs != "" {
+	if pcs := pg.Labels[apicommon.LabelPartOfKey]; pcs != "" {
 		s.family = pg.Namespace + "/" + pcs
 	}
 	groupIndex := map[string]int{}
@@ -131,7 +131,7 @@ func newGangSpec(pg *schedv1alpha1.PodGang) *gangSpec {
 }
 
 // attachGroup adds a group directly, or in its own scope when it has a pack constraint.
-func (t *scopeTemplate) attachGroup(gi int, g schedv1alpha1.PodGroup) {
+func (t *scopeTemplate) attachGroup(gi int, g groveschedulerv1alpha1.PodGroup) {
 	req, pref := packKeys(g.TopologyConstraint)
 	if req == "" && pref == "" {
 		t.groups = append(t.groups, gi)

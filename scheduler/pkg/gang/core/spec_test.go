@@ -24,11 +24,11 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
-func pack(required, preferred string) *schedv1alpha1.TopologyConstraint {
-	tc := &schedv1alpha1.TopologyConstraint{PackConstraint: &schedv1alpha1.TopologyPackConstraint{}}
+func pack(required, preferred string) *groveschedulerv1alpha1.TopologyConstraint {
+	tc := &groveschedulerv1alpha1.TopologyConstraint{PackConstraint: &groveschedulerv1alpha1.TopologyPackConstraint{}}
 	if required != "" {
 		tc.PackConstraint.Required = &required
 	}
@@ -38,10 +38,10 @@ func pack(required, preferred string) *schedv1alpha1.TopologyConstraint {
 	return tc
 }
 
-func refs(ns string, names ...string) []schedv1alpha1.NamespacedName {
-	out := make([]schedv1alpha1.NamespacedName, 0, len(names))
+func refs(ns string, names ...string) []groveschedulerv1alpha1.NamespacedName {
+	out := make([]groveschedulerv1alpha1.NamespacedName, 0, len(names))
 	for _, n := range names {
-		out = append(out, schedv1alpha1.NamespacedName{Namespace: ns, Name: n})
+		out = append(out, groveschedulerv1alpha1.NamespacedName{Namespace: ns, Name: n})
 	}
 	return out
 }
@@ -58,7 +58,7 @@ func render(t *scopeTemplate) string {
 func TestNewGangSpec(t *testing.T) {
 	tests := []struct {
 		name     string
-		spec     schedv1alpha1.PodGangSpec
+		spec     groveschedulerv1alpha1.PodGangSpec
 		wantTree string
 		wantRefs map[string]int
 		wantMins []int64
@@ -66,7 +66,7 @@ func TestNewGangSpec(t *testing.T) {
 	}{
 		{
 			name: "plain gang keeps groups at the root and indexes references",
-			spec: schedv1alpha1.PodGangSpec{PodGroups: []schedv1alpha1.PodGroup{
+			spec: groveschedulerv1alpha1.PodGangSpec{PodGroups: []groveschedulerv1alpha1.PodGroup{
 				{Name: "pcs-0-frontend", MinReplicas: 1, PodReferences: refs("ns", "fe-0", "fe-1")},
 				{Name: "pcs-0-worker", MinReplicas: 2, PodReferences: refs("ns", "w-0", "w-1")},
 			}},
@@ -76,7 +76,7 @@ func TestNewGangSpec(t *testing.T) {
 		},
 		{
 			name: "references in another namespace and duplicates are ignored",
-			spec: schedv1alpha1.PodGangSpec{PodGroups: []schedv1alpha1.PodGroup{
+			spec: groveschedulerv1alpha1.PodGangSpec{PodGroups: []groveschedulerv1alpha1.PodGroup{
 				{Name: "a", MinReplicas: 1, PodReferences: append(refs("ns", "a-0"), refs("other", "x-0")...)},
 				{Name: "b", MinReplicas: 1, PodReferences: refs("ns", "a-0", "b-0")},
 			}},
@@ -86,12 +86,12 @@ func TestNewGangSpec(t *testing.T) {
 		},
 		{
 			name: "gang, group config and group constraints nest",
-			spec: schedv1alpha1.PodGangSpec{
+			spec: groveschedulerv1alpha1.PodGangSpec{
 				TopologyConstraint: pack("zone", ""),
-				TopologyConstraintGroupConfigs: []schedv1alpha1.TopologyConstraintGroupConfig{
+				TopologyConstraintGroupConfigs: []groveschedulerv1alpha1.TopologyConstraintGroupConfig{
 					{Name: "pcs-0-sg-0", PodGroupNames: []string{"leader", "worker"}, TopologyConstraint: pack("block", "")},
 				},
-				PodGroups: []schedv1alpha1.PodGroup{
+				PodGroups: []groveschedulerv1alpha1.PodGroup{
 					{Name: "router", MinReplicas: 1, PodReferences: refs("ns", "r-0")},
 					{Name: "leader", MinReplicas: 1, PodReferences: refs("ns", "l-0")},
 					{Name: "worker", MinReplicas: 2, PodReferences: refs("ns", "w-0", "w-1"), TopologyConstraint: pack("", "rack")},
@@ -105,7 +105,7 @@ func TestNewGangSpec(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newGangSpec(&schedv1alpha1.PodGang{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "pcs-0"}, Spec: tt.spec})
+			s := newGangSpec(&groveschedulerv1alpha1.PodGang{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "pcs-0"}, Spec: tt.spec})
 			if s.key != "ns/pcs-0" {
 				t.Fatalf("key = %q", s.key)
 			}
@@ -130,8 +130,8 @@ func TestNewGangSpec(t *testing.T) {
 }
 
 func TestMinSetMet(t *testing.T) {
-	spec := newGangSpec(&schedv1alpha1.PodGang{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "g"}, Spec: schedv1alpha1.PodGangSpec{
-		PodGroups: []schedv1alpha1.PodGroup{
+	spec := newGangSpec(&groveschedulerv1alpha1.PodGang{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "g"}, Spec: groveschedulerv1alpha1.PodGangSpec{
+		PodGroups: []groveschedulerv1alpha1.PodGroup{
 			{Name: "a", MinReplicas: 1, PodReferences: refs("ns", "a-0", "a-1")},
 			{Name: "b", MinReplicas: 2, PodReferences: refs("ns", "b-0", "b-1", "b-2")},
 		},

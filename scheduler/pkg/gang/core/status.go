@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	v1 "k8s.io/api/core/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -32,7 +32,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	groveclient "github.com/grove-project/grove/api/client/clientset/versioned"
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/scheduler/pkg/metrics"
 )
 
@@ -114,7 +114,7 @@ type gangObservation struct {
 	score              *float64
 }
 
-func (w *StatusWriter) observe(spec *gangSpec, pg *schedv1alpha1.PodGang) gangObservation {
+func (w *StatusWriter) observe(spec *gangSpec, pg *groveschedulerv1alpha1.PodGang) gangObservation {
 	o := gangObservation{boundMin: true, readyMin: true}
 	nodeOf := map[string]string{}
 	for _, g := range spec.groups {
@@ -148,7 +148,7 @@ func (w *StatusWriter) observe(spec *gangSpec, pg *schedv1alpha1.PodGang) gangOb
 
 // placementScore is the share of bound pods inside the most common domain of
 // the gang's pack key (preferred, else required); 1 when the gang has no key.
-func (w *StatusWriter) placementScore(pg *schedv1alpha1.PodGang, nodeOf map[string]string) *float64 {
+func (w *StatusWriter) placementScore(pg *groveschedulerv1alpha1.PodGang, nodeOf map[string]string) *float64 {
 	req, pref := packKeys(pg.Spec.TopologyConstraint)
 	key := pref
 	if key == "" {
@@ -172,10 +172,10 @@ func (w *StatusWriter) placementScore(pg *schedv1alpha1.PodGang, nodeOf map[stri
 	return &score
 }
 
-func podReady(p *v1.Pod) bool {
+func podReady(p *corev1.Pod) bool {
 	for _, c := range p.Status.Conditions {
-		if c.Type == v1.PodReady {
-			return c.Status == v1.ConditionTrue
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
 		}
 	}
 	return false
@@ -210,7 +210,7 @@ func (w *StatusWriter) sync(ctx context.Context, key string) error {
 	if _, err := w.client.SchedulerV1alpha1().PodGangs(spec.namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("updating status of PodGang %s: %w", key, err)
 	}
-	if obs.boundMin && (pg.Status.Phase == "" || pg.Status.Phase == schedv1alpha1.PodGangPhasePending) {
+	if obs.boundMin && (pg.Status.Phase == "" || pg.Status.Phase == groveschedulerv1alpha1.PodGangPhasePending) {
 		metrics.TimeToMinimumSetBound.Observe(time.Since(spec.created).Seconds())
 	}
 	return nil
@@ -226,17 +226,17 @@ type attemptState struct {
 // desiredStatus is the PodGang status the pods and the attempts call for:
 // phase, Scheduled and Ready conditions and placementScore. Other conditions
 // (the operator's Initialized) are kept as they are.
-func desiredStatus(pg *schedv1alpha1.PodGang, obs gangObservation, attempt attemptState) *schedv1alpha1.PodGangStatus {
+func desiredStatus(pg *groveschedulerv1alpha1.PodGang, obs gangObservation, attempt attemptState) *groveschedulerv1alpha1.PodGangStatus {
 	desired := pg.Status.DeepCopy()
 	switch {
 	case obs.boundMin && obs.readyMin:
-		desired.Phase = schedv1alpha1.PodGangPhaseRunning
+		desired.Phase = groveschedulerv1alpha1.PodGangPhaseRunning
 	case obs.boundMin:
-		desired.Phase = schedv1alpha1.PodGangPhaseStarting
+		desired.Phase = groveschedulerv1alpha1.PodGangPhaseStarting
 	default:
-		desired.Phase = schedv1alpha1.PodGangPhasePending
+		desired.Phase = groveschedulerv1alpha1.PodGangPhasePending
 	}
-	scheduled := metav1.Condition{Type: schedv1alpha1.PodGangConditionTypeScheduled, ObservedGeneration: pg.Generation}
+	scheduled := metav1.Condition{Type: groveschedulerv1alpha1.PodGangConditionTypeScheduled, ObservedGeneration: pg.Generation}
 	switch {
 	case obs.boundMin:
 		scheduled.Status, scheduled.Reason = metav1.ConditionTrue, ReasonMinimumSetScheduled
@@ -251,7 +251,7 @@ func desiredStatus(pg *schedv1alpha1.PodGang, obs gangObservation, attempt attem
 		scheduled.Message = fmt.Sprintf("%d of %d referenced pods bound; the minimum set is not placed yet", obs.bound, obs.refs)
 	}
 	meta.SetStatusCondition(&desired.Conditions, scheduled)
-	ready := metav1.Condition{Type: schedv1alpha1.PodGangConditionTypeReady, ObservedGeneration: pg.Generation}
+	ready := metav1.Condition{Type: groveschedulerv1alpha1.PodGangConditionTypeReady, ObservedGeneration: pg.Generation}
 	if obs.readyMin {
 		ready.Status, ready.Reason = metav1.ConditionTrue, ReasonMinimumSetReady
 		ready.Message = fmt.Sprintf("every pod group has its minReplicas Ready; %d of %d referenced pods Ready", obs.ready, obs.refs)
@@ -276,7 +276,7 @@ func (w *StatusWriter) EventOnGang(key, eventType, reason, note string) {
 	}
 	ref := pg.DeepCopy()
 	// Lister objects carry no TypeMeta; the recorder needs it to build the reference.
-	ref.APIVersion = schedv1alpha1.SchemeGroupVersion.String()
+	ref.APIVersion = groveschedulerv1alpha1.SchemeGroupVersion.String()
 	ref.Kind = "PodGang"
 	w.recorder.Eventf(ref, nil, eventType, reason, "Scheduling", "%s", note)
 }

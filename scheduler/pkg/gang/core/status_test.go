@@ -20,11 +20,11 @@ import (
 	"context"
 	"testing"
 
-	v1 "k8s.io/api/core/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 func ptrTo[T any](v T) *T { return &v }
@@ -46,7 +46,7 @@ func TestDesiredStatus(t *testing.T) {
 		name      string
 		obs       gangObservation
 		attempt   attemptState
-		phase     schedv1alpha1.PodGangPhase
+		phase     groveschedulerv1alpha1.PodGangPhase
 		scheduled cond
 		ready     cond
 		score     *float64
@@ -54,7 +54,7 @@ func TestDesiredStatus(t *testing.T) {
 		{
 			name:      "nothing bound and no attempt finished yet",
 			obs:       gangObservation{refs: 4},
-			phase:     schedv1alpha1.PodGangPhasePending,
+			phase:     groveschedulerv1alpha1.PodGangPhasePending,
 			scheduled: pending,
 			ready:     noneReady,
 		},
@@ -62,7 +62,7 @@ func TestDesiredStatus(t *testing.T) {
 			name:      "the search's reason for rejecting the gang",
 			obs:       gangObservation{refs: 4},
 			attempt:   attemptState{phase: PhasePending, reason: searchReason},
-			phase:     schedv1alpha1.PodGangPhasePending,
+			phase:     groveschedulerv1alpha1.PodGangPhasePending,
 			scheduled: rejected,
 			ready:     noneReady,
 		},
@@ -70,7 +70,7 @@ func TestDesiredStatus(t *testing.T) {
 			name:      "pods waiting at Permit",
 			obs:       gangObservation{refs: 4, bound: 1},
 			attempt:   attemptState{phase: PhaseReserving},
-			phase:     schedv1alpha1.PodGangPhasePending,
+			phase:     groveschedulerv1alpha1.PodGangPhasePending,
 			scheduled: waiting,
 			ready:     noneReady,
 		},
@@ -78,7 +78,7 @@ func TestDesiredStatus(t *testing.T) {
 			name:      "a misfit gang's retry waiting at Permit",
 			obs:       gangObservation{refs: 4},
 			attempt:   attemptState{phase: PhaseMisfitReserving},
-			phase:     schedv1alpha1.PodGangPhasePending,
+			phase:     groveschedulerv1alpha1.PodGangPhasePending,
 			scheduled: waiting,
 			ready:     noneReady,
 		},
@@ -86,7 +86,7 @@ func TestDesiredStatus(t *testing.T) {
 			name:      "a recorded reason outranks waiting pods",
 			obs:       gangObservation{refs: 4},
 			attempt:   attemptState{phase: PhaseReserving, reason: searchReason},
-			phase:     schedv1alpha1.PodGangPhasePending,
+			phase:     groveschedulerv1alpha1.PodGangPhasePending,
 			scheduled: rejected,
 			ready:     noneReady,
 		},
@@ -94,7 +94,7 @@ func TestDesiredStatus(t *testing.T) {
 			name:      "the minimum set bound makes the gang Starting whatever the attempts said",
 			obs:       gangObservation{boundMin: true, bound: 3, refs: 4, score: ptrTo(0.5)},
 			attempt:   attemptState{phase: PhaseMisfit, reason: searchReason},
-			phase:     schedv1alpha1.PodGangPhaseStarting,
+			phase:     groveschedulerv1alpha1.PodGangPhaseStarting,
 			scheduled: cond{metav1.ConditionTrue, ReasonMinimumSetScheduled, "every pod group has its minReplicas bound; 3 of 4 referenced pods bound"},
 			ready:     noneReady,
 			score:     ptrTo(0.5),
@@ -103,7 +103,7 @@ func TestDesiredStatus(t *testing.T) {
 			name:      "the minimum set Ready makes the gang Running",
 			obs:       gangObservation{boundMin: true, readyMin: true, bound: 4, ready: 3, refs: 4, score: ptrTo(1.0)},
 			attempt:   attemptState{phase: PhasePlaced},
-			phase:     schedv1alpha1.PodGangPhaseRunning,
+			phase:     groveschedulerv1alpha1.PodGangPhaseRunning,
 			scheduled: cond{metav1.ConditionTrue, ReasonMinimumSetScheduled, "every pod group has its minReplicas bound; 4 of 4 referenced pods bound"},
 			ready:     cond{metav1.ConditionTrue, ReasonMinimumSetReady, "every pod group has its minReplicas Ready; 3 of 4 referenced pods Ready"},
 			score:     ptrTo(1.0),
@@ -129,8 +129,8 @@ func TestDesiredStatus(t *testing.T) {
 					t.Errorf("%s = %s/%s %q (generation %d), want %s/%s %q (generation 7)", condType, c.Status, c.Reason, c.Message, c.ObservedGeneration, want.status, want.reason, want.message)
 				}
 			}
-			check(schedv1alpha1.PodGangConditionTypeScheduled, tt.scheduled)
-			check(schedv1alpha1.PodGangConditionTypeReady, tt.ready)
+			check(groveschedulerv1alpha1.PodGangConditionTypeScheduled, tt.scheduled)
+			check(groveschedulerv1alpha1.PodGangConditionTypeReady, tt.ready)
 			if c := meta.FindStatusCondition(got.Conditions, "Initialized"); c == nil || *c != initialized {
 				t.Errorf("the operator's Initialized condition became %+v, want it untouched", c)
 			}
@@ -144,8 +144,8 @@ func TestDesiredStatus(t *testing.T) {
 	}
 }
 
-func ready(p *v1.Pod) *v1.Pod {
-	p.Status.Conditions = []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionTrue}}
+func ready(p *corev1.Pod) *corev1.Pod {
+	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
 	return p
 }
 
@@ -158,29 +158,29 @@ func TestObserve(t *testing.T) {
 	tests := []struct {
 		name      string
 		preferred string
-		pods      []*v1.Pod
+		pods      []*corev1.Pod
 		want      gangObservation
 	}{
 		{
 			name: "too few pods bound: no score",
-			pods: []*v1.Pod{bound(pods[0], "a0"), bound(pods[1], "a1"), pods[2], pods[3]},
+			pods: []*corev1.Pod{bound(pods[0], "a0"), bound(pods[1], "a1"), pods[2], pods[3]},
 			want: gangObservation{bound: 2, refs: 4},
 		},
 		{
 			name:      "the score is the share of bound pods in the most common domain of the pack key",
 			preferred: "rack",
-			pods:      []*v1.Pod{ready(bound(pods[0], "a0")), bound(pods[1], "a1"), bound(pods[2], "b0"), pods[3]},
+			pods:      []*corev1.Pod{ready(bound(pods[0], "a0")), bound(pods[1], "a1"), bound(pods[2], "b0"), pods[3]},
 			want:      gangObservation{boundMin: true, bound: 3, ready: 1, refs: 4, score: ptrTo(2.0 / 3)},
 		},
 		{
 			name: "without a pack key the score is 1",
-			pods: []*v1.Pod{ready(bound(pods[0], "a0")), ready(bound(pods[1], "a1")), ready(bound(pods[2], "b0")), pods[3]},
+			pods: []*corev1.Pod{ready(bound(pods[0], "a0")), ready(bound(pods[1], "a1")), ready(bound(pods[2], "b0")), pods[3]},
 			want: gangObservation{boundMin: true, readyMin: true, bound: 3, ready: 3, refs: 4, score: ptrTo(1.0)},
 		},
 		{
 			name:      "terminating pods do not count",
 			preferred: "rack",
-			pods:      []*v1.Pod{bound(pods[0], "a0"), bound(pods[1], "a1"), pods[2], deleting},
+			pods:      []*corev1.Pod{bound(pods[0], "a0"), bound(pods[1], "a1"), pods[2], deleting},
 			want:      gangObservation{bound: 2, refs: 4},
 		},
 	}
@@ -232,10 +232,10 @@ func TestStatusWriterWritesOnlyWhatChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if written.Status.Phase != schedv1alpha1.PodGangPhaseStarting || statusWrites() != 1 {
+	if written.Status.Phase != groveschedulerv1alpha1.PodGangPhaseStarting || statusWrites() != 1 {
 		t.Fatalf("after the first sync: phase %q after %d status writes, want Starting after 1", written.Status.Phase, statusWrites())
 	}
-	if c := meta.FindStatusCondition(written.Status.Conditions, schedv1alpha1.PodGangConditionTypeScheduled); c == nil || c.Reason != ReasonMinimumSetScheduled {
+	if c := meta.FindStatusCondition(written.Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeScheduled); c == nil || c.Reason != ReasonMinimumSetScheduled {
 		t.Fatalf("Scheduled condition %+v, want reason %s", c, ReasonMinimumSetScheduled)
 	}
 

@@ -25,22 +25,14 @@ import (
 // ClusterTopologyStatusApplyConfiguration represents a declarative configuration of the ClusterTopologyStatus type for use
 // with apply.
 type ClusterTopologyStatusApplyConfiguration struct {
-	ObservedGeneration *int64                           `json:"observedGeneration,omitempty"`
 	Conditions         []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
+	ObservedGeneration *int64                           `json:"observedGeneration,omitempty"`
 }
 
 // ClusterTopologyStatusApplyConfiguration constructs a declarative configuration of the ClusterTopologyStatus type for use with
 // apply.
 func ClusterTopologyStatus() *ClusterTopologyStatusApplyConfiguration {
 	return &ClusterTopologyStatusApplyConfiguration{}
-}
-
-// WithObservedGeneration sets the ObservedGeneration field in the declarative configuration to the given value
-// and returns the receiver, so that objects can be built by chaining "With" function invocations.
-// If called multiple times, the ObservedGeneration field is set to the value of the last call.
-func (b *ClusterTopologyStatusApplyConfiguration) WithObservedGeneration(value int64) *ClusterTopologyStatusApplyConfiguration {
-	b.ObservedGeneration = &value
-	return b
 }
 
 // WithConditions adds the given value to the Conditions field in the declarative configuration
@@ -53,5 +45,13 @@ func (b *ClusterTopologyStatusApplyConfiguration) WithConditions(values ...*v1.C
 		}
 		b.Conditions = append(b.Conditions, *values[i])
 	}
+	return b
+}
+
+// WithObservedGeneration sets the ObservedGeneration field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ObservedGeneration field is set to the value of the last call.
+func (b *ClusterTopologyStatusApplyConfiguration) WithObservedGeneration(value int64) *ClusterTopologyStatusApplyConfiguration {
+	b.ObservedGeneration = &value
 	return b
 }

@@ -21,13 +21,14 @@ package v1alpha1
 // PodCliqueScalingGroupConfigApplyConfiguration represents a declarative configuration of the PodCliqueScalingGroupConfig type for use
 // with apply.
 type PodCliqueScalingGroupConfigApplyConfiguration struct {
-	Name               *string                               `json:"name,omitempty"`
-	CliqueNames        []string                              `json:"cliqueNames,omitempty"`
-	Annotations        map[string]string                     `json:"annotations,omitempty"`
-	Replicas           *int32                                `json:"replicas,omitempty"`
-	MinAvailable       *int32                                `json:"minAvailable,omitempty"`
-	ScaleConfig        *AutoScalingConfigApplyConfiguration  `json:"scaleConfig,omitempty"`
-	TopologyConstraint *TopologyConstraintApplyConfiguration `json:"topologyConstraint,omitempty"`
+	Name               *string                                `json:"name,omitempty"`
+	CliqueNames        []string                               `json:"cliqueNames,omitempty"`
+	Annotations        map[string]string                      `json:"annotations,omitempty"`
+	Replicas           *int32                                 `json:"replicas,omitempty"`
+	MinAvailable       *int32                                 `json:"minAvailable,omitempty"`
+	ScaleConfig        *AutoScalingConfigApplyConfiguration   `json:"scaleConfig,omitempty"`
+	TopologyConstraint *TopologyConstraintApplyConfiguration  `json:"topologyConstraint,omitempty"`
+	RollingUpdate      *RollingUpdateConfigApplyConfiguration `json:"rollingUpdate,omitempty"`
 }
 
 // PodCliqueScalingGroupConfigApplyConfiguration constructs a declarative configuration of the PodCliqueScalingGroupConfig type for use with
@@ -97,5 +98,13 @@ func (b *PodCliqueScalingGroupConfigApplyConfiguration) WithScaleConfig(value *A
 // If called multiple times, the TopologyConstraint field is set to the value of the last call.
 func (b *PodCliqueScalingGroupConfigApplyConfiguration) WithTopologyConstraint(value *TopologyConstraintApplyConfiguration) *PodCliqueScalingGroupConfigApplyConfiguration {
 	b.TopologyConstraint = value
+	return b
+}
+
+// WithRollingUpdate sets the RollingUpdate field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the RollingUpdate field is set to the value of the last call.
+func (b *PodCliqueScalingGroupConfigApplyConfiguration) WithRollingUpdate(value *RollingUpdateConfigApplyConfiguration) *PodCliqueScalingGroupConfigApplyConfiguration {
+	b.RollingUpdate = value
 	return b
 }

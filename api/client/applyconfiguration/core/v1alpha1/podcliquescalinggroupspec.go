@@ -21,9 +21,10 @@ package v1alpha1
 // PodCliqueScalingGroupSpecApplyConfiguration represents a declarative configuration of the PodCliqueScalingGroupSpec type for use
 // with apply.
 type PodCliqueScalingGroupSpecApplyConfiguration struct {
-	Replicas     *int32   `json:"replicas,omitempty"`
-	MinAvailable *int32   `json:"minAvailable,omitempty"`
-	CliqueNames  []string `json:"cliqueNames,omitempty"`
+	Replicas      *int32                                 `json:"replicas,omitempty"`
+	MinAvailable  *int32                                 `json:"minAvailable,omitempty"`
+	CliqueNames   []string                               `json:"cliqueNames,omitempty"`
+	RollingUpdate *RollingUpdateConfigApplyConfiguration `json:"rollingUpdate,omitempty"`
 }
 
 // PodCliqueScalingGroupSpecApplyConfiguration constructs a declarative configuration of the PodCliqueScalingGroupSpec type for use with
@@ -55,5 +56,13 @@ func (b *PodCliqueScalingGroupSpecApplyConfiguration) WithCliqueNames(values ...
 	for i := range values {
 		b.CliqueNames = append(b.CliqueNames, values[i])
 	}
+	return b
+}
+
+// WithRollingUpdate sets the RollingUpdate field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the RollingUpdate field is set to the value of the last call.
+func (b *PodCliqueScalingGroupSpecApplyConfiguration) WithRollingUpdate(value *RollingUpdateConfigApplyConfiguration) *PodCliqueScalingGroupSpecApplyConfiguration {
+	b.RollingUpdate = value
 	return b
 }

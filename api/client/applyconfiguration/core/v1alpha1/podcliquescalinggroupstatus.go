@@ -25,6 +25,7 @@ import (
 // PodCliqueScalingGroupStatusApplyConfiguration represents a declarative configuration of the PodCliqueScalingGroupStatus type for use
 // with apply.
 type PodCliqueScalingGroupStatusApplyConfiguration struct {
+	Conditions                        []v1.ConditionApplyConfiguration                       `json:"conditions,omitempty"`
 	Replicas                          *int32                                                 `json:"replicas,omitempty"`
 	ScheduledReplicas                 *int32                                                 `json:"scheduledReplicas,omitempty"`
 	AvailableReplicas                 *int32                                                 `json:"availableReplicas,omitempty"`
@@ -33,7 +34,6 @@ type PodCliqueScalingGroupStatusApplyConfiguration struct {
 	ObservedGeneration                *int64                                                 `json:"observedGeneration,omitempty"`
 	LastOperation                     *LastOperationApplyConfiguration                       `json:"lastOperation,omitempty"`
 	LastErrors                        []LastErrorApplyConfiguration                          `json:"lastErrors,omitempty"`
-	Conditions                        []v1.ConditionApplyConfiguration                       `json:"conditions,omitempty"`
 	CurrentPodCliqueSetGenerationHash *string                                                `json:"currentPodCliqueSetGenerationHash,omitempty"`
 	UpdateProgress                    *PodCliqueScalingGroupUpdateProgressApplyConfiguration `json:"updateProgress,omitempty"`
 }
@@ -42,6 +42,19 @@ type PodCliqueScalingGroupStatusApplyConfiguration struct {
 // apply.
 func PodCliqueScalingGroupStatus() *PodCliqueScalingGroupStatusApplyConfiguration {
 	return &PodCliqueScalingGroupStatusApplyConfiguration{}
+}
+
+// WithConditions adds the given value to the Conditions field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the Conditions field.
+func (b *PodCliqueScalingGroupStatusApplyConfiguration) WithConditions(values ...*v1.ConditionApplyConfiguration) *PodCliqueScalingGroupStatusApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithConditions")
+		}
+		b.Conditions = append(b.Conditions, *values[i])
+	}
+	return b
 }
 
 // WithReplicas sets the Replicas field in the declarative configuration to the given value
@@ -109,19 +122,6 @@ func (b *PodCliqueScalingGroupStatusApplyConfiguration) WithLastErrors(values ..
 			panic("nil value passed to WithLastErrors")
 		}
 		b.LastErrors = append(b.LastErrors, *values[i])
-	}
-	return b
-}
-
-// WithConditions adds the given value to the Conditions field in the declarative configuration
-// and returns the receiver, so that objects can be build by chaining "With" function invocations.
-// If called multiple times, values provided by each call will be appended to the Conditions field.
-func (b *PodCliqueScalingGroupStatusApplyConfiguration) WithConditions(values ...*v1.ConditionApplyConfiguration) *PodCliqueScalingGroupStatusApplyConfiguration {
-	for i := range values {
-		if values[i] == nil {
-			panic("nil value passed to WithConditions")
-		}
-		b.Conditions = append(b.Conditions, *values[i])
 	}
 	return b
 }

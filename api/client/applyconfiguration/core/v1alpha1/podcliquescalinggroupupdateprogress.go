@@ -28,6 +28,7 @@ type PodCliqueScalingGroupUpdateProgressApplyConfiguration struct {
 	UpdateStartedAt                     *v1.Time                                                             `json:"updateStartedAt,omitempty"`
 	UpdateEndedAt                       *v1.Time                                                             `json:"updateEndedAt,omitempty"`
 	PodCliqueSetGenerationHash          *string                                                              `json:"podCliqueSetGenerationHash,omitempty"`
+	LastProgressTime                    *v1.Time                                                             `json:"lastProgressTime,omitempty"`
 	UpdatedPodCliquesCount              *int32                                                               `json:"updatedPodCliquesCount,omitempty"`
 	TotalPodCliquesCount                *int32                                                               `json:"totalPodCliquesCount,omitempty"`
 	ReadyReplicaIndicesSelectedToUpdate *PodCliqueScalingGroupReplicaRollingUpdateProgressApplyConfiguration `json:"readyReplicaIndicesSelectedToUpdate,omitempty"`
@@ -60,6 +61,14 @@ func (b *PodCliqueScalingGroupUpdateProgressApplyConfiguration) WithUpdateEndedA
 // If called multiple times, the PodCliqueSetGenerationHash field is set to the value of the last call.
 func (b *PodCliqueScalingGroupUpdateProgressApplyConfiguration) WithPodCliqueSetGenerationHash(value string) *PodCliqueScalingGroupUpdateProgressApplyConfiguration {
 	b.PodCliqueSetGenerationHash = &value
+	return b
+}
+
+// WithLastProgressTime sets the LastProgressTime field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the LastProgressTime field is set to the value of the last call.
+func (b *PodCliqueScalingGroupUpdateProgressApplyConfiguration) WithLastProgressTime(value v1.Time) *PodCliqueScalingGroupUpdateProgressApplyConfiguration {
+	b.LastProgressTime = &value
 	return b
 }
 

@@ -25,9 +25,11 @@ import (
 // PodCliqueSetReplicaUpdateProgressApplyConfiguration represents a declarative configuration of the PodCliqueSetReplicaUpdateProgress type for use
 // with apply.
 type PodCliqueSetReplicaUpdateProgressApplyConfiguration struct {
-	ReplicaIndex    *int32   `json:"replicaIndex,omitempty"`
-	UpdateStartedAt *v1.Time `json:"updateStartedAt,omitempty"`
-	UpdateEndedAt   *v1.Time `json:"updateEndedAt,omitempty"`
+	ReplicaIndex     *int32   `json:"replicaIndex,omitempty"`
+	UpdateStartedAt  *v1.Time `json:"updateStartedAt,omitempty"`
+	UpdateEndedAt    *v1.Time `json:"updateEndedAt,omitempty"`
+	ReadyAtStart     *bool    `json:"readyAtStart,omitempty"`
+	AvailableAtStart *bool    `json:"availableAtStart,omitempty"`
 }
 
 // PodCliqueSetReplicaUpdateProgressApplyConfiguration constructs a declarative configuration of the PodCliqueSetReplicaUpdateProgress type for use with
@@ -57,5 +59,21 @@ func (b *PodCliqueSetReplicaUpdateProgressApplyConfiguration) WithUpdateStartedA
 // If called multiple times, the UpdateEndedAt field is set to the value of the last call.
 func (b *PodCliqueSetReplicaUpdateProgressApplyConfiguration) WithUpdateEndedAt(value v1.Time) *PodCliqueSetReplicaUpdateProgressApplyConfiguration {
 	b.UpdateEndedAt = &value
+	return b
+}
+
+// WithReadyAtStart sets the ReadyAtStart field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ReadyAtStart field is set to the value of the last call.
+func (b *PodCliqueSetReplicaUpdateProgressApplyConfiguration) WithReadyAtStart(value bool) *PodCliqueSetReplicaUpdateProgressApplyConfiguration {
+	b.ReadyAtStart = &value
+	return b
+}
+
+// WithAvailableAtStart sets the AvailableAtStart field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the AvailableAtStart field is set to the value of the last call.
+func (b *PodCliqueSetReplicaUpdateProgressApplyConfiguration) WithAvailableAtStart(value bool) *PodCliqueSetReplicaUpdateProgressApplyConfiguration {
+	b.AvailableAtStart = &value
 	return b
 }

@@ -25,8 +25,8 @@ import (
 // PodCliqueSetStatusApplyConfiguration represents a declarative configuration of the PodCliqueSetStatus type for use
 // with apply.
 type PodCliqueSetStatusApplyConfiguration struct {
-	ObservedGeneration    *int64                                        `json:"observedGeneration,omitempty"`
 	Conditions            []v1.ConditionApplyConfiguration              `json:"conditions,omitempty"`
+	ObservedGeneration    *int64                                        `json:"observedGeneration,omitempty"`
 	LastOperation         *LastOperationApplyConfiguration              `json:"lastOperation,omitempty"`
 	LastErrors            []LastErrorApplyConfiguration                 `json:"lastErrors,omitempty"`
 	Replicas              *int32                                        `json:"replicas,omitempty"`
@@ -44,14 +44,6 @@ func PodCliqueSetStatus() *PodCliqueSetStatusApplyConfiguration {
 	return &PodCliqueSetStatusApplyConfiguration{}
 }
 
-// WithObservedGeneration sets the ObservedGeneration field in the declarative configuration to the given value
-// and returns the receiver, so that objects can be built by chaining "With" function invocations.
-// If called multiple times, the ObservedGeneration field is set to the value of the last call.
-func (b *PodCliqueSetStatusApplyConfiguration) WithObservedGeneration(value int64) *PodCliqueSetStatusApplyConfiguration {
-	b.ObservedGeneration = &value
-	return b
-}
-
 // WithConditions adds the given value to the Conditions field in the declarative configuration
 // and returns the receiver, so that objects can be build by chaining "With" function invocations.
 // If called multiple times, values provided by each call will be appended to the Conditions field.
@@ -62,6 +54,14 @@ func (b *PodCliqueSetStatusApplyConfiguration) WithConditions(values ...*v1.Cond
 		}
 		b.Conditions = append(b.Conditions, *values[i])
 	}
+	return b
+}
+
+// WithObservedGeneration sets the ObservedGeneration field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ObservedGeneration field is set to the value of the last call.
+func (b *PodCliqueSetStatusApplyConfiguration) WithObservedGeneration(value int64) *PodCliqueSetStatusApplyConfiguration {
+	b.ObservedGeneration = &value
 	return b
 }
 

@@ -27,6 +27,7 @@ import (
 type PodCliqueSetUpdateProgressApplyConfiguration struct {
 	UpdateStartedAt                    *v1.Time                                              `json:"updateStartedAt,omitempty"`
 	UpdateEndedAt                      *v1.Time                                              `json:"updateEndedAt,omitempty"`
+	PodCliqueSetGenerationHash         *string                                               `json:"podCliqueSetGenerationHash,omitempty"`
 	UpdatedPodCliquesCount             *int32                                                `json:"updatedPodCliquesCount,omitempty"`
 	TotalPodCliquesCount               *int32                                                `json:"totalPodCliquesCount,omitempty"`
 	UpdatedPodCliqueScalingGroupsCount *int32                                                `json:"updatedPodCliqueScalingGroupsCount,omitempty"`
@@ -53,6 +54,14 @@ func (b *PodCliqueSetUpdateProgressApplyConfiguration) WithUpdateStartedAt(value
 // If called multiple times, the UpdateEndedAt field is set to the value of the last call.
 func (b *PodCliqueSetUpdateProgressApplyConfiguration) WithUpdateEndedAt(value v1.Time) *PodCliqueSetUpdateProgressApplyConfiguration {
 	b.UpdateEndedAt = &value
+	return b
+}
+
+// WithPodCliqueSetGenerationHash sets the PodCliqueSetGenerationHash field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the PodCliqueSetGenerationHash field is set to the value of the last call.
+func (b *PodCliqueSetUpdateProgressApplyConfiguration) WithPodCliqueSetGenerationHash(value string) *PodCliqueSetUpdateProgressApplyConfiguration {
+	b.PodCliqueSetGenerationHash = &value
 	return b
 }
 

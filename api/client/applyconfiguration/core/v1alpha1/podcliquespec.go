@@ -25,12 +25,13 @@ import (
 // PodCliqueSpecApplyConfiguration represents a declarative configuration of the PodCliqueSpec type for use
 // with apply.
 type PodCliqueSpecApplyConfiguration struct {
-	RoleName          *string                              `json:"roleName,omitempty"`
-	PodSpec           *v1.PodSpecApplyConfiguration        `json:"podSpec,omitempty"`
-	Replicas          *int32                               `json:"replicas,omitempty"`
-	MinAvailable      *int32                               `json:"minAvailable,omitempty"`
-	StartsAfter       []string                             `json:"startsAfter,omitempty"`
-	AutoScalingConfig *AutoScalingConfigApplyConfiguration `json:"autoScalingConfig,omitempty"`
+	RoleName          *string                                `json:"roleName,omitempty"`
+	PodSpec           *v1.PodSpecApplyConfiguration          `json:"podSpec,omitempty"`
+	Replicas          *int32                                 `json:"replicas,omitempty"`
+	MinAvailable      *int32                                 `json:"minAvailable,omitempty"`
+	StartsAfter       []string                               `json:"startsAfter,omitempty"`
+	AutoScalingConfig *AutoScalingConfigApplyConfiguration   `json:"autoScalingConfig,omitempty"`
+	RollingUpdate     *RollingUpdateConfigApplyConfiguration `json:"rollingUpdate,omitempty"`
 }
 
 // PodCliqueSpecApplyConfiguration constructs a declarative configuration of the PodCliqueSpec type for use with
@@ -86,5 +87,13 @@ func (b *PodCliqueSpecApplyConfiguration) WithStartsAfter(values ...string) *Pod
 // If called multiple times, the AutoScalingConfig field is set to the value of the last call.
 func (b *PodCliqueSpecApplyConfiguration) WithAutoScalingConfig(value *AutoScalingConfigApplyConfiguration) *PodCliqueSpecApplyConfiguration {
 	b.AutoScalingConfig = value
+	return b
+}
+
+// WithRollingUpdate sets the RollingUpdate field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the RollingUpdate field is set to the value of the last call.
+func (b *PodCliqueSpecApplyConfiguration) WithRollingUpdate(value *RollingUpdateConfigApplyConfiguration) *PodCliqueSpecApplyConfiguration {
+	b.RollingUpdate = value
 	return b
 }

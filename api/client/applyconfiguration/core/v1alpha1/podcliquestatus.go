@@ -25,6 +25,7 @@ import (
 // PodCliqueStatusApplyConfiguration represents a declarative configuration of the PodCliqueStatus type for use
 // with apply.
 type PodCliqueStatusApplyConfiguration struct {
+	Conditions                        []v1.ConditionApplyConfiguration           `json:"conditions,omitempty"`
 	ObservedGeneration                *int64                                     `json:"observedGeneration,omitempty"`
 	LastOperation                     *LastOperationApplyConfiguration           `json:"lastOperation,omitempty"`
 	LastErrors                        []LastErrorApplyConfiguration              `json:"lastErrors,omitempty"`
@@ -33,8 +34,8 @@ type PodCliqueStatusApplyConfiguration struct {
 	UpdatedReplicas                   *int32                                     `json:"updatedReplicas,omitempty"`
 	ScheduleGatedReplicas             *int32                                     `json:"scheduleGatedReplicas,omitempty"`
 	ScheduledReplicas                 *int32                                     `json:"scheduledReplicas,omitempty"`
+	WasScheduled                      *bool                                      `json:"wasScheduled,omitempty"`
 	HPAPodSelector                    *string                                    `json:"hpaPodSelector,omitempty"`
-	Conditions                        []v1.ConditionApplyConfiguration           `json:"conditions,omitempty"`
 	CurrentPodCliqueSetGenerationHash *string                                    `json:"currentPodCliqueSetGenerationHash,omitempty"`
 	CurrentPodTemplateHash            *string                                    `json:"currentPodTemplateHash,omitempty"`
 	UpdateProgress                    *PodCliqueUpdateProgressApplyConfiguration `json:"updateProgress,omitempty"`
@@ -44,6 +45,19 @@ type PodCliqueStatusApplyConfiguration struct {
 // apply.
 func PodCliqueStatus() *PodCliqueStatusApplyConfiguration {
 	return &PodCliqueStatusApplyConfiguration{}
+}
+
+// WithConditions adds the given value to the Conditions field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the Conditions field.
+func (b *PodCliqueStatusApplyConfiguration) WithConditions(values ...*v1.ConditionApplyConfiguration) *PodCliqueStatusApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithConditions")
+		}
+		b.Conditions = append(b.Conditions, *values[i])
+	}
+	return b
 }
 
 // WithObservedGeneration sets the ObservedGeneration field in the declarative configuration to the given value
@@ -115,24 +129,19 @@ func (b *PodCliqueStatusApplyConfiguration) WithScheduledReplicas(value int32) *
 	return b
 }
 
+// WithWasScheduled sets the WasScheduled field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the WasScheduled field is set to the value of the last call.
+func (b *PodCliqueStatusApplyConfiguration) WithWasScheduled(value bool) *PodCliqueStatusApplyConfiguration {
+	b.WasScheduled = &value
+	return b
+}
+
 // WithHPAPodSelector sets the HPAPodSelector field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the HPAPodSelector field is set to the value of the last call.
 func (b *PodCliqueStatusApplyConfiguration) WithHPAPodSelector(value string) *PodCliqueStatusApplyConfiguration {
 	b.HPAPodSelector = &value
-	return b
-}
-
-// WithConditions adds the given value to the Conditions field in the declarative configuration
-// and returns the receiver, so that objects can be build by chaining "With" function invocations.
-// If called multiple times, values provided by each call will be appended to the Conditions field.
-func (b *PodCliqueStatusApplyConfiguration) WithConditions(values ...*v1.ConditionApplyConfiguration) *PodCliqueStatusApplyConfiguration {
-	for i := range values {
-		if values[i] == nil {
-			panic("nil value passed to WithConditions")
-		}
-		b.Conditions = append(b.Conditions, *values[i])
-	}
 	return b
 }
 

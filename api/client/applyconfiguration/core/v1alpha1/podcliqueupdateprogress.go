@@ -29,6 +29,7 @@ type PodCliqueUpdateProgressApplyConfiguration struct {
 	UpdateEndedAt              *v1.Time                                `json:"updateEndedAt,omitempty"`
 	PodCliqueSetGenerationHash *string                                 `json:"podCliqueSetGenerationHash,omitempty"`
 	PodTemplateHash            *string                                 `json:"podTemplateHash,omitempty"`
+	LastProgressTime           *v1.Time                                `json:"lastProgressTime,omitempty"`
 	ReadyPodsSelectedToUpdate  *PodsSelectedToUpdateApplyConfiguration `json:"readyPodsSelectedToUpdate,omitempty"`
 }
 
@@ -67,6 +68,14 @@ func (b *PodCliqueUpdateProgressApplyConfiguration) WithPodCliqueSetGenerationHa
 // If called multiple times, the PodTemplateHash field is set to the value of the last call.
 func (b *PodCliqueUpdateProgressApplyConfiguration) WithPodTemplateHash(value string) *PodCliqueUpdateProgressApplyConfiguration {
 	b.PodTemplateHash = &value
+	return b
+}
+
+// WithLastProgressTime sets the LastProgressTime field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the LastProgressTime field is set to the value of the last call.
+func (b *PodCliqueUpdateProgressApplyConfiguration) WithLastProgressTime(value v1.Time) *PodCliqueUpdateProgressApplyConfiguration {
+	b.LastProgressTime = &value
 	return b
 }
 

@@ -26,15 +26,28 @@ import (
 // PodGangStatusApplyConfiguration represents a declarative configuration of the PodGangStatus type for use
 // with apply.
 type PodGangStatusApplyConfiguration struct {
+	Conditions []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
 	Name       *string                          `json:"name,omitempty"`
 	Phase      *schedulerv1alpha1.PodGangPhase  `json:"phase,omitempty"`
-	Conditions []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
 }
 
 // PodGangStatusApplyConfiguration constructs a declarative configuration of the PodGangStatus type for use with
 // apply.
 func PodGangStatus() *PodGangStatusApplyConfiguration {
 	return &PodGangStatusApplyConfiguration{}
+}
+
+// WithConditions adds the given value to the Conditions field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the Conditions field.
+func (b *PodGangStatusApplyConfiguration) WithConditions(values ...*v1.ConditionApplyConfiguration) *PodGangStatusApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithConditions")
+		}
+		b.Conditions = append(b.Conditions, *values[i])
+	}
+	return b
 }
 
 // WithName sets the Name field in the declarative configuration to the given value
@@ -50,18 +63,5 @@ func (b *PodGangStatusApplyConfiguration) WithName(value string) *PodGangStatusA
 // If called multiple times, the Phase field is set to the value of the last call.
 func (b *PodGangStatusApplyConfiguration) WithPhase(value schedulerv1alpha1.PodGangPhase) *PodGangStatusApplyConfiguration {
 	b.Phase = &value
-	return b
-}
-
-// WithConditions adds the given value to the Conditions field in the declarative configuration
-// and returns the receiver, so that objects can be build by chaining "With" function invocations.
-// If called multiple times, values provided by each call will be appended to the Conditions field.
-func (b *PodGangStatusApplyConfiguration) WithConditions(values ...*v1.ConditionApplyConfiguration) *PodGangStatusApplyConfiguration {
-	for i := range values {
-		if values[i] == nil {
-			panic("nil value passed to WithConditions")
-		}
-		b.Conditions = append(b.Conditions, *values[i])
-	}
 	return b
 }

@@ -26,8 +26,8 @@ import (
 // PodGangStatusApplyConfiguration represents a declarative configuration of the PodGangStatus type for use
 // with apply.
 type PodGangStatusApplyConfiguration struct {
-	Phase          *schedulerv1alpha1.PodGangPhase  `json:"phase,omitempty"`
 	Conditions     []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
+	Phase          *schedulerv1alpha1.PodGangPhase  `json:"phase,omitempty"`
 	PlacementScore *float64                         `json:"placementScore,omitempty"`
 }
 
@@ -35,14 +35,6 @@ type PodGangStatusApplyConfiguration struct {
 // apply.
 func PodGangStatus() *PodGangStatusApplyConfiguration {
 	return &PodGangStatusApplyConfiguration{}
-}
-
-// WithPhase sets the Phase field in the declarative configuration to the given value
-// and returns the receiver, so that objects can be built by chaining "With" function invocations.
-// If called multiple times, the Phase field is set to the value of the last call.
-func (b *PodGangStatusApplyConfiguration) WithPhase(value schedulerv1alpha1.PodGangPhase) *PodGangStatusApplyConfiguration {
-	b.Phase = &value
-	return b
 }
 
 // WithConditions adds the given value to the Conditions field in the declarative configuration
@@ -55,6 +47,14 @@ func (b *PodGangStatusApplyConfiguration) WithConditions(values ...*v1.Condition
 		}
 		b.Conditions = append(b.Conditions, *values[i])
 	}
+	return b
+}
+
+// WithPhase sets the Phase field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Phase field is set to the value of the last call.
+func (b *PodGangStatusApplyConfiguration) WithPhase(value schedulerv1alpha1.PodGangPhase) *PodGangStatusApplyConfiguration {
+	b.Phase = &value
 	return b
 }
 

@@ -141,6 +141,7 @@ func UpdatePodClique(live, want *grovecorev1alpha1.PodClique, templateReplicas i
 	live.Spec.MinAvailable = want.Spec.MinAvailable
 	live.Spec.StartsAfter = want.Spec.StartsAfter
 	live.Spec.AutoScalingConfig = want.Spec.AutoScalingConfig
+	live.Spec.RollingUpdate = want.Spec.RollingUpdate
 }
 
 func mergeInto(live, owned map[string]string) map[string]string {

@@ -27,9 +27,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 )
 
 // TopologyName is the ClusterTopology the topology cases refer to.
@@ -37,14 +38,14 @@ const TopologyName = "grove-topology"
 
 // Topology returns the ClusterTopology the topology cases refer to: zone,
 // block, rack, host from broadest to narrowest.
-func Topology() *corev1alpha1.ClusterTopology {
-	return &corev1alpha1.ClusterTopology{
+func Topology() *grovecorev1alpha1.ClusterTopology {
+	return &grovecorev1alpha1.ClusterTopology{
 		ObjectMeta: metav1.ObjectMeta{Name: TopologyName},
-		Spec: corev1alpha1.ClusterTopologySpec{Levels: []corev1alpha1.TopologyLevel{
-			{Domain: corev1alpha1.TopologyDomainZone, Key: "topology.kubernetes.io/zone"},
-			{Domain: corev1alpha1.TopologyDomainBlock, Key: "example.com/block"},
-			{Domain: corev1alpha1.TopologyDomainRack, Key: "example.com/rack"},
-			{Domain: corev1alpha1.TopologyDomainHost, Key: "kubernetes.io/hostname"},
+		Spec: grovecorev1alpha1.ClusterTopologySpec{Levels: []grovecorev1alpha1.TopologyLevel{
+			{Domain: grovecorev1alpha1.TopologyDomainZone, Key: "topology.kubernetes.io/zone"},
+			{Domain: grovecorev1alpha1.TopologyDomainBlock, Key: "example.com/block"},
+			{Domain: grovecorev1alpha1.TopologyDomainRack, Key: "example.com/rack"},
+			{Domain: grovecorev1alpha1.TopologyDomainHost, Key: "kubernetes.io/hostname"},
 		}},
 	}
 }
@@ -52,34 +53,35 @@ func Topology() *corev1alpha1.ClusterTopology {
 // Base returns a valid PodCliqueSet as the defaulting webhook leaves it:
 // a standalone frontend and a leader/worker scaling group "model", started
 // in explicit order frontend → leader → worker.
-func Base(name, namespace string) *corev1alpha1.PodCliqueSet {
-	return &corev1alpha1.PodCliqueSet{
+func Base(name, namespace string) *grovecorev1alpha1.PodCliqueSet {
+	return &grovecorev1alpha1.PodCliqueSet{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
-		Spec: corev1alpha1.PodCliqueSetSpec{
+		Spec: grovecorev1alpha1.PodCliqueSetSpec{
 			Replicas: 1,
-			Template: corev1alpha1.PodCliqueSetTemplateSpec{
-				StartupType: ptr.To(corev1alpha1.CliqueStartupTypeExplicit),
-				Cliques: []corev1alpha1.PodCliqueTemplateSpec{
-					Clique("frontend", 2),
+			Template: grovecorev1alpha1.PodCliqueSetTemplateSpec{
+				StartupType: ptr.To(grovecorev1alpha1.CliqueStartupTypeExplicit),
+				Cliques: []grovecorev1alpha1.PodCliqueTemplateSpec{
+					standalone(Clique("frontend", 2)),
 					Clique("leader", 1, "frontend"),
 					Clique("worker", 3, "leader"),
 				},
-				PodCliqueScalingGroupConfigs: []corev1alpha1.PodCliqueScalingGroupConfig{{
+				PodCliqueScalingGroupConfigs: []grovecorev1alpha1.PodCliqueScalingGroupConfig{{
 					Name: "model", CliqueNames: []string{"leader", "worker"},
 					Replicas: ptr.To[int32](2), MinAvailable: ptr.To[int32](1),
+					RollingUpdate: maxUnavailable(intstr.FromInt32(1)),
 				}},
 				TerminationDelay:      &metav1.Duration{Duration: 4 * time.Hour},
-				HeadlessServiceConfig: &corev1alpha1.HeadlessServiceConfig{PublishNotReadyAddresses: true},
+				HeadlessServiceConfig: &grovecorev1alpha1.HeadlessServiceConfig{PublishNotReadyAddresses: true},
 			},
 		},
 	}
 }
 
 // Clique returns a defaulted clique template with one container.
-func Clique(name string, replicas int32, startsAfter ...string) corev1alpha1.PodCliqueTemplateSpec {
-	return corev1alpha1.PodCliqueTemplateSpec{
+func Clique(name string, replicas int32, startsAfter ...string) grovecorev1alpha1.PodCliqueTemplateSpec {
+	return grovecorev1alpha1.PodCliqueTemplateSpec{
 		Name: name,
-		Spec: corev1alpha1.PodCliqueSpec{
+		Spec: grovecorev1alpha1.PodCliqueSpec{
 			RoleName:     name,
 			Replicas:     replicas,
 			MinAvailable: ptr.To(replicas),
@@ -96,14 +98,25 @@ func Clique(name string, replicas int32, startsAfter ...string) corev1alpha1.Pod
 	}
 }
 
+// standalone gives a clique the rollingUpdate the defaulting webhook gives
+// cliques outside scaling groups.
+func standalone(c grovecorev1alpha1.PodCliqueTemplateSpec) grovecorev1alpha1.PodCliqueTemplateSpec {
+	c.Spec.RollingUpdate = maxUnavailable(intstr.FromInt32(1))
+	return c
+}
+
+func maxUnavailable(v intstr.IntOrString) *grovecorev1alpha1.RollingUpdateConfig {
+	return &grovecorev1alpha1.RollingUpdateConfig{MaxUnavailable: &v}
+}
+
 // Case is one admission rule.
 type Case struct {
 	// Name says which rule is broken.
 	Name string
 	// Bad breaks the rule on a copy of Base.
-	Bad func(*corev1alpha1.PodCliqueSet)
+	Bad func(*grovecorev1alpha1.PodCliqueSet)
 	// Good is the corrected twin of Bad, applied to a copy of Base; nil means Base itself.
-	Good func(*corev1alpha1.PodCliqueSet)
+	Good func(*grovecorev1alpha1.PodCliqueSet)
 	// Update says Bad and Good are updates of a stored Base rather than creates.
 	Update bool
 	// Path is the field path the rejection names.
@@ -127,7 +140,7 @@ type Case struct {
 	TopologyDisabled bool
 }
 
-func clique(p *corev1alpha1.PodCliqueSet, name string) *corev1alpha1.PodCliqueTemplateSpec {
+func clique(p *grovecorev1alpha1.PodCliqueSet, name string) *grovecorev1alpha1.PodCliqueTemplateSpec {
 	for i := range p.Spec.Template.Cliques {
 		if p.Spec.Template.Cliques[i].Name == name {
 			return &p.Spec.Template.Cliques[i]
@@ -136,21 +149,21 @@ func clique(p *corev1alpha1.PodCliqueSet, name string) *corev1alpha1.PodCliqueTe
 	panic("no clique " + name)
 }
 
-func group(p *corev1alpha1.PodCliqueSet) *corev1alpha1.PodCliqueScalingGroupConfig {
+func group(p *grovecorev1alpha1.PodCliqueSet) *grovecorev1alpha1.PodCliqueScalingGroupConfig {
 	return &p.Spec.Template.PodCliqueScalingGroupConfigs[0]
 }
 
-func domain(d corev1alpha1.TopologyDomain) *corev1alpha1.TopologyDomain { return &d }
+func domain(d grovecorev1alpha1.TopologyDomain) *grovecorev1alpha1.TopologyDomain { return &d }
 
-func required(topologyName string, d corev1alpha1.TopologyDomain) *corev1alpha1.TopologyConstraint {
-	return &corev1alpha1.TopologyConstraint{TopologyName: topologyName, Pack: &corev1alpha1.TopologyPackConstraint{Required: domain(d)}}
+func required(topologyName string, d grovecorev1alpha1.TopologyDomain) *grovecorev1alpha1.TopologyConstraint {
+	return &grovecorev1alpha1.TopologyConstraint{TopologyName: topologyName, Pack: &grovecorev1alpha1.TopologyPackConstraint{Required: domain(d)}}
 }
 
-func addClique(p *corev1alpha1.PodCliqueSet, c corev1alpha1.PodCliqueTemplateSpec) {
+func addClique(p *grovecorev1alpha1.PodCliqueSet, c grovecorev1alpha1.PodCliqueTemplateSpec) {
 	p.Spec.Template.Cliques = append(p.Spec.Template.Cliques, c)
 }
 
-func env(p *corev1alpha1.PodCliqueSet, name string, vars ...string) {
+func env(p *grovecorev1alpha1.PodCliqueSet, name string, vars ...string) {
 	c := &clique(p, name).Spec.PodSpec.Containers[0]
 	c.Env = nil
 	for _, v := range vars {
@@ -162,349 +175,421 @@ func env(p *corev1alpha1.PodCliqueSet, name string, vars ...string) {
 func Create() []Case {
 	return []Case{
 		{Name: "name must be a DNS-1035 label", Path: "metadata.name", Message: "DNS-1035 label",
-			Bad: func(p *corev1alpha1.PodCliqueSet) { p.Name = "1" + p.Name }, Good: func(p *corev1alpha1.PodCliqueSet) { p.Name += "1" }},
-		{Name: "replicas non-negative", Path: "spec.replicas", Message: "must be greater than or equal to 0", SchemaFirst: true,
-			Bad: func(p *corev1alpha1.PodCliqueSet) { p.Spec.Replicas = -1 }, Good: func(p *corev1alpha1.PodCliqueSet) { p.Spec.Replicas = 3 }},
-		{Name: "startup type allowed", Path: "spec.template.cliqueStartupType", Message: "Unsupported value", SchemaFirst: true,
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
-				p.Spec.Template.StartupType = ptr.To(corev1alpha1.CliqueStartupType("Sometimes"))
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) { p.Name = "1" + p.Name }, Good: func(p *grovecorev1alpha1.PodCliqueSet) { p.Name += "1" }},
+		{Name: "clique maxUnavailable at least 1", Path: "spec.template.cliques[0].spec.rollingUpdate.maxUnavailable", Message: "must be an integer of at least 1 or a percentage from 1% to 100%", SchemaFirst: true,
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
+				clique(p, "frontend").Spec.RollingUpdate = maxUnavailable(intstr.FromInt32(0))
 			},
-			Good: func(p *corev1alpha1.PodCliqueSet) {
-				p.Spec.Template.StartupType = ptr.To(corev1alpha1.CliqueStartupTypeExplicit)
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
+				clique(p, "frontend").Spec.RollingUpdate = maxUnavailable(intstr.FromInt32(2))
+			}},
+		{Name: "clique maxUnavailable percentage at most 100%", Path: "spec.template.cliques[0].spec.rollingUpdate.maxUnavailable", Message: "must be an integer of at least 1 or a percentage from 1% to 100%", SchemaFirst: true,
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
+				clique(p, "frontend").Spec.RollingUpdate = maxUnavailable(intstr.FromString("150%"))
+			},
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
+				clique(p, "frontend").Spec.RollingUpdate = maxUnavailable(intstr.FromString("50%"))
+			}},
+		{Name: "clique maxUnavailable is a count or a percentage", Path: "spec.template.cliques[0].spec.rollingUpdate.maxUnavailable", Message: "must be an integer of at least 1 or a percentage from 1% to 100%", SchemaFirst: true,
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
+				clique(p, "frontend").Spec.RollingUpdate = maxUnavailable(intstr.FromString("half"))
+			},
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
+				clique(p, "frontend").Spec.RollingUpdate = maxUnavailable(intstr.FromString("100%"))
+			}},
+		{Name: "clique progressDeadline positive", Path: "spec.template.cliques[0].spec.rollingUpdate.progressDeadline", Message: "must be greater than 0", SchemaFirst: true,
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
+				clique(p, "frontend").Spec.RollingUpdate.ProgressDeadline = &metav1.Duration{}
+			},
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
+				clique(p, "frontend").Spec.RollingUpdate.ProgressDeadline = &metav1.Duration{Duration: 10 * time.Minute}
+			}},
+		{Name: "scaling group maxUnavailable at least 1", Path: "spec.template.podCliqueScalingGroups[0].rollingUpdate.maxUnavailable", Message: "must be an integer of at least 1 or a percentage from 1% to 100%", SchemaFirst: true,
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) { group(p).RollingUpdate = maxUnavailable(intstr.FromInt32(-1)) },
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
+				group(p).RollingUpdate = maxUnavailable(intstr.FromString("50%"))
+			}},
+		{Name: "scaling group progressDeadline positive", Path: "spec.template.podCliqueScalingGroups[0].rollingUpdate.progressDeadline", Message: "must be greater than 0", SchemaFirst: true,
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
+				group(p).RollingUpdate.ProgressDeadline = &metav1.Duration{Duration: -time.Minute}
+			},
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
+				group(p).RollingUpdate.ProgressDeadline = &metav1.Duration{Duration: time.Minute}
+			}},
+		{Name: "scaling-group member has no rollingUpdate of its own", Path: "spec.template.cliques[2].spec.rollingUpdate", Message: `set rollingUpdate on scaling group "model"`,
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
+				clique(p, "worker").Spec.RollingUpdate = maxUnavailable(intstr.FromInt32(2))
+			},
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) { group(p).RollingUpdate = maxUnavailable(intstr.FromInt32(2)) }},
+		{Name: "replicas non-negative", Path: "spec.replicas", Message: "must be greater than or equal to 0", SchemaFirst: true,
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) { p.Spec.Replicas = -1 }, Good: func(p *grovecorev1alpha1.PodCliqueSet) { p.Spec.Replicas = 3 }},
+		{Name: "startup type allowed", Path: "spec.template.cliqueStartupType", Message: "Unsupported value", SchemaFirst: true,
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
+				p.Spec.Template.StartupType = ptr.To(grovecorev1alpha1.CliqueStartupType("Sometimes"))
+			},
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
+				p.Spec.Template.StartupType = ptr.To(grovecorev1alpha1.CliqueStartupTypeExplicit)
 			}},
 		{Name: "at least one clique", Path: "spec.template.cliques", Message: "at least one clique is required", SchemaFirst: true,
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				p.Spec.Template.Cliques = nil
 				p.Spec.Template.PodCliqueScalingGroupConfigs = nil
 			},
-			Good: func(p *corev1alpha1.PodCliqueSet) {
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
 				p.Spec.Template.Cliques = p.Spec.Template.Cliques[:1]
 				p.Spec.Template.PodCliqueScalingGroupConfigs = nil
 			}},
 		{Name: "clique names unique", Path: "spec.template.cliques[3].name", Message: "Duplicate value", SchemaFirst: true, SchemaPath: "spec.template.cliques[3]",
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				c := Clique("frontend", 1)
 				c.Spec.RoleName = "frontend-2"
 				addClique(p, c)
 			},
-			Good: func(p *corev1alpha1.PodCliqueSet) { addClique(p, Clique("frontend-2", 1)) }},
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) { addClique(p, Clique("frontend-2", 1)) }},
 		{Name: "clique name is a DNS label", Path: "spec.template.cliques[3].name", Message: "RFC 1123", SchemaFirst: true,
-			Bad: func(p *corev1alpha1.PodCliqueSet) { addClique(p, Clique("Router", 1)) }, Good: func(p *corev1alpha1.PodCliqueSet) { addClique(p, Clique("router", 1)) }},
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) { addClique(p, Clique("Router", 1)) }, Good: func(p *grovecorev1alpha1.PodCliqueSet) { addClique(p, Clique("router", 1)) }},
 		{Name: "roleNames unique", Path: "spec.template.cliques[1].spec.roleName", Message: `already used by clique "frontend"`,
-			Bad:  func(p *corev1alpha1.PodCliqueSet) { clique(p, "leader").Spec.RoleName = "frontend" },
-			Good: func(p *corev1alpha1.PodCliqueSet) { clique(p, "leader").Spec.RoleName = "model-leader" }},
+			Bad:  func(p *grovecorev1alpha1.PodCliqueSet) { clique(p, "leader").Spec.RoleName = "frontend" },
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) { clique(p, "leader").Spec.RoleName = "model-leader" }},
 		{Name: "standalone clique name length", Path: "spec.template.cliques[3].name", Message: "more than 45 characters",
-			Bad:  func(p *corev1alpha1.PodCliqueSet) { addClique(p, Clique(strings.Repeat("r", 45-len(p.Name)+1), 1)) },
-			Good: func(p *corev1alpha1.PodCliqueSet) { addClique(p, Clique(strings.Repeat("r", 45-len(p.Name)), 1)) }},
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
+				addClique(p, Clique(strings.Repeat("r", 45-len(p.Name)+1), 1))
+			},
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) { addClique(p, Clique(strings.Repeat("r", 45-len(p.Name)), 1)) }},
 		{Name: "scaling-group member name length", Path: "spec.template.podCliqueScalingGroups[0].cliqueNames[2]", Message: "more than 45 characters",
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				n := strings.Repeat("w", 45-len(p.Name)-len("model")+1)
 				addClique(p, Clique(n, 1))
 				group(p).CliqueNames = append(group(p).CliqueNames, n)
 			},
-			Good: func(p *corev1alpha1.PodCliqueSet) {
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
 				n := strings.Repeat("w", 45-len(p.Name)-len("model"))
 				addClique(p, Clique(n, 1))
 				group(p).CliqueNames = append(group(p).CliqueNames, n)
 			}},
 		{Name: "clique labels valid", Path: "spec.template.cliques[0].labels", Message: "name part must consist of",
-			Bad: func(p *corev1alpha1.PodCliqueSet) { clique(p, "frontend").Labels = map[string]string{"bad key!": "v"} },
-			Good: func(p *corev1alpha1.PodCliqueSet) {
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
+				clique(p, "frontend").Labels = map[string]string{"bad key!": "v"}
+			},
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
 				clique(p, "frontend").Labels = map[string]string{"example.com/tier": "web"}
 			}},
 		{Name: "clique annotations valid", Path: "spec.template.cliques[0].annotations", Message: "name part must consist of",
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				clique(p, "frontend").Annotations = map[string]string{"bad key!": "v"}
 			},
-			Good: func(p *corev1alpha1.PodCliqueSet) {
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
 				clique(p, "frontend").Annotations = map[string]string{"example.com/note": "v"}
 			}},
 		{Name: "clique replicas positive", Path: "spec.template.cliques[0].spec.replicas", Message: "must be greater than 0", Unreachable: true,
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				clique(p, "frontend").Spec.Replicas = 0
 				clique(p, "frontend").Spec.MinAvailable = nil
 			},
-			Good: func(p *corev1alpha1.PodCliqueSet) { clique(p, "frontend").Spec.Replicas = 4 }},
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) { clique(p, "frontend").Spec.Replicas = 4 }},
 		{Name: "clique minAvailable set", Path: "spec.template.cliques[0].spec.minAvailable", Message: "Required value", Unreachable: true,
-			Bad: func(p *corev1alpha1.PodCliqueSet) { clique(p, "frontend").Spec.MinAvailable = nil }},
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) { clique(p, "frontend").Spec.MinAvailable = nil }},
 		{Name: "clique minAvailable positive", Path: "spec.template.cliques[0].spec.minAvailable", Message: "must be greater than 0", SchemaFirst: true,
-			Bad:  func(p *corev1alpha1.PodCliqueSet) { clique(p, "frontend").Spec.MinAvailable = ptr.To[int32](0) },
-			Good: func(p *corev1alpha1.PodCliqueSet) { clique(p, "frontend").Spec.MinAvailable = ptr.To[int32](1) }},
-		{Name: "clique minAvailable at most replicas", Path: "spec.template.cliques[0].spec.minAvailable", Message: "less than or equal to replicas", SchemaFirst: true,
-			Bad:  func(p *corev1alpha1.PodCliqueSet) { clique(p, "frontend").Spec.MinAvailable = ptr.To[int32](3) },
-			Good: func(p *corev1alpha1.PodCliqueSet) { clique(p, "frontend").Spec.MinAvailable = ptr.To[int32](2) }},
+			Bad:  func(p *grovecorev1alpha1.PodCliqueSet) { clique(p, "frontend").Spec.MinAvailable = ptr.To[int32](0) },
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) { clique(p, "frontend").Spec.MinAvailable = ptr.To[int32](1) }},
+		{Name: "clique minAvailable at most replicas", Path: "spec.template.cliques[0].spec.minAvailable", Message: "less than or equal to replicas",
+			SchemaFirst: true, SchemaPath: "spec.template.cliques[0].spec.replicas",
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) { clique(p, "frontend").Spec.MinAvailable = ptr.To[int32](3) }, Good: func(p *grovecorev1alpha1.PodCliqueSet) { clique(p, "frontend").Spec.MinAvailable = ptr.To[int32](2) }},
 		{Name: "startsAfter entry non-empty", Path: "spec.template.cliques[2].spec.startsAfter[1]", Message: "must not be empty",
-			Bad: func(p *corev1alpha1.PodCliqueSet) { clique(p, "worker").Spec.StartsAfter = []string{"leader", ""} },
-			Good: func(p *corev1alpha1.PodCliqueSet) {
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) { clique(p, "worker").Spec.StartsAfter = []string{"leader", ""} },
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
 				clique(p, "worker").Spec.StartsAfter = []string{"leader", "frontend"}
 			}},
 		{Name: "startsAfter not self", Path: "spec.template.cliques[2].spec.startsAfter[1]", Message: "cannot start after itself",
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				clique(p, "worker").Spec.StartsAfter = []string{"leader", "worker"}
 			}},
 		{Name: "startsAfter no duplicates", Path: "spec.template.cliques[2].spec.startsAfter[1]", Message: "Duplicate value",
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				clique(p, "worker").Spec.StartsAfter = []string{"leader", "leader"}
 			}},
 		{Name: "startsAfter names known cliques", Path: "spec.template.cliques[2].spec.startsAfter[0]", Message: "Not found",
-			Bad: func(p *corev1alpha1.PodCliqueSet) { clique(p, "worker").Spec.StartsAfter = []string{"router"} }},
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) { clique(p, "worker").Spec.StartsAfter = []string{"router"} }},
 		{Name: "startsAfter has no cycles", Path: "spec.template.cliques[2].spec.startsAfter", Message: "startsAfter forms a cycle: leader -> worker -> leader",
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				clique(p, "leader").Spec.StartsAfter = []string{"frontend", "worker"}
 			},
-			Good: func(p *corev1alpha1.PodCliqueSet) {
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
 				clique(p, "worker").Spec.StartsAfter = []string{"frontend", "leader"}
 			}},
 		{Name: "startsAfter ignored without explicit startup", Path: "spec.template.cliques[1].spec.startsAfter", Warning: "ignored because cliqueStartupType is not CliqueStartupTypeExplicit",
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
-				p.Spec.Template.StartupType = ptr.To(corev1alpha1.CliqueStartupTypeInOrder)
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
+				p.Spec.Template.StartupType = ptr.To(grovecorev1alpha1.CliqueStartupTypeInOrder)
 			}},
 		{Name: "autoscaling minReplicas at least minAvailable", Path: "spec.template.cliques[0].spec.autoScalingConfig.minReplicas", Message: "greater than or equal to minAvailable (2)",
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
-				clique(p, "frontend").Spec.AutoScalingConfig = &corev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](1), MaxReplicas: 5}
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
+				clique(p, "frontend").Spec.AutoScalingConfig = &grovecorev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](1), MaxReplicas: 5}
 			},
-			Good: func(p *corev1alpha1.PodCliqueSet) {
-				clique(p, "frontend").Spec.AutoScalingConfig = &corev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](2), MaxReplicas: 5}
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
+				clique(p, "frontend").Spec.AutoScalingConfig = &grovecorev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](2), MaxReplicas: 5}
+			}},
+		{Name: "autoscaling minReplicas not negative, 0 allowed", Path: "spec.template.cliques[0].spec.autoScalingConfig.minReplicas", Message: "must be greater than or equal to 0",
+			SchemaFirst: true,
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
+				clique(p, "frontend").Spec.AutoScalingConfig = &grovecorev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](-1), MaxReplicas: 5}
+			},
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
+				clique(p, "frontend").Spec.AutoScalingConfig = &grovecorev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](0), MaxReplicas: 5}
 			}},
 		{Name: "autoscaling maxReplicas at least replicas", Path: "spec.template.cliques[0].spec.autoScalingConfig.maxReplicas", Message: "greater than or equal to replicas (2)",
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				clique(p, "frontend").Spec.MinAvailable = ptr.To[int32](1)
-				clique(p, "frontend").Spec.AutoScalingConfig = &corev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](1), MaxReplicas: 1}
+				clique(p, "frontend").Spec.AutoScalingConfig = &grovecorev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](1), MaxReplicas: 1}
 			},
-			Good: func(p *corev1alpha1.PodCliqueSet) {
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
 				clique(p, "frontend").Spec.MinAvailable = ptr.To[int32](1)
-				clique(p, "frontend").Spec.AutoScalingConfig = &corev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](1), MaxReplicas: 2}
+				clique(p, "frontend").Spec.AutoScalingConfig = &grovecorev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](1), MaxReplicas: 2}
 			}},
 		{Name: "nodeName forbidden", Path: "spec.template.cliques[0].spec.podSpec.nodeName", Message: "must not be set",
-			Bad: func(p *corev1alpha1.PodCliqueSet) { clique(p, "frontend").Spec.PodSpec.NodeName = "node-1" }},
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) { clique(p, "frontend").Spec.PodSpec.NodeName = "node-1" }},
 		{Name: "topologySpreadConstraints forbidden", Path: "spec.template.cliques[0].spec.podSpec.topologySpreadConstraints", Message: "use topologyConstraint",
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				clique(p, "frontend").Spec.PodSpec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{
 					MaxSkew: 1, TopologyKey: "kubernetes.io/hostname", WhenUnsatisfiable: corev1.DoNotSchedule,
 				}}
 			}},
 		{Name: "env var names valid", Path: "spec.template.cliques[0].spec.podSpec.containers[0].env[1].name", Message: "a valid environment variable name",
-			Bad: func(p *corev1alpha1.PodCliqueSet) { env(p, "frontend", "MODEL", "1=BAD") }, Good: func(p *corev1alpha1.PodCliqueSet) { env(p, "frontend", "MODEL", "BAD_1") }},
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) { env(p, "frontend", "MODEL", "1=BAD") }, Good: func(p *grovecorev1alpha1.PodCliqueSet) { env(p, "frontend", "MODEL", "BAD_1") }},
 		{Name: "env var names unique per container", Path: "spec.template.cliques[0].spec.podSpec.containers[0].env[1].name", Message: "Duplicate value",
 			SchemaFirst: true, SchemaPath: "spec.template.cliques[0].spec.podSpec.containers[0].env[1]",
-			Bad: func(p *corev1alpha1.PodCliqueSet) { env(p, "frontend", "MODEL", "MODEL") }, Good: func(p *corev1alpha1.PodCliqueSet) { env(p, "frontend", "MODEL", "MODEL_2") }},
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) { env(p, "frontend", "MODEL", "MODEL") }, Good: func(p *grovecorev1alpha1.PodCliqueSet) { env(p, "frontend", "MODEL", "MODEL_2") }},
 		{Name: "init container env var names unique", Path: "spec.template.cliques[0].spec.podSpec.initContainers[0].env[1].name", Message: "Duplicate value",
 			SchemaFirst: true, SchemaPath: "spec.template.cliques[0].spec.podSpec.initContainers[0].env[1]",
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				clique(p, "frontend").Spec.PodSpec.InitContainers = []corev1.Container{{Name: "init", Image: "busybox",
 					Env: []corev1.EnvVar{{Name: "A", Value: "1"}, {Name: "A", Value: "2"}}}}
 			},
-			Good: func(p *corev1alpha1.PodCliqueSet) {
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
 				clique(p, "frontend").Spec.PodSpec.InitContainers = []corev1.Container{{Name: "init", Image: "busybox",
 					Env: []corev1.EnvVar{{Name: "A", Value: "1"}, {Name: "B", Value: "2"}}}}
 			}},
 		{Name: "restartPolicy other than Always warned", Path: "spec.template.cliques[0].spec.podSpec.restartPolicy", Warning: "restartPolicy will be ignored, it will be set to Always",
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				clique(p, "frontend").Spec.PodSpec.RestartPolicy = corev1.RestartPolicyOnFailure
 			}},
 		{Name: "one scheduler backend per PodCliqueSet", Path: "spec.template.cliques[2].spec.podSpec.schedulerName", Message: "all cliques must use the same scheduler backend",
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				clique(p, "worker").Spec.PodSpec.SchedulerName = "default-scheduler"
 			},
-			Good: func(p *corev1alpha1.PodCliqueSet) {
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
 				for i := range p.Spec.Template.Cliques {
 					p.Spec.Template.Cliques[i].Spec.PodSpec.SchedulerName = "default-scheduler"
 				}
 			}},
 		{Name: "scheduler backend enabled", Path: "spec.template.cliques[0].spec.podSpec.schedulerName", Message: "supported values",
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				for i := range p.Spec.Template.Cliques {
 					p.Spec.Template.Cliques[i].Spec.PodSpec.SchedulerName = "volcano"
 				}
 			},
-			Good: func(p *corev1alpha1.PodCliqueSet) {
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
 				for i := range p.Spec.Template.Cliques {
 					p.Spec.Template.Cliques[i].Spec.PodSpec.SchedulerName = "grove-scheduler"
 				}
 			}},
 		{Name: "scaling group names unique", Path: "spec.template.podCliqueScalingGroups[1].name", Message: "Duplicate value",
 			SchemaFirst: true, SchemaPath: "spec.template.podCliqueScalingGroups[1]",
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				addClique(p, Clique("extra", 1))
 				p.Spec.Template.PodCliqueScalingGroupConfigs = append(p.Spec.Template.PodCliqueScalingGroupConfigs,
-					corev1alpha1.PodCliqueScalingGroupConfig{Name: "model", CliqueNames: []string{"extra"}, Replicas: ptr.To[int32](1), MinAvailable: ptr.To[int32](1)})
+					grovecorev1alpha1.PodCliqueScalingGroupConfig{Name: "model", CliqueNames: []string{"extra"}, Replicas: ptr.To[int32](1), MinAvailable: ptr.To[int32](1)})
 			},
-			Good: func(p *corev1alpha1.PodCliqueSet) {
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
 				addClique(p, Clique("extra", 1))
 				p.Spec.Template.PodCliqueScalingGroupConfigs = append(p.Spec.Template.PodCliqueScalingGroupConfigs,
-					corev1alpha1.PodCliqueScalingGroupConfig{Name: "model-2", CliqueNames: []string{"extra"}, Replicas: ptr.To[int32](1), MinAvailable: ptr.To[int32](1)})
+					grovecorev1alpha1.PodCliqueScalingGroupConfig{Name: "model-2", CliqueNames: []string{"extra"}, Replicas: ptr.To[int32](1), MinAvailable: ptr.To[int32](1)})
 			}},
 		{Name: "scaling group name is a DNS label", Path: "spec.template.podCliqueScalingGroups[0].name", Message: "RFC 1123", SchemaFirst: true,
-			Bad: func(p *corev1alpha1.PodCliqueSet) { group(p).Name = "Model" }, Good: func(p *corev1alpha1.PodCliqueSet) { group(p).Name = "model-a" }},
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) { group(p).Name = "Model" }, Good: func(p *grovecorev1alpha1.PodCliqueSet) { group(p).Name = "model-a" }},
 		{Name: "scaling group cliqueNames exist", Path: "spec.template.podCliqueScalingGroups[0].cliqueNames[1]", Message: "Not found",
 			SchemaFirst: true, SchemaPath: "spec.template.podCliqueScalingGroups",
-			Bad: func(p *corev1alpha1.PodCliqueSet) { group(p).CliqueNames = []string{"leader", "workers"} }},
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) { group(p).CliqueNames = []string{"leader", "workers"} }},
 		{Name: "scaling group cliqueNames not repeated", Path: "spec.template.podCliqueScalingGroups[0].cliqueNames[2]", Message: "Duplicate value",
-			Bad: func(p *corev1alpha1.PodCliqueSet) { group(p).CliqueNames = []string{"leader", "worker", "leader"} }},
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) { group(p).CliqueNames = []string{"leader", "worker", "leader"} }},
 		{Name: "clique in at most one scaling group", Path: "spec.template.podCliqueScalingGroups[1].cliqueNames[0]", Message: `already belongs to scaling group "model"`,
 			SchemaFirst: true, SchemaPath: "spec.template.podCliqueScalingGroups",
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				p.Spec.Template.PodCliqueScalingGroupConfigs = append(p.Spec.Template.PodCliqueScalingGroupConfigs,
-					corev1alpha1.PodCliqueScalingGroupConfig{Name: "model-2", CliqueNames: []string{"worker"}, Replicas: ptr.To[int32](1), MinAvailable: ptr.To[int32](1)})
+					grovecorev1alpha1.PodCliqueScalingGroupConfig{Name: "model-2", CliqueNames: []string{"worker"}, Replicas: ptr.To[int32](1), MinAvailable: ptr.To[int32](1)})
 			}},
 		{Name: "scaling group replicas positive", Path: "spec.template.podCliqueScalingGroups[0].replicas", Message: "must be greater than 0", SchemaFirst: true,
-			Bad: func(p *corev1alpha1.PodCliqueSet) { group(p).Replicas = ptr.To[int32](0) }, Good: func(p *corev1alpha1.PodCliqueSet) { group(p).Replicas = ptr.To[int32](1) }},
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) { group(p).Replicas = ptr.To[int32](0) }, Good: func(p *grovecorev1alpha1.PodCliqueSet) { group(p).Replicas = ptr.To[int32](1) }},
 		{Name: "scaling group minAvailable positive", Path: "spec.template.podCliqueScalingGroups[0].minAvailable", Message: "must be greater than 0", SchemaFirst: true,
-			Bad: func(p *corev1alpha1.PodCliqueSet) { group(p).MinAvailable = ptr.To[int32](0) }, Good: func(p *corev1alpha1.PodCliqueSet) { group(p).MinAvailable = ptr.To[int32](2) }},
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) { group(p).MinAvailable = ptr.To[int32](0) }, Good: func(p *grovecorev1alpha1.PodCliqueSet) { group(p).MinAvailable = ptr.To[int32](2) }},
 		{Name: "scaling group minAvailable at most replicas", Path: "spec.template.podCliqueScalingGroups[0].minAvailable", Message: "less than or equal to replicas (2)", SchemaFirst: true,
-			Bad: func(p *corev1alpha1.PodCliqueSet) { group(p).MinAvailable = ptr.To[int32](3) }},
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) { group(p).MinAvailable = ptr.To[int32](3) }},
 		{Name: "scaling group scaleConfig minReplicas at least minAvailable", Path: "spec.template.podCliqueScalingGroups[0].scaleConfig.minReplicas", Message: "greater than or equal to minAvailable (2)",
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				group(p).MinAvailable = ptr.To[int32](2)
-				group(p).ScaleConfig = &corev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](1), MaxReplicas: 4}
+				group(p).ScaleConfig = &grovecorev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](1), MaxReplicas: 4}
 			},
-			Good: func(p *corev1alpha1.PodCliqueSet) {
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
 				group(p).MinAvailable = ptr.To[int32](2)
-				group(p).ScaleConfig = &corev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](2), MaxReplicas: 4}
+				group(p).ScaleConfig = &grovecorev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](2), MaxReplicas: 4}
+			}},
+		{Name: "scaling group scaleConfig minReplicas not negative, 0 allowed", Path: "spec.template.podCliqueScalingGroups[0].scaleConfig.minReplicas", Message: "must be greater than or equal to 0",
+			SchemaFirst: true,
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
+				group(p).ScaleConfig = &grovecorev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](-1), MaxReplicas: 4}
+			},
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
+				group(p).ScaleConfig = &grovecorev1alpha1.AutoScalingConfig{MinReplicas: ptr.To[int32](0), MaxReplicas: 4}
 			}},
 		{Name: "scaling group members have no autoScalingConfig", Path: "spec.template.cliques[2].spec.autoScalingConfig", Message: "may not set autoScalingConfig",
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
-				clique(p, "worker").Spec.AutoScalingConfig = &corev1alpha1.AutoScalingConfig{MaxReplicas: 6}
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
+				clique(p, "worker").Spec.AutoScalingConfig = &grovecorev1alpha1.AutoScalingConfig{MaxReplicas: 6}
 			},
-			Good: func(p *corev1alpha1.PodCliqueSet) {
-				group(p).ScaleConfig = &corev1alpha1.AutoScalingConfig{MaxReplicas: 6}
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
+				group(p).ScaleConfig = &grovecorev1alpha1.AutoScalingConfig{MaxReplicas: 6}
 			}},
 		{Name: "terminationDelay positive", Path: "spec.template.terminationDelay", Message: "must be greater than 0",
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				p.Spec.Template.TerminationDelay = &metav1.Duration{Duration: -time.Minute}
 			},
-			Good: func(p *corev1alpha1.PodCliqueSet) {
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
 				p.Spec.Template.TerminationDelay = &metav1.Duration{Duration: time.Minute}
 			}},
 		{Name: "terminationDelay set", Path: "spec.template.terminationDelay", Message: "Required value", Unreachable: true,
-			Bad: func(p *corev1alpha1.PodCliqueSet) { p.Spec.Template.TerminationDelay = nil }},
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) { p.Spec.Template.TerminationDelay = nil }},
 		{Name: "topology rejected when topology-aware scheduling is disabled", Path: "spec.template.topologyConstraint",
 			Message: "topology constraints are not allowed when Topology Aware Scheduling is disabled", TopologyDisabled: true,
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				p.Spec.Template.TopologyConstraint = required(TopologyName, "zone")
 			}},
 		{Name: "topology names an existing ClusterTopology", Path: "spec.template.topologyConstraint.topologyName", Message: `ClusterTopology "no-such-topology" does not exist`,
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				p.Spec.Template.TopologyConstraint = required("no-such-topology", "zone")
 			},
-			Good: func(p *corev1alpha1.PodCliqueSet) {
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
 				p.Spec.Template.TopologyConstraint = required(TopologyName, "zone")
 			}},
 		{Name: "topology name resolvable", Path: "spec.template.cliques[0].topologyConstraint.topologyName", Message: "must be set here or on a constrained parent",
-			Bad: func(p *corev1alpha1.PodCliqueSet) { clique(p, "frontend").TopologyConstraint = required("", "rack") },
-			Good: func(p *corev1alpha1.PodCliqueSet) {
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
+				clique(p, "frontend").TopologyConstraint = required("", "rack")
+			},
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
 				p.Spec.Template.TopologyConstraint = required(TopologyName, "zone")
 				clique(p, "frontend").TopologyConstraint = required("", "rack")
 			}},
 		{Name: "one ClusterTopology per PodCliqueSet", Path: "spec.template.podCliqueScalingGroups[0].topologyConstraint.topologyName", Message: "must refer to the same ClusterTopology",
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				p.Spec.Template.TopologyConstraint = required(TopologyName, "zone")
 				group(p).TopologyConstraint = required("other-topology", "block")
 			},
-			Good: func(p *corev1alpha1.PodCliqueSet) {
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
 				p.Spec.Template.TopologyConstraint = required(TopologyName, "zone")
 				group(p).TopologyConstraint = required(TopologyName, "block")
 			}},
 		{Name: "topology domain is a level", Path: "spec.template.topologyConstraint.pack.required", Message: "not a level of ClusterTopology",
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				p.Spec.Template.TopologyConstraint = required(TopologyName, "datacenter")
 			},
-			Good: func(p *corev1alpha1.PodCliqueSet) {
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
 				p.Spec.Template.TopologyConstraint = required(TopologyName, "block")
 			}},
 		{Name: "scaling group not broader than the PodCliqueSet", Path: "spec.template.podCliqueScalingGroups[0].topologyConstraint.pack.required", Message: `must not be broader than "block"`,
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				p.Spec.Template.TopologyConstraint = required(TopologyName, "block")
 				group(p).TopologyConstraint = required("", "zone")
 			},
-			Good: func(p *corev1alpha1.PodCliqueSet) {
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
 				p.Spec.Template.TopologyConstraint = required(TopologyName, "block")
 				group(p).TopologyConstraint = required("", "block")
 			}},
 		{Name: "member clique not broader than its scaling group", Path: "spec.template.cliques[2].topologyConstraint.pack.preferred", Message: `must not be broader than "host"`,
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
-				group(p).TopologyConstraint = &corev1alpha1.TopologyConstraint{TopologyName: TopologyName,
-					Pack: &corev1alpha1.TopologyPackConstraint{Required: domain("rack"), Preferred: domain("host")}}
-				clique(p, "worker").TopologyConstraint = &corev1alpha1.TopologyConstraint{Pack: &corev1alpha1.TopologyPackConstraint{Preferred: domain("rack")}}
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
+				group(p).TopologyConstraint = &grovecorev1alpha1.TopologyConstraint{TopologyName: TopologyName,
+					Pack: &grovecorev1alpha1.TopologyPackConstraint{Required: domain("rack"), Preferred: domain("host")}}
+				clique(p, "worker").TopologyConstraint = &grovecorev1alpha1.TopologyConstraint{Pack: &grovecorev1alpha1.TopologyPackConstraint{Preferred: domain("rack")}}
 			},
-			Good: func(p *corev1alpha1.PodCliqueSet) {
-				group(p).TopologyConstraint = &corev1alpha1.TopologyConstraint{TopologyName: TopologyName,
-					Pack: &corev1alpha1.TopologyPackConstraint{Required: domain("rack"), Preferred: domain("host")}}
-				clique(p, "worker").TopologyConstraint = &corev1alpha1.TopologyConstraint{Pack: &corev1alpha1.TopologyPackConstraint{Preferred: domain("host")}}
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
+				group(p).TopologyConstraint = &grovecorev1alpha1.TopologyConstraint{TopologyName: TopologyName,
+					Pack: &grovecorev1alpha1.TopologyPackConstraint{Required: domain("rack"), Preferred: domain("host")}}
+				clique(p, "worker").TopologyConstraint = &grovecorev1alpha1.TopologyConstraint{Pack: &grovecorev1alpha1.TopologyPackConstraint{Preferred: domain("host")}}
 			}},
 		{Name: "standalone clique not broader than the PodCliqueSet", Path: "spec.template.cliques[0].topologyConstraint.pack.required", Message: `must not be broader than "rack"`,
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				p.Spec.Template.TopologyConstraint = required(TopologyName, "rack")
 				clique(p, "frontend").TopologyConstraint = required("", "block")
 			},
-			Good: func(p *corev1alpha1.PodCliqueSet) {
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
 				p.Spec.Template.TopologyConstraint = required(TopologyName, "rack")
 				clique(p, "frontend").TopologyConstraint = required("", "host")
 			}},
 		{Name: "redundant preferred domain warned", Path: "spec.template.topologyConstraint.pack.preferred", Warning: "is redundant",
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
-				p.Spec.Template.TopologyConstraint = &corev1alpha1.TopologyConstraint{TopologyName: TopologyName,
-					Pack: &corev1alpha1.TopologyPackConstraint{Required: domain("rack"), Preferred: domain("block")}}
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
+				p.Spec.Template.TopologyConstraint = &grovecorev1alpha1.TopologyConstraint{TopologyName: TopologyName,
+					Pack: &grovecorev1alpha1.TopologyPackConstraint{Required: domain("rack"), Preferred: domain("block")}}
 			}},
 	}
 }
 
 // Updates returns the immutability rules and the mutable fields, as changes to a stored Base.
 func Updates() []Case {
-	podTemplateChange := func(p *corev1alpha1.PodCliqueSet) {
+	podTemplateChange := func(p *grovecorev1alpha1.PodCliqueSet) {
 		for i := range p.Spec.Template.Cliques {
 			p.Spec.Template.Cliques[i].Spec.PodSpec.Containers[0].Image = "registry.example.com/engine:2"
 		}
 	}
-	immutable := func(name, path string, bad func(*corev1alpha1.PodCliqueSet)) Case {
+	immutable := func(name, path string, bad func(*grovecorev1alpha1.PodCliqueSet)) Case {
 		return Case{Name: name + " immutable", Update: true, Path: path, Message: "field is immutable", Bad: bad, Good: podTemplateChange}
 	}
 	return []Case{
-		{Name: "replicas mutable", Update: true, Bad: nil, Good: func(p *corev1alpha1.PodCliqueSet) {
+		{Name: "replicas mutable", Update: true, Bad: nil, Good: func(p *grovecorev1alpha1.PodCliqueSet) {
 			p.Spec.Replicas = 3
 			clique(p, "frontend").Spec.Replicas = 4
 			group(p).Replicas = ptr.To[int32](3)
 		}},
-		{Name: "pod template mutable", Update: true, Bad: nil, Good: func(p *corev1alpha1.PodCliqueSet) {
+		{Name: "rollingUpdate mutable", Update: true, Bad: nil, Good: func(p *grovecorev1alpha1.PodCliqueSet) {
+			clique(p, "frontend").Spec.RollingUpdate = &grovecorev1alpha1.RollingUpdateConfig{
+				MaxUnavailable: ptr.To(intstr.FromString("50%")), ProgressDeadline: &metav1.Duration{Duration: 5 * time.Minute}}
+			group(p).RollingUpdate = maxUnavailable(intstr.FromInt32(2))
+		}},
+		{Name: "pod template mutable", Update: true, Bad: nil, Good: func(p *grovecorev1alpha1.PodCliqueSet) {
 			podTemplateChange(p)
 			env(p, "worker", "MODEL", "SHARDS")
 			clique(p, "frontend").Spec.PodSpec.TerminationGracePeriodSeconds = ptr.To[int64](60)
 		}},
-		immutable("cliqueStartupType", "spec.template.cliqueStartupType", func(p *corev1alpha1.PodCliqueSet) {
-			p.Spec.Template.StartupType = ptr.To(corev1alpha1.CliqueStartupTypeAnyOrder)
+		immutable("cliqueStartupType", "spec.template.cliqueStartupType", func(p *grovecorev1alpha1.PodCliqueSet) {
+			p.Spec.Template.StartupType = ptr.To(grovecorev1alpha1.CliqueStartupTypeAnyOrder)
 		}),
 		{Name: "cliques not added", Update: true, Path: "spec.template.cliques", Message: "may not be added, removed or renamed", Good: podTemplateChange,
-			Bad: func(p *corev1alpha1.PodCliqueSet) { addClique(p, Clique("router", 1)) }},
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) { addClique(p, Clique("router", 1)) }},
 		{Name: "cliques not reordered", Update: true, Path: "spec.template.cliques", Message: "may not be reordered", Good: podTemplateChange,
-			Bad: func(p *corev1alpha1.PodCliqueSet) {
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				c := p.Spec.Template.Cliques
 				c[0], c[1] = c[1], c[0]
 			}},
-		immutable("roleName", "spec.template.cliques[1].spec.roleName", func(p *corev1alpha1.PodCliqueSet) { clique(p, "leader").Spec.RoleName = "head" }),
-		immutable("minAvailable", "spec.template.cliques[0].spec.minAvailable", func(p *corev1alpha1.PodCliqueSet) { clique(p, "frontend").Spec.MinAvailable = ptr.To[int32](1) }),
-		immutable("startsAfter", "spec.template.cliques[2].spec.startsAfter", func(p *corev1alpha1.PodCliqueSet) {
+		immutable("roleName", "spec.template.cliques[1].spec.roleName", func(p *grovecorev1alpha1.PodCliqueSet) { clique(p, "leader").Spec.RoleName = "head" }),
+		immutable("minAvailable", "spec.template.cliques[0].spec.minAvailable", func(p *grovecorev1alpha1.PodCliqueSet) { clique(p, "frontend").Spec.MinAvailable = ptr.To[int32](1) }),
+		immutable("startsAfter", "spec.template.cliques[2].spec.startsAfter", func(p *grovecorev1alpha1.PodCliqueSet) {
 			clique(p, "worker").Spec.StartsAfter = []string{"leader", "frontend"}
 		}),
-		immutable("schedulerName", "spec.template.cliques[0].spec.podSpec.schedulerName", func(p *corev1alpha1.PodCliqueSet) {
+		immutable("schedulerName", "spec.template.cliques[0].spec.podSpec.schedulerName", func(p *grovecorev1alpha1.PodCliqueSet) {
 			for i := range p.Spec.Template.Cliques {
 				p.Spec.Template.Cliques[i].Spec.PodSpec.SchedulerName = "default-scheduler"
 			}
 		}),
 		{Name: "scaling groups not added", Update: true, Path: "spec.template.podCliqueScalingGroups", Message: "may not be added, removed or renamed", Good: podTemplateChange,
-			Bad: func(p *corev1alpha1.PodCliqueSet) { group(p).Name = "model-2" }},
-		immutable("scaling group cliqueNames", "spec.template.podCliqueScalingGroups[0].cliqueNames", func(p *corev1alpha1.PodCliqueSet) {
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) { group(p).Name = "model-2" }},
+		immutable("scaling group cliqueNames", "spec.template.podCliqueScalingGroups[0].cliqueNames", func(p *grovecorev1alpha1.PodCliqueSet) {
 			group(p).CliqueNames = []string{"leader"}
 		}),
-		immutable("scaling group minAvailable", "spec.template.podCliqueScalingGroups[0].minAvailable", func(p *corev1alpha1.PodCliqueSet) {
+		immutable("scaling group minAvailable", "spec.template.podCliqueScalingGroups[0].minAvailable", func(p *grovecorev1alpha1.PodCliqueSet) {
 			group(p).MinAvailable = ptr.To[int32](2)
 		}),
-		immutable("PodCliqueSet topologyConstraint", "spec.template.topologyConstraint", func(p *corev1alpha1.PodCliqueSet) {
+		immutable("PodCliqueSet topologyConstraint", "spec.template.topologyConstraint", func(p *grovecorev1alpha1.PodCliqueSet) {
 			p.Spec.Template.TopologyConstraint = required(TopologyName, "zone")
 		}),
-		immutable("scaling group topologyConstraint", "spec.template.podCliqueScalingGroups[0].topologyConstraint", func(p *corev1alpha1.PodCliqueSet) {
+		immutable("scaling group topologyConstraint", "spec.template.podCliqueScalingGroups[0].topologyConstraint", func(p *grovecorev1alpha1.PodCliqueSet) {
 			group(p).TopologyConstraint = required(TopologyName, "rack")
 		}),
-		immutable("clique topologyConstraint", "spec.template.cliques[0].topologyConstraint", func(p *corev1alpha1.PodCliqueSet) {
+		immutable("clique topologyConstraint", "spec.template.cliques[0].topologyConstraint", func(p *grovecorev1alpha1.PodCliqueSet) {
 			clique(p, "frontend").TopologyConstraint = required(TopologyName, "host")
 		}),
 	}

@@ -25,7 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/grove-project/grove/api/common"
+	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/startuporder"
@@ -53,26 +53,26 @@ type Identity struct {
 func IdentityOf(pclq *grovecorev1alpha1.PodClique) (Identity, error) {
 	l := pclq.Labels
 	id := Identity{
-		PCSName:         l[common.LabelPartOfKey],
-		TemplateName:    l[common.LabelPodCliqueTemplateName],
-		PCSGName:        l[common.LabelPodCliqueScalingGroup],
-		PodGangName:     l[common.LabelPodGang],
-		BasePodGangName: l[common.LabelBasePodGang],
+		PCSName:         l[apicommon.LabelPartOfKey],
+		TemplateName:    l[apicommon.LabelPodCliqueTemplateName],
+		PCSGName:        l[apicommon.LabelPodCliqueScalingGroup],
+		PodGangName:     l[apicommon.LabelPodGang],
+		BasePodGangName: l[apicommon.LabelBasePodGang],
 	}
 	for key, val := range map[string]string{
-		common.LabelPartOfKey: id.PCSName, common.LabelPodCliqueTemplateName: id.TemplateName, common.LabelPodGang: id.PodGangName,
+		apicommon.LabelPartOfKey: id.PCSName, apicommon.LabelPodCliqueTemplateName: id.TemplateName, apicommon.LabelPodGang: id.PodGangName,
 	} {
 		if val == "" {
 			return id, fmt.Errorf("PodClique %s/%s has no label %s", pclq.Namespace, pclq.Name, key)
 		}
 	}
-	idx, err := indexLabel(l, common.LabelPodCliqueSetReplicaIndex)
+	idx, err := indexLabel(l, apicommon.LabelPodCliqueSetReplicaIndex)
 	if err != nil {
 		return id, fmt.Errorf("PodClique %s/%s: %w", pclq.Namespace, pclq.Name, err)
 	}
 	id.PCSReplicaIndex = idx
 	if id.PCSGName != "" {
-		if id.PCSGReplicaIndex, err = indexLabel(l, common.LabelPodCliqueScalingGroupReplicaIndex); err != nil {
+		if id.PCSGReplicaIndex, err = indexLabel(l, apicommon.LabelPodCliqueScalingGroupReplicaIndex); err != nil {
 			return id, fmt.Errorf("PodClique %s/%s: %w", pclq.Namespace, pclq.Name, err)
 		}
 	}
@@ -157,15 +157,15 @@ func (b *Builder) Build(podIndex int) *corev1.Pod {
 	if labels == nil {
 		labels = map[string]string{}
 	}
-	maps.Copy(labels, common.DefaultLabels(id.PCSName))
-	labels[common.LabelPodClique] = pclq.Name
-	labels[common.LabelPodCliquePodIndex] = strconv.Itoa(podIndex)
+	maps.Copy(labels, apicommon.DefaultLabels(id.PCSName))
+	labels[apicommon.LabelPodClique] = pclq.Name
+	labels[apicommon.LabelPodCliquePodIndex] = strconv.Itoa(podIndex)
 	// The PodClique's own name label would be misleading on a pod.
-	delete(labels, common.LabelAppNameKey)
+	delete(labels, apicommon.LabelAppNameKey)
 
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
-			GenerateName: common.PodGenerateName(pclq.Name),
+			GenerateName: apicommon.PodGenerateName(pclq.Name),
 			Namespace:    pclq.Namespace,
 			Labels:       labels,
 			Annotations:  maps.Clone(pclq.Annotations),
@@ -180,15 +180,21 @@ func (b *Builder) Build(podIndex int) *corev1.Pod {
 		},
 		Spec: *pclq.Spec.PodSpec.DeepCopy(),
 	}
-	delete(pod.Annotations, common.AnnotationTemplateReplicas)
+	delete(pod.Annotations, apicommon.AnnotationTemplateReplicas)
 	// Cliques are long-running roles; the admission webhook warns that any
 	// other restartPolicy is ignored.
 	pod.Spec.RestartPolicy = corev1.RestartPolicyAlways
-	pod.Spec.Hostname = common.PodHostname(pclq.Name, podIndex)
-	pod.Spec.Subdomain = common.HeadlessServiceName(id.PCSName, id.PCSReplicaIndex)
+	// Pods run at their gang's priority (the PodGang carries the same class),
+	// so kubelet eviction and preemption see what the scheduler ranks by; a
+	// class the clique's own pod spec names wins.
+	if pod.Spec.PriorityClassName == "" {
+		pod.Spec.PriorityClassName = b.PCS.Spec.Template.PriorityClassName
+	}
+	pod.Spec.Hostname = apicommon.PodHostname(pclq.Name, podIndex)
+	pod.Spec.Subdomain = apicommon.HeadlessServiceName(id.PCSName, id.PCSReplicaIndex)
 	// Grove's gate holds the pod until its PodGang references it; gates other
 	// controllers put in the template are kept.
-	pod.Spec.SchedulingGates = append(withoutGate(pod.Spec.SchedulingGates), corev1.PodSchedulingGate{Name: common.PodGangSchedulingGate})
+	pod.Spec.SchedulingGates = append(withoutGate(pod.Spec.SchedulingGates), corev1.PodSchedulingGate{Name: apicommon.PodGangSchedulingGate})
 
 	env := b.groveEnv(podIndex)
 	for i := range pod.Spec.InitContainers {
@@ -206,18 +212,18 @@ func (b *Builder) Build(podIndex int) *corev1.Pod {
 func (b *Builder) groveEnv(podIndex int) []corev1.EnvVar {
 	id := b.Identity
 	env := []corev1.EnvVar{
-		{Name: common.EnvPCSName, Value: id.PCSName},
-		{Name: common.EnvPCSIndex, Value: strconv.Itoa(int(id.PCSReplicaIndex))},
-		{Name: common.EnvPCLQName, Value: b.PCLQ.Name},
-		{Name: common.EnvHeadlessService, Value: common.HeadlessServiceAddress(id.PCSName, id.PCSReplicaIndex, b.PCLQ.Namespace)},
-		{Name: common.EnvPCLQPodIndex, Value: strconv.Itoa(podIndex)},
+		{Name: apicommon.EnvPCSName, Value: id.PCSName},
+		{Name: apicommon.EnvPCSIndex, Value: strconv.Itoa(int(id.PCSReplicaIndex))},
+		{Name: apicommon.EnvPCLQName, Value: b.PCLQ.Name},
+		{Name: apicommon.EnvHeadlessService, Value: apicommon.HeadlessServiceAddress(id.PCSName, id.PCSReplicaIndex, b.PCLQ.Namespace)},
+		{Name: apicommon.EnvPCLQPodIndex, Value: strconv.Itoa(podIndex)},
 	}
 	if id.PCSGName != "" {
 		env = append(env,
-			corev1.EnvVar{Name: common.EnvPCSGName, Value: id.PCSGName},
-			corev1.EnvVar{Name: common.EnvPCSGTemplateNumPods, Value: strconv.Itoa(b.pcsgTemplatePods)},
-			corev1.EnvVar{Name: common.EnvPCSGIndex, Value: strconv.Itoa(int(id.PCSGReplicaIndex))},
-			corev1.EnvVar{Name: common.EnvPCSGPodIndex, Value: strconv.Itoa(b.pcsgPodIndexOffset + podIndex)},
+			corev1.EnvVar{Name: apicommon.EnvPCSGName, Value: id.PCSGName},
+			corev1.EnvVar{Name: apicommon.EnvPCSGTemplateNumPods, Value: strconv.Itoa(b.pcsgTemplatePods)},
+			corev1.EnvVar{Name: apicommon.EnvPCSGIndex, Value: strconv.Itoa(int(id.PCSGReplicaIndex))},
+			corev1.EnvVar{Name: apicommon.EnvPCSGPodIndex, Value: strconv.Itoa(b.pcsgPodIndexOffset + podIndex)},
 		)
 	}
 	return env
@@ -243,7 +249,7 @@ func prependEnv(grove, user []corev1.EnvVar) []corev1.EnvVar {
 func withoutGate(gates []corev1.PodSchedulingGate) []corev1.PodSchedulingGate {
 	out := make([]corev1.PodSchedulingGate, 0, len(gates)+1)
 	for _, g := range gates {
-		if g.Name != common.PodGangSchedulingGate {
+		if g.Name != apicommon.PodGangSchedulingGate {
 			out = append(out, g)
 		}
 	}
@@ -253,7 +259,7 @@ func withoutGate(gates []corev1.PodSchedulingGate) []corev1.PodSchedulingGate {
 // HasGroveGate reports whether a pod still carries Grove's scheduling gate.
 func HasGroveGate(pod *corev1.Pod) bool {
 	for _, g := range pod.Spec.SchedulingGates {
-		if g.Name == common.PodGangSchedulingGate {
+		if g.Name == apicommon.PodGangSchedulingGate {
 			return true
 		}
 	}

@@ -38,12 +38,13 @@ import (
 	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/grove-project/grove/api/common"
+	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
-	groveschedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/expect"
 	"github.com/grove-project/grove/operator/internal/groveerr"
+	"github.com/grove-project/grove/operator/internal/update"
 )
 
 // Error codes of the pod component.
@@ -88,7 +89,7 @@ type Component struct {
 // writtenReferences are pod references written into one PodGang.
 type writtenReferences struct {
 	podGang types.UID
-	refs    []groveschedv1alpha1.NamespacedName
+	refs    []groveschedulerv1alpha1.NamespacedName
 }
 
 // New returns the pod component. initcImage is the grove-initc image with its tag.
@@ -118,6 +119,8 @@ type Result struct {
 	// Pods are the PodClique's pods as the cache showed them at the start of
 	// Sync; status is computed from them.
 	Pods []*corev1.Pod
+	// Rollout says where the PodClique stands in an update (rollout.go).
+	Rollout Rollout
 }
 
 // Sync brings the PodClique's pods in line with spec.replicas, gives every
@@ -155,7 +158,7 @@ func (c *Component) Sync(ctx context.Context, log logr.Logger, pclq *grovecorev1
 			active = append(active, p)
 		}
 	}
-	currentHash := pclq.Labels[common.LabelPodTemplateHash]
+	currentHash := pclq.Labels[apicommon.LabelPodTemplateHash]
 	extras := DuplicateIndexExtras(pclq.Name, active, currentHash)
 	if repair := c.repairBudget(pclq, active, extras); len(repair) > 0 {
 		if err := c.deleteDuplicates(ctx, log, pclq, repair); err != nil {
@@ -165,6 +168,13 @@ func (c *Component) Sync(ctx context.Context, log logr.Logger, pclq *grovecorev1
 		active = without(active, repair)
 		extras = without(extras, repair)
 	}
+
+	before := len(active)
+	if active, res.Rollout, err = c.rollOut(ctx, log, pclq, pcs, id, active, len(pending.ReservedIndices)); err != nil {
+		return res, err
+	}
+	res.PendingDeletes += before - len(active)
+	extras = without(extras, without(extras, active))
 
 	switch diff := len(active) + len(pending.ReservedIndices) - int(pclq.Spec.Replicas); {
 	case diff < 0:
@@ -181,7 +191,7 @@ func (c *Component) Sync(ctx context.Context, log logr.Logger, pclq *grovecorev1
 		// Pods that share an index with a kept pod go first, then the order
 		// of SortForDeletion.
 		SortForDeletion(active, pclq.Name, currentHash)
-		active = append(extras, without(active, extras)...)
+		active = slices.Concat(extras, without(active, extras))
 		if err := c.deletePods(ctx, log, pclq, active[:diff]); err != nil {
 			return res, err
 		}
@@ -258,9 +268,9 @@ func (c *Component) repairBudget(pclq *grovecorev1alpha1.PodClique, active, extr
 }
 
 // maxUnavailable is how many pods of the clique Grove's own deletions may make
-// unavailable at once.
-func maxUnavailable(_ *grovecorev1alpha1.PodClique) int {
-	return 1
+// unavailable at once: the clique's rolling-update budget.
+func maxUnavailable(pclq *grovecorev1alpha1.PodClique) int {
+	return int(update.MaxUnavailable(pclq.Spec.RollingUpdate, pclq.Spec.Replicas))
 }
 
 func (c *Component) deleteDuplicates(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique, pods []*corev1.Pod) error {
@@ -297,7 +307,7 @@ func without(pods, drop []*corev1.Pod) []*corev1.Pod {
 // name out.
 func (c *Component) listPods(ctx context.Context, reader client.Reader, pclq *grovecorev1alpha1.PodClique) ([]*corev1.Pod, error) {
 	list := &corev1.PodList{}
-	if err := reader.List(ctx, list, client.InNamespace(pclq.Namespace), client.MatchingLabels{common.LabelPodClique: pclq.Name}); err != nil {
+	if err := reader.List(ctx, list, client.InNamespace(pclq.Namespace), client.MatchingLabels{apicommon.LabelPodClique: pclq.Name}); err != nil {
 		return nil, groveerr.Wrapf(err, ErrListPods, groveerr.OperationSync, "listing pods of PodClique %s", pclq.Name)
 	}
 	pods := make([]*corev1.Pod, 0, len(list.Items))
@@ -396,7 +406,7 @@ func (c *Component) deletePods(ctx context.Context, log logr.Logger, pclq *grove
 // creates of this PodClique are unseen the write waits for them, so a clique
 // whose pods are created in one go writes its references once.
 func (c *Component) syncReferences(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique, podGangName string, active []*corev1.Pod, createsPending bool) (map[string]bool, error) {
-	pg := &groveschedv1alpha1.PodGang{}
+	pg := &groveschedulerv1alpha1.PodGang{}
 	if err := c.client.Get(ctx, types.NamespacedName{Namespace: pclq.Namespace, Name: podGangName}, pg); err != nil {
 		if apierrors.IsNotFound(err) {
 			// The PodGang's creation event brings the next reconcile.
@@ -404,16 +414,16 @@ func (c *Component) syncReferences(ctx context.Context, log logr.Logger, pclq *g
 		}
 		return nil, groveerr.Wrapf(err, ErrGetPodGang, groveerr.OperationSync, "getting PodGang %s", podGangName)
 	}
-	group := slices.IndexFunc(pg.Spec.PodGroups, func(g groveschedv1alpha1.PodGroup) bool { return g.Name == pclq.Name })
+	group := slices.IndexFunc(pg.Spec.PodGroups, func(g groveschedulerv1alpha1.PodGroup) bool { return g.Name == pclq.Name })
 	if group < 0 {
 		return nil, nil
 	}
 	current := pg.Spec.PodGroups[group].PodReferences
-	want := make([]groveschedv1alpha1.NamespacedName, 0, len(active))
+	want := make([]groveschedulerv1alpha1.NamespacedName, 0, len(active))
 	for _, p := range active {
-		want = append(want, groveschedv1alpha1.NamespacedName{Namespace: p.Namespace, Name: p.Name})
+		want = append(want, groveschedulerv1alpha1.NamespacedName{Namespace: p.Namespace, Name: p.Name})
 	}
-	slices.SortFunc(want, func(a, b groveschedv1alpha1.NamespacedName) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(want, func(a, b groveschedulerv1alpha1.NamespacedName) int { return strings.Compare(a.Name, b.Name) })
 	if createsPending || slices.Equal(current, want) {
 		return referencedNames(pclq.Namespace, current), nil
 	}
@@ -444,7 +454,7 @@ func (c *Component) syncReferences(ctx context.Context, log logr.Logger, pclq *g
 	return referencedNames(pclq.Namespace, want), nil
 }
 
-func referencedNames(namespace string, refs []groveschedv1alpha1.NamespacedName) map[string]bool {
+func referencedNames(namespace string, refs []groveschedulerv1alpha1.NamespacedName) map[string]bool {
 	out := make(map[string]bool, len(refs))
 	for _, r := range refs {
 		if r.Namespace == namespace {
@@ -481,7 +491,7 @@ func (c *Component) liftGates(ctx context.Context, log logr.Logger, pclq *grovec
 			ready = append(ready, p)
 		}
 	}
-	patch := []byte(fmt.Sprintf(`{"spec":{"schedulingGates":[{"$patch":"delete","name":%q}]}}`, common.PodGangSchedulingGate))
+	patch := []byte(fmt.Sprintf(`{"spec":{"schedulingGates":[{"$patch":"delete","name":%q}]}}`, apicommon.PodGangSchedulingGate))
 	n, err := slowStart(len(ready), func(i int) error {
 		if err := c.client.Patch(ctx, ready[i], client.RawPatch(types.StrategicMergePatchType, patch)); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("removing the scheduling gate of pod %s: %w", ready[i].Name, err)
@@ -500,7 +510,7 @@ func (c *Component) liftGates(ctx context.Context, log logr.Logger, pclq *grovec
 // podGangScheduled reports whether every group of a PodGang has at least
 // minReplicas pods scheduled, according to its PodCliques' status.
 func (c *Component) podGangScheduled(ctx context.Context, namespace, name string) (bool, error) {
-	pg := &groveschedv1alpha1.PodGang{}
+	pg := &groveschedulerv1alpha1.PodGang{}
 	if err := c.client.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, pg); err != nil {
 		if apierrors.IsNotFound(err) {
 			return false, nil

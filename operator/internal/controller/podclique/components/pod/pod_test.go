@@ -36,7 +36,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 
-	"github.com/grove-project/grove/api/common"
+	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/config"
@@ -67,7 +67,7 @@ func leaderWorkers() *grovecorev1alpha1.PodCliqueSet {
 }
 
 func memberPodClique(pcs *grovecorev1alpha1.PodCliqueSet, clique string, pcsgReplica int32) *grovecorev1alpha1.PodClique {
-	pcsg := common.PodCliqueScalingGroupName(pcs.Name, 0, "mn")
+	pcsg := apicommon.PodCliqueScalingGroupName(pcs.Name, 0, "mn")
 	var tmpl grovecorev1alpha1.PodCliqueTemplateSpec
 	for _, c := range pcs.Spec.Template.Cliques {
 		if c.Name == clique {
@@ -77,19 +77,19 @@ func memberPodClique(pcs *grovecorev1alpha1.PodCliqueSet, clique string, pcsgRep
 	tmpl.Spec.PodSpec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/quota"}}
 	tmpl.Spec.PodSpec.RestartPolicy = corev1.RestartPolicyOnFailure
 	labels := map[string]string{
-		common.LabelManagedByKey: common.LabelManagedByValue, common.LabelPartOfKey: pcs.Name,
-		common.LabelAppNameKey: common.ScalingGroupPodCliqueName(pcsg, pcsgReplica, clique), common.LabelComponentKey: common.LabelComponentPCSGPodClique,
-		common.LabelPodCliqueSetReplicaIndex: "0", common.LabelPodCliqueScalingGroup: pcsg,
-		common.LabelPodCliqueScalingGroupReplicaIndex: fmt.Sprint(pcsgReplica), common.LabelPodCliqueTemplateName: clique,
-		common.LabelPodGang:         common.PodGangNameForScalingGroupReplica(pcs.Name, 0, pcsg, pcsgReplica, 1),
-		common.LabelPodTemplateHash: "h1", "team": "llm",
+		apicommon.LabelManagedByKey: apicommon.LabelManagedByValue, apicommon.LabelPartOfKey: pcs.Name,
+		apicommon.LabelAppNameKey: apicommon.ScalingGroupPodCliqueName(pcsg, pcsgReplica, clique), apicommon.LabelComponentKey: apicommon.LabelComponentPCSGPodClique,
+		apicommon.LabelPodCliqueSetReplicaIndex: "0", apicommon.LabelPodCliqueScalingGroup: pcsg,
+		apicommon.LabelPodCliqueScalingGroupReplicaIndex: fmt.Sprint(pcsgReplica), apicommon.LabelPodCliqueTemplateName: clique,
+		apicommon.LabelPodGang:         apicommon.PodGangNameForScalingGroupReplica(pcs.Name, 0, pcsg, pcsgReplica, 1),
+		apicommon.LabelPodTemplateHash: "h1", "team": "llm",
 	}
 	if pcsgReplica >= 1 {
-		labels[common.LabelBasePodGang] = common.BasePodGangName(pcs.Name, 0)
+		labels[apicommon.LabelBasePodGang] = apicommon.BasePodGangName(pcs.Name, 0)
 	}
 	return &grovecorev1alpha1.PodClique{
-		ObjectMeta: metav1.ObjectMeta{Name: common.ScalingGroupPodCliqueName(pcsg, pcsgReplica, clique), Namespace: pcs.Namespace, UID: "pclq-uid", Labels: labels,
-			Annotations: map[string]string{"note": "x", common.AnnotationTemplateReplicas: "3"}},
+		ObjectMeta: metav1.ObjectMeta{Name: apicommon.ScalingGroupPodCliqueName(pcsg, pcsgReplica, clique), Namespace: pcs.Namespace, UID: "pclq-uid", Labels: labels,
+			Annotations: map[string]string{"note": "x", apicommon.AnnotationTemplateReplicas: "3"}},
 		Spec: tmpl.Spec,
 	}
 }
@@ -129,21 +129,21 @@ func TestBuildScalingGroupMemberPod(t *testing.T) {
 		t.Errorf("restartPolicy %q, want Always whatever the template says", pod.Spec.RestartPolicy)
 	}
 	wantLabels := map[string]string{
-		common.LabelManagedByKey: "grove-operator", common.LabelPartOfKey: "lws", common.LabelPodClique: "lws-0-mn-1-worker",
-		common.LabelPodCliquePodIndex: "2", common.LabelPodGang: "lws-0-mn-0", common.LabelBasePodGang: "lws-0",
-		common.LabelPodCliqueSetReplicaIndex: "0", common.LabelPodCliqueScalingGroup: "lws-0-mn",
-		common.LabelPodCliqueScalingGroupReplicaIndex: "1", common.LabelPodCliqueTemplateName: "worker",
-		common.LabelPodTemplateHash: "h1", common.LabelComponentKey: common.LabelComponentPCSGPodClique, "team": "llm",
+		apicommon.LabelManagedByKey: "grove-operator", apicommon.LabelPartOfKey: "lws", apicommon.LabelPodClique: "lws-0-mn-1-worker",
+		apicommon.LabelPodCliquePodIndex: "2", apicommon.LabelPodGang: "lws-0-mn-0", apicommon.LabelBasePodGang: "lws-0",
+		apicommon.LabelPodCliqueSetReplicaIndex: "0", apicommon.LabelPodCliqueScalingGroup: "lws-0-mn",
+		apicommon.LabelPodCliqueScalingGroupReplicaIndex: "1", apicommon.LabelPodCliqueTemplateName: "worker",
+		apicommon.LabelPodTemplateHash: "h1", apicommon.LabelComponentKey: apicommon.LabelComponentPCSGPodClique, "team": "llm",
 	}
 	for k, v := range wantLabels {
 		if pod.Labels[k] != v {
 			t.Errorf("label %s = %q, want %q", k, pod.Labels[k], v)
 		}
 	}
-	if _, ok := pod.Labels[common.LabelAppNameKey]; ok {
+	if _, ok := pod.Labels[apicommon.LabelAppNameKey]; ok {
 		t.Errorf("pod carries the PodClique's name label")
 	}
-	if pod.Annotations["note"] != "x" || pod.Annotations[common.AnnotationTemplateReplicas] != "" {
+	if pod.Annotations["note"] != "x" || pod.Annotations[apicommon.AnnotationTemplateReplicas] != "" {
 		t.Errorf("annotations %v", pod.Annotations)
 	}
 	if ref := pod.OwnerReferences; len(ref) != 1 || ref[0].Kind != "PodClique" || ref[0].Name != pclq.Name || !*ref[0].Controller {
@@ -153,7 +153,7 @@ func TestBuildScalingGroupMemberPod(t *testing.T) {
 	for _, g := range pod.Spec.SchedulingGates {
 		gates = append(gates, g.Name)
 	}
-	if !slices.Equal(gates, []string{"example.com/quota", common.PodGangSchedulingGate}) {
+	if !slices.Equal(gates, []string{"example.com/quota", apicommon.PodGangSchedulingGate}) {
 		t.Errorf("gates %v: other gates must be kept and Grove's added", gates)
 	}
 
@@ -182,7 +182,7 @@ func TestBuildScalingGroupMemberPod(t *testing.T) {
 	}
 
 	// Workers start after the leader of their own scaling-group replica.
-	if len(pod.Spec.InitContainers) != 1 || pod.Spec.InitContainers[0].Name != common.InitContainerName {
+	if len(pod.Spec.InitContainers) != 1 || pod.Spec.InitContainers[0].Name != apicommon.InitContainerName {
 		t.Fatalf("init containers %+v", pod.Spec.InitContainers)
 	}
 	if args := pod.Spec.InitContainers[0].Args; !slices.Equal(args, []string{"--podcliques=lws-0-mn-1-leader:1"}) {
@@ -201,7 +201,7 @@ func TestBuildStandalonePodHasNoScalingGroupEnvOrInitContainer(t *testing.T) {
 	pcs.Spec.Template.StartupType = ptr.To(grovecorev1alpha1.CliqueStartupTypeAnyOrder)
 	pclq := &grovecorev1alpha1.PodClique{
 		ObjectMeta: metav1.ObjectMeta{Name: "lws-0-frontend", Namespace: "ml", Labels: map[string]string{
-			common.LabelPartOfKey: "lws", common.LabelPodCliqueSetReplicaIndex: "0", common.LabelPodCliqueTemplateName: "frontend", common.LabelPodGang: "lws-0"}},
+			apicommon.LabelPartOfKey: "lws", apicommon.LabelPodCliqueSetReplicaIndex: "0", apicommon.LabelPodCliqueTemplateName: "frontend", apicommon.LabelPodGang: "lws-0"}},
 		Spec: pcs.Spec.Template.Cliques[0].Spec,
 	}
 	id, err := IdentityOf(pclq)
@@ -219,7 +219,7 @@ func TestBuildStandalonePodHasNoScalingGroupEnvOrInitContainer(t *testing.T) {
 	if len(got) != 5 || got["GROVE_PCLQ_POD_INDEX"] != "0" || got["GROVE_PCSG_NAME"] != "" {
 		t.Errorf("standalone env %v", got)
 	}
-	if len(pod.Spec.InitContainers) != 0 || pod.Annotations[common.AnnotationStartsAfter] != "" {
+	if len(pod.Spec.InitContainers) != 0 || pod.Annotations[apicommon.AnnotationStartsAfter] != "" {
 		t.Errorf("AnyOrder pod got init containers %v", pod.Spec.InitContainers)
 	}
 	if pod.Spec.SchedulerName != "default-scheduler" {
@@ -229,14 +229,14 @@ func TestBuildStandalonePodHasNoScalingGroupEnvOrInitContainer(t *testing.T) {
 
 func TestIdentityOfRejectsMissingLabels(t *testing.T) {
 	pclq := &grovecorev1alpha1.PodClique{ObjectMeta: metav1.ObjectMeta{Name: "x", Namespace: "ns", Labels: map[string]string{
-		common.LabelPartOfKey: "p", common.LabelPodCliqueTemplateName: "c", common.LabelPodGang: "p-0", common.LabelPodCliqueSetReplicaIndex: "zero"}}}
+		apicommon.LabelPartOfKey: "p", apicommon.LabelPodCliqueTemplateName: "c", apicommon.LabelPodGang: "p-0", apicommon.LabelPodCliqueSetReplicaIndex: "zero"}}}
 	if _, err := IdentityOf(pclq); err == nil || err.Error() != `PodClique ns/x: label grove.io/podcliqueset-replica-index="zero" is not a replica index` {
 		t.Errorf("error %v", err)
 	}
 }
 
 func podWith(name string, index int, mutate func(*corev1.Pod)) *corev1.Pod {
-	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{common.LabelPodTemplateHash: "new"}},
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{apicommon.LabelPodTemplateHash: "new"}},
 		Spec:   corev1.PodSpec{Hostname: fmt.Sprintf("pc-%d", index), NodeName: "node"},
 		Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}}
 	if mutate != nil {
@@ -269,7 +269,7 @@ func TestSortForDeletion(t *testing.T) {
 	pods := []*corev1.Pod{
 		podWith("ready-old-index1", 1, func(p *corev1.Pod) { p.CreationTimestamp = metav1.NewTime(now.Add(-time.Hour)) }),
 		podWith("ready-index4", 4, nil),
-		podWith("outdated", 2, func(p *corev1.Pod) { p.Labels[common.LabelPodTemplateHash] = "old" }),
+		podWith("outdated", 2, func(p *corev1.Pod) { p.Labels[apicommon.LabelPodTemplateHash] = "old" }),
 		podWith("not-ready", 0, func(p *corev1.Pod) { p.Status.Conditions[0].Status = corev1.ConditionFalse }),
 		podWith("pending", 3, func(p *corev1.Pod) { p.Status.Phase = corev1.PodPending }),
 		podWith("unscheduled", 6, func(p *corev1.Pod) { p.Spec.NodeName = ""; p.Status.Phase = corev1.PodPending }),
@@ -335,7 +335,7 @@ func TestDuplicateIndexExtras(t *testing.T) {
 			name: "three pods with one index give up two; pods without an index go too",
 			active: []*corev1.Pod{
 				podWith("x", 2, newer), podWith("y", 2, older), podWith("z", 2, newer),
-				podWith("noindex", 0, func(p *corev1.Pod) { p.Spec.Hostname = ""; delete(p.Labels, common.LabelPodCliquePodIndex) }),
+				podWith("noindex", 0, func(p *corev1.Pod) { p.Spec.Hostname = ""; delete(p.Labels, apicommon.LabelPodCliquePodIndex) }),
 			},
 			want: []string{"noindex", "x", "z"},
 		},

@@ -24,7 +24,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/grove-project/grove/api/common"
+	apicommon "github.com/grove-project/grove/api/common"
 )
 
 // IsActive reports whether a pod counts towards a PodClique's replicas: not
@@ -41,7 +41,7 @@ func podIndexOf(pclqName string, pod *corev1.Pod) (int, bool) {
 			return i, true
 		}
 	}
-	if i, err := strconv.Atoi(pod.Labels[common.LabelPodCliquePodIndex]); err == nil && i >= 0 {
+	if i, err := strconv.Atoi(pod.Labels[apicommon.LabelPodCliquePodIndex]); err == nil && i >= 0 {
 		return i, true
 	}
 	return 0, false
@@ -114,7 +114,7 @@ func SortForDeletion(pods []*corev1.Pod, pclqName, currentTemplateHash string) {
 		if IsReady(pa) != IsReady(pb) {
 			return !IsReady(pa)
 		}
-		if oa, ob := pa.Labels[common.LabelPodTemplateHash] != currentTemplateHash, pb.Labels[common.LabelPodTemplateHash] != currentTemplateHash; oa != ob {
+		if oa, ob := pa.Labels[apicommon.LabelPodTemplateHash] != currentTemplateHash, pb.Labels[apicommon.LabelPodTemplateHash] != currentTemplateHash; oa != ob {
 			return oa
 		}
 		ia, _ := podIndexOf(pclqName, pa)

@@ -166,15 +166,15 @@ func (d Deps) ReportDelete(owner runtime.Object, kind, name string, err error) {
 	d.Recorder.Eventf(owner, corev1.EventTypeNormal, kind+"DeleteSuccessful", "Deleted %s %s", kind, name)
 }
 
-// IndexAtLeast reports whether obj's integer label key is >= min. Objects
-// without a valid index are treated as stray and reported as at least min,
+// IndexAtLeast reports whether obj's integer label key is >= least. Objects
+// without a valid index are treated as stray and reported as at least least,
 // so they are cleaned up with the removed indices.
-func IndexAtLeast(obj metav1.Object, key string, min int32) bool {
+func IndexAtLeast(obj metav1.Object, key string, least int32) bool {
 	v, err := strconv.Atoi(obj.GetLabels()[key])
 	if err != nil {
 		return true
 	}
-	return int32(v) >= min
+	return int32(v) >= least
 }
 
 // MergeLabels returns live with every owned label set; labels others added stay.

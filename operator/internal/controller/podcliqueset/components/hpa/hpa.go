@@ -126,6 +126,12 @@ func (o operator) build(pcs *grovecorev1alpha1.PodCliqueSet, replica int32, targ
 	if cfg.MinReplicas != nil {
 		minReplicas = *cfg.MinReplicas
 	}
+	// minReplicas 0 means the target may be parked at zero. The API server
+	// accepts an HPA minReplicas of 0 only behind the alpha HPAScaleToZero
+	// feature gate; with 1 the HPA still leaves a target scaled to zero alone
+	// ("scaling is disabled since the replica count of the target is zero")
+	// and resumes once it is scaled up.
+	minReplicas = max(minReplicas, 1)
 	h := &autoscalingv2.HorizontalPodAutoscaler{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: pcs.Namespace, Labels: labels},
 		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{

@@ -79,6 +79,7 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 			controllerutil.AddFinalizer(l, apicommon.FinalizerPodCliqueScalingGroup)
 			l.Spec.MinAvailable = w.want.Spec.MinAvailable
 			l.Spec.CliqueNames = w.want.Spec.CliqueNames
+			l.Spec.RollingUpdate = w.want.Spec.RollingUpdate
 		})
 		o.d.ReportApply(pcs, kind, w.want.Name, res, err)
 		return groveerr.Wrapf(err, "ERR_SYNC_PODCLIQUESCALINGGROUP", groveerr.OperationSync, "creating or patching PodCliqueScalingGroup %s", w.want.Name)
@@ -115,6 +116,8 @@ func (o operator) build(pcs *grovecorev1alpha1.PodCliqueSet, replica int32, cfg 
 			Replicas:     desired.ScalingGroupReplicas(cfg),
 			MinAvailable: &minAvailable,
 			CliqueNames:  append([]string(nil), cfg.CliqueNames...),
+			// Copied, as the group's controller reads the budget from its own spec.
+			RollingUpdate: cfg.RollingUpdate.DeepCopy(),
 		},
 	}
 	if err := controllerutil.SetControllerReference(pcs, pcsg, o.d.Scheme); err != nil {

@@ -21,9 +21,11 @@ limitations under the License.
 // replica j at or above minAvailable. Each pod group stands for one
 // PodClique; this component writes the groups (name, minReplicas, topology)
 // but not their pod references, which each PodClique's controller writes
-// for its own group as its pods come and go. The operator writes only the
-// Initialized condition (and the phase while it is empty); the scheduler
-// owns the rest of the status.
+// for its own group as its pods come and go. A PodClique or scaling group
+// scaled to zero has no groups, so the rest of its gang keeps running and new
+// pods still schedule; scaled up again, its groups come back. The operator
+// writes only the Initialized condition (and the phase while it is empty);
+// the scheduler owns the rest of the status.
 package podgang
 
 import (
@@ -170,7 +172,11 @@ func expectedGangs(pcs *grovecorev1alpha1.PodCliqueSet, st *state) []*gang {
 	for i := int32(0); i < pcs.Spec.Replicas; i++ {
 		base := &gang{name: apicommon.BasePodGangName(pcs.Name, i), replica: i, constraint: tmpl.TopologyConstraint}
 		for _, c := range desired.StandaloneCliques(pcs) {
-			base.members = append(base.members, member{pclqName: apicommon.PodCliqueName(pcs.Name, i, c.Name), tmpl: c})
+			name := apicommon.PodCliqueName(pcs.Name, i, c.Name)
+			if scaledToZero(st, name) {
+				continue
+			}
+			base.members = append(base.members, member{pclqName: name, tmpl: c})
 		}
 		var scaled []*gang
 		for k := range tmpl.PodCliqueScalingGroupConfigs {
@@ -180,6 +186,10 @@ func expectedGangs(pcs *grovecorev1alpha1.PodCliqueSet, st *state) []*gang {
 			replicas := desired.ScalingGroupReplicas(cfg)
 			if live, ok := st.pcsgs[pcsgName]; ok {
 				replicas = live.Spec.Replicas
+			}
+			if replicas == 0 {
+				// A scaling group scaled to zero leaves the gang.
+				continue
 			}
 			for j := int32(0); j < max(minAvailable, replicas); j++ {
 				var members []member

@@ -1,0 +1,311 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package podcliqueset
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/desired"
+	"github.com/grove-project/grove/operator/internal/update"
+)
+
+// replicaView is what an update needs to know about one PodCliqueSet replica.
+type replicaView struct {
+	// converged: every standalone PodClique and scaling group of the replica
+	// runs the current templates. Children that do not exist yet count as
+	// converged: they are created from the current templates.
+	converged bool
+	// available: every standalone PodClique has minAvailable ready pods and
+	// every scaling group minAvailable available replicas.
+	available bool
+	// ready: available, and every pod of every PodClique of the replica
+	// (scaling-group members included) is ready.
+	ready bool
+	// nothingScheduled: none of its pods is scheduled.
+	nothingScheduled bool
+	// breached: a child reports MinAvailableBreached=True.
+	breached bool
+	// pclqsUpdated/pclqsTotal count standalone PodCliques, pcsgsUpdated/pcsgsTotal scaling groups.
+	pclqsUpdated, pclqsTotal, pcsgsUpdated, pcsgsTotal int32
+	// stalled names children whose update exceeded its progressDeadline.
+	stalled []string
+}
+
+// deadlineExceeded reports a child whose UpdateInProgress condition says its
+// progress deadline passed.
+func deadlineExceeded(conditions []metav1.Condition) bool {
+	c := meta.FindStatusCondition(conditions, grovecorev1alpha1.ConditionTypeUpdateInProgress)
+	return c != nil && c.Status == metav1.ConditionTrue && c.Reason == grovecorev1alpha1.ConditionReasonProgressDeadlineExceeded
+}
+
+// turnDone reports whether a replica's turn in a RollingRecreate update is
+// over: it runs the current templates and is back to what it served when its
+// turn began. A replica whose pods were all ready waits until all are ready
+// again, so one replica at a time is disrupted; one that was only available
+// (some pods pending, say for capacity) until it is available; one that was
+// not even available served nothing and is not waited for, so it never
+// stalls the update. Unknown (nil) counts as ready.
+func (v replicaView) turnDone(cu grovecorev1alpha1.PodCliqueSetReplicaUpdateProgress) bool {
+	switch {
+	case !v.converged:
+		return false
+	case cu.ReadyAtStart == nil || *cu.ReadyAtStart:
+		return v.ready
+	case cu.AvailableAtStart == nil || *cu.AvailableAtStart:
+		return v.available
+	}
+	return true
+}
+
+func viewReplica(pcs *grovecorev1alpha1.PodCliqueSet, i int32, genHash string, templateHashes map[string]string,
+	pclqs map[string]*grovecorev1alpha1.PodClique, pcsgs map[string]*grovecorev1alpha1.PodCliqueScalingGroup) replicaView {
+	v := replicaView{converged: true, available: replicaAvailable(pcs, i, pclqs, pcsgs)}
+	var scheduled int32
+	for _, c := range desired.StandaloneCliques(pcs) {
+		v.pclqsTotal++
+		p, ok := pclqs[apicommon.PodCliqueName(pcs.Name, i, c.Name)]
+		if !ok || p.DeletionTimestamp != nil {
+			continue
+		}
+		if update.PodCliqueConverged(p, templateHashes[c.Name]) {
+			v.pclqsUpdated++
+		} else {
+			v.converged = false
+		}
+		scheduled += p.Status.ScheduledReplicas
+		v.breached = v.breached || meta.IsStatusConditionTrue(p.Status.Conditions, grovecorev1alpha1.ConditionTypeMinAvailableBreached)
+		if deadlineExceeded(p.Status.Conditions) {
+			v.stalled = append(v.stalled, "PodClique "+p.Name)
+		}
+	}
+	for k := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
+		v.pcsgsTotal++
+		g, ok := pcsgs[apicommon.PodCliqueScalingGroupName(pcs.Name, i, pcs.Spec.Template.PodCliqueScalingGroupConfigs[k].Name)]
+		if !ok || g.DeletionTimestamp != nil {
+			continue
+		}
+		if ptr.Deref(g.Status.CurrentPodCliqueSetGenerationHash, "") == genHash {
+			v.pcsgsUpdated++
+		} else {
+			v.converged = false
+		}
+		scheduled += g.Status.ScheduledReplicas
+		v.breached = v.breached || meta.IsStatusConditionTrue(g.Status.Conditions, grovecorev1alpha1.ConditionTypeMinAvailableBreached)
+		if deadlineExceeded(g.Status.Conditions) {
+			v.stalled = append(v.stalled, "PodCliqueScalingGroup "+g.Name)
+		}
+	}
+	v.nothingScheduled = scheduled == 0
+	v.ready = v.available
+	index := desired.ReplicaIndexLabel(i)
+	for _, p := range pclqs {
+		if p.DeletionTimestamp == nil && p.Labels[apicommon.LabelPodCliqueSetReplicaIndex] == index && p.Status.ReadyReplicas < p.Spec.Replicas {
+			v.ready = false
+		}
+	}
+	return v
+}
+
+// trackUpdate advances the PodCliqueSet's update from its children in the
+// cache: status.updateProgress, currentGenerationHash, updatedReplicas and
+// the UpdateInProgress condition. It decides which replica is rolled
+// (currentlyUpdating); the PodClique and PodCliqueScalingGroup controllers
+// replace pods and group replicas inside it.
+//
+// An update starts when the generation hash differs from the one the
+// replicas converged to (currentGenerationHash) and ends, under
+// RollingRecreate, when every replica has been rolled and the last one is
+// available again; under OnDelete its record ends at once and Grove replaces
+// nothing. A new template, also mid-update, starts a new record; the replica
+// being rolled keeps its turn, so no second replica is disrupted.
+func (r *Reconciler) trackUpdate(pcs *grovecorev1alpha1.PodCliqueSet, genHash string, templateHashes map[string]string,
+	pclqs map[string]*grovecorev1alpha1.PodClique, pcsgs map[string]*grovecorev1alpha1.PodCliqueScalingGroup, now metav1.Time) {
+	st := &pcs.Status
+	views := make([]replicaView, pcs.Spec.Replicas)
+	allConverged := true
+	st.UpdatedReplicas = 0
+	for i := range views {
+		views[i] = viewReplica(pcs, int32(i), genHash, templateHashes, pclqs, pcsgs)
+		allConverged = allConverged && views[i].converged
+		if views[i].converged && views[i].available {
+			st.UpdatedReplicas++
+		}
+	}
+	if st.CurrentGenerationHash == nil {
+		// A new PodCliqueSet: its children are created from this template.
+		st.CurrentGenerationHash = ptr.To(genHash)
+	}
+	rolling := update.Strategy(pcs) == grovecorev1alpha1.RollingRecreateStrategyType
+	rec := st.UpdateProgress
+	switch open := rec != nil && rec.UpdateEndedAt == nil; {
+	case rec == nil && *st.CurrentGenerationHash == genHash:
+	case rec == nil || rec.PodCliqueSetGenerationHash != genHash:
+		rec = r.startUpdate(pcs, rec, genHash, now)
+	case open && !rolling:
+		// Switched to OnDelete: Grove stops replacing.
+		rec.UpdateEndedAt, rec.CurrentlyUpdating = ptr.To(now), nil
+	case !open && rolling && *st.CurrentGenerationHash != genHash:
+		// Switched to RollingRecreate while pods of an older template remain.
+		rec = r.startUpdate(pcs, rec, genHash, now)
+	}
+	st.UpdateProgress = rec
+	if rec != nil && rec.UpdateEndedAt == nil {
+		r.advance(pcs, rec, views, now)
+	}
+	if allConverged && (rec == nil || rec.UpdateEndedAt != nil) {
+		st.CurrentGenerationHash = ptr.To(genHash)
+	}
+	if rec != nil {
+		rec.UpdatedPodCliquesCount, rec.TotalPodCliquesCount, rec.UpdatedPodCliqueScalingGroupsCount, rec.TotalPodCliqueScalingGroupsCount = 0, 0, 0, 0
+		for _, v := range views {
+			rec.UpdatedPodCliquesCount += v.pclqsUpdated
+			rec.TotalPodCliquesCount += v.pclqsTotal
+			rec.UpdatedPodCliqueScalingGroupsCount += v.pcsgsUpdated
+			rec.TotalPodCliqueScalingGroupsCount += v.pcsgsTotal
+		}
+	}
+	r.setUpdateCondition(pcs, views, genHash)
+}
+
+// startUpdate opens a new update record for genHash. Under OnDelete it ends
+// at once. Under RollingRecreate the replica the previous record was rolling
+// keeps its turn.
+func (r *Reconciler) startUpdate(pcs *grovecorev1alpha1.PodCliqueSet, prev *grovecorev1alpha1.PodCliqueSetUpdateProgress, genHash string, now metav1.Time) *grovecorev1alpha1.PodCliqueSetUpdateProgress {
+	rec := &grovecorev1alpha1.PodCliqueSetUpdateProgress{UpdateStartedAt: now, PodCliqueSetGenerationHash: genHash}
+	strategy := update.Strategy(pcs)
+	if strategy == grovecorev1alpha1.OnDeleteStrategyType {
+		rec.UpdateEndedAt = ptr.To(now)
+	} else if prev != nil && prev.UpdateEndedAt == nil {
+		for _, cu := range prev.CurrentlyUpdating {
+			if cu.UpdateEndedAt == nil && cu.ReplicaIndex < pcs.Spec.Replicas {
+				rec.CurrentlyUpdating = []grovecorev1alpha1.PodCliqueSetReplicaUpdateProgress{{
+					ReplicaIndex: cu.ReplicaIndex, UpdateStartedAt: now, ReadyAtStart: cu.ReadyAtStart, AvailableAtStart: cu.AvailableAtStart,
+				}}
+			}
+		}
+	}
+	r.recorder.Eventf(pcs, corev1.EventTypeNormal, update.ReasonUpdateStarted, "Updating to generation hash %s with strategy %s", genHash, strategy)
+	return rec
+}
+
+// advance moves a RollingRecreate update on: the replica being rolled keeps
+// its turn until turnDone; then
+// the next replica that does not run them yet is picked: replicas with no
+// pod scheduled first (nothing to disrupt), then breached ones (already
+// disrupted), then by index. With none left the update ends.
+func (r *Reconciler) advance(pcs *grovecorev1alpha1.PodCliqueSet, rec *grovecorev1alpha1.PodCliqueSetUpdateProgress, views []replicaView, now metav1.Time) {
+	for _, cu := range rec.CurrentlyUpdating {
+		i := cu.ReplicaIndex
+		if cu.UpdateEndedAt == nil && int(i) < len(views) && !views[i].turnDone(cu) {
+			return
+		}
+	}
+	var candidates []int32
+	for i, v := range views {
+		if !v.converged {
+			candidates = append(candidates, int32(i))
+		}
+	}
+	rank := func(i int32) int {
+		switch {
+		case views[i].nothingScheduled:
+			return 0
+		case views[i].breached:
+			return 1
+		}
+		return 2
+	}
+	sort.SliceStable(candidates, func(a, b int) bool { return rank(candidates[a]) < rank(candidates[b]) })
+	if len(candidates) == 0 {
+		rec.CurrentlyUpdating = nil
+		rec.UpdateEndedAt = ptr.To(now)
+		pcs.Status.CurrentGenerationHash = ptr.To(rec.PodCliqueSetGenerationHash)
+		r.recorder.Eventf(pcs, corev1.EventTypeNormal, update.ReasonUpdateCompleted, "All %d replicas run generation hash %s", len(views), rec.PodCliqueSetGenerationHash)
+		return
+	}
+	next := candidates[0]
+	rec.CurrentlyUpdating = []grovecorev1alpha1.PodCliqueSetReplicaUpdateProgress{{
+		ReplicaIndex: next, UpdateStartedAt: now, ReadyAtStart: ptr.To(views[next].ready), AvailableAtStart: ptr.To(views[next].available),
+	}}
+	r.recorder.Eventf(pcs, corev1.EventTypeNormal, update.ReasonReplicaUpdateStarted, "Updating replica %d (%d of %d replicas left)", next, len(candidates), len(views))
+}
+
+// setUpdateCondition writes UpdateInProgress: True (RollingUpdate, or
+// ProgressDeadlineExceeded naming the stalled children) while a
+// RollingRecreate record is open; otherwise False with UpdateCompleted, or
+// OnDelete while pods of an older template remain.
+func (r *Reconciler) setUpdateCondition(pcs *grovecorev1alpha1.PodCliqueSet, views []replicaView, genHash string) {
+	st := &pcs.Status
+	rec := st.UpdateProgress
+	cond := metav1.Condition{Type: grovecorev1alpha1.ConditionTypeUpdateInProgress, ObservedGeneration: pcs.Generation}
+	switch {
+	case rec != nil && rec.UpdateEndedAt == nil:
+		cond.Status, cond.Reason = metav1.ConditionTrue, grovecorev1alpha1.ConditionReasonRollingUpdate
+		var replicas []string
+		for _, cu := range rec.CurrentlyUpdating {
+			replicas = append(replicas, fmt.Sprint(cu.ReplicaIndex))
+		}
+		cond.Message = fmt.Sprintf("updating replica %s to generation hash %s: %d of %d replicas updated, %d of %d PodCliques and %d of %d PodCliqueScalingGroups run the new template",
+			strings.Join(replicas, ","), genHash, st.UpdatedReplicas, len(views), rec.UpdatedPodCliquesCount, rec.TotalPodCliquesCount,
+			rec.UpdatedPodCliqueScalingGroupsCount, rec.TotalPodCliqueScalingGroupsCount)
+		var stalled []string
+		for _, v := range views {
+			stalled = append(stalled, v.stalled...)
+		}
+		if len(stalled) > 0 {
+			cond.Reason = grovecorev1alpha1.ConditionReasonProgressDeadlineExceeded
+			cond.Message = fmt.Sprintf("%s exceeded its progressDeadline; the update continues: %s", strings.Join(stalled, ", "), cond.Message)
+			if was := meta.FindStatusCondition(st.Conditions, cond.Type); was == nil || was.Reason != cond.Reason {
+				r.recorder.Eventf(pcs, corev1.EventTypeWarning, update.ReasonProgressDeadlineExceeded, "%s exceeded its progressDeadline; the update continues", strings.Join(stalled, ", "))
+			}
+		}
+	case *st.CurrentGenerationHash != genHash:
+		cond.Status, cond.Reason = metav1.ConditionFalse, grovecorev1alpha1.ConditionReasonOnDelete
+		cond.Message = fmt.Sprintf("updateStrategy OnDelete: %d of %d replicas run generation hash %s; pods of older templates are replaced when they are deleted",
+			st.UpdatedReplicas, len(views), genHash)
+	default:
+		cond.Status, cond.Reason = metav1.ConditionFalse, grovecorev1alpha1.ConditionReasonUpdateCompleted
+		cond.Message = fmt.Sprintf("all replicas run generation hash %s", genHash)
+	}
+	meta.SetStatusCondition(&st.Conditions, cond)
+}
+
+// updateStatusChanged reports a change of what trackUpdate reads from a
+// child's status besides its counts: the generation its controller observed,
+// its convergence marker, and its MinAvailableBreached and UpdateInProgress
+// conditions.
+func updateStatusChanged(oldGen, newGen *int64, oldHash, newHash *string, oldConds, newConds []metav1.Condition) bool {
+	if ptr.Deref(oldGen, 0) != ptr.Deref(newGen, 0) || ptr.Deref(oldHash, "") != ptr.Deref(newHash, "") {
+		return true
+	}
+	for _, t := range []string{grovecorev1alpha1.ConditionTypeMinAvailableBreached, grovecorev1alpha1.ConditionTypeUpdateInProgress} {
+		o, n := meta.FindStatusCondition(oldConds, t), meta.FindStatusCondition(newConds, t)
+		if (o == nil) != (n == nil) || (o != nil && (o.Status != n.Status || o.Reason != n.Reason)) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,96 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package podcliqueset
+
+import (
+	"slices"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/ptr"
+
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+)
+
+func TestAdvance(t *testing.T) {
+	var (
+		running     = replicaView{converged: false, available: true, ready: true}
+		idle        = replicaView{converged: false, nothingScheduled: true}
+		breached    = replicaView{converged: false, available: false, breached: true}
+		updated     = replicaView{converged: true, available: true, ready: true}
+		convergedUp = replicaView{converged: true, available: false}
+		partial     = replicaView{converged: true, available: true, ready: false}
+		stuck       = replicaView{converged: true, nothingScheduled: true}
+	)
+	type atStart int
+	const (
+		wasReady atStart = iota
+		wasAvailable
+		wasDown
+	)
+	tests := []struct {
+		name      string
+		views     []replicaView
+		current   []int32
+		start     atStart
+		want      []int32
+		wantEnded bool
+	}{
+		{name: "ascending index", views: []replicaView{running, running, running}, want: []int32{0}},
+		{name: "unscheduled first, then breached, then by index", views: []replicaView{running, breached, idle, running}, want: []int32{2}},
+		{name: "breached before running", views: []replicaView{running, running, breached}, want: []int32{2}},
+		{name: "updated replicas are skipped", views: []replicaView{updated, running}, want: []int32{1}},
+		{name: "the replica in progress keeps its turn until available", views: []replicaView{idle, convergedUp}, current: []int32{1}, want: []int32{1}},
+		{name: "a replica unavailable when its turn started does not stall the update", views: []replicaView{running, stuck}, current: []int32{1}, start: wasDown, want: []int32{0}},
+		{name: "a replica available when its turn started is waited for", views: []replicaView{running, stuck}, current: []int32{1}, start: wasAvailable, want: []int32{1}},
+		{name: "a replica all ready when its turn started waits for every pod", views: []replicaView{running, partial}, current: []int32{1}, start: wasReady, want: []int32{1}},
+		{name: "a replica only available when its turn started waits for availability", views: []replicaView{running, partial}, current: []int32{1}, start: wasAvailable, want: []int32{0}},
+		{name: "a finished replica hands over", views: []replicaView{running, updated}, current: []int32{1}, want: []int32{0}},
+		{name: "a replica scaled away hands over", views: []replicaView{running}, current: []int32{3}, want: []int32{0}},
+		{name: "nothing left: the update ends", views: []replicaView{updated, updated}, current: []int32{1}, want: nil, wantEnded: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &Reconciler{recorder: record.NewFakeRecorder(10)}
+			pcs := &grovecorev1alpha1.PodCliqueSet{}
+			now := metav1.Now()
+			rec := &grovecorev1alpha1.PodCliqueSetUpdateProgress{UpdateStartedAt: now, PodCliqueSetGenerationHash: "h"}
+			for _, i := range tt.current {
+				rec.CurrentlyUpdating = append(rec.CurrentlyUpdating, grovecorev1alpha1.PodCliqueSetReplicaUpdateProgress{
+					ReplicaIndex: i, UpdateStartedAt: now, ReadyAtStart: ptr.To(tt.start == wasReady), AvailableAtStart: ptr.To(tt.start != wasDown)})
+			}
+			r.advance(pcs, rec, tt.views, now)
+			var got []int32
+			for _, cu := range rec.CurrentlyUpdating {
+				got = append(got, cu.ReplicaIndex)
+			}
+			if len(got) == 1 && (rec.CurrentlyUpdating[0].AvailableAtStart == nil || rec.CurrentlyUpdating[0].ReadyAtStart == nil) {
+				t.Errorf("the turn does not record whether the replica was available")
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("currentlyUpdating = %v, want %v", got, tt.want)
+			}
+			if (rec.UpdateEndedAt != nil) != tt.wantEnded {
+				t.Errorf("ended = %v, want %v", rec.UpdateEndedAt != nil, tt.wantEnded)
+			}
+			if tt.wantEnded && (pcs.Status.CurrentGenerationHash == nil || *pcs.Status.CurrentGenerationHash != "h") {
+				t.Errorf("currentGenerationHash = %v, want h", pcs.Status.CurrentGenerationHash)
+			}
+		})
+	}
+}
