@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Writes kwok's standard "fast" stages (node initialize, node heartbeat with
 # lease, pod ready, pod complete, pod delete) from the kwok module source in
-# the Go module cache; kwok refuses to start without stages.
+# the Go module cache, plus pod-ready-again; kwok refuses to start without
+# stages.
 # Usage: kwok-stages.sh OUTFILE KWOK_VERSION
 set -euo pipefail
 OUT=${1:?usage: kwok-stages.sh OUTFILE KWOK_VERSION}; V=${2:?}
@@ -15,4 +16,43 @@ for f in node/fast/node-initialize.yaml node/heartbeat-with-lease/node-heartbeat
          pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml; do
   echo '---' >> "$tmp"; cat "$D/kustomize/stage/$f" >> "$tmp"
 done
+# pod-ready-again: a Running pod whose Ready condition someone turned off
+# (the node lifecycle controller does, for every pod of a node whose lease
+# went stale) is Ready again, as a live kubelet would report it. kwok's
+# pod-ready stage only matches Pending pods, so without this a short
+# control-plane outage would leave pods NotReady for good.
+cat >> "$tmp" <<'STAGE'
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: pod-ready-again
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: '.metadata.deletionTimestamp'
+      operator: 'DoesNotExist'
+    - key: '.status.phase'
+      operator: 'In'
+      values:
+      - 'Running'
+    - key: '.status.conditions.[] | select( .type == "Ready" ) | .status'
+      operator: 'NotIn'
+      values:
+      - 'True'
+  next:
+    statusTemplate: |
+      {{ $now := Now }}
+
+      conditions:
+      - lastTransitionTime: {{ $now | Quote }}
+        status: "True"
+        type: Ready
+      - lastTransitionTime: {{ $now | Quote }}
+        status: "True"
+        type: ContainersReady
+STAGE
 mv "$tmp" "$OUT"

@@ -36,3 +36,20 @@ e2e: ## Run the end-to-end suite against the local cluster (brought up, or updat
 .PHONY: e2e-ci
 e2e-ci: ## As e2e, then stop the cluster whatever the outcome (logs and diagnostics stay in .local-cluster/).
 	@rc=0; $(MAKE) --no-print-directory e2e || rc=$$?; $(LOCAL_CLUSTER) down; exit $$rc
+
+# Fault suite (test/faults, docs/testing.md): ROUNDS per fault, FAULTS to kill,
+# SEED to replay a run (0 draws one), PODS in the PodCliqueSet once created.
+ROUNDS ?= 5
+FAULTS ?= kube-apiserver,etcd,grove-operator,grove-scheduler,kube-controller-manager
+SEED ?= 0
+PODS ?= 200
+
+.PHONY: e2e-faults
+e2e-faults: ## Kill -9 and restart each of FAULTS mid-work, ROUNDS times, and check Grove's invariants (SEED replays, PODS sizes).
+	$(LOCAL_CLUSTER) up --nodes $(NODES)
+	cd test && go test -v -tags faults -count=1 -timeout $$(( $(ROUNDS) * 15 + 20 ))m ./faults -args -ginkgo.v \
+		-faults.rounds=$(ROUNDS) -faults.faults=$(FAULTS) -faults.seed=$(SEED) -faults.pods=$(PODS)
+
+.PHONY: e2e-faults-ci
+e2e-faults-ci: ## As e2e-faults, then stop the cluster whatever the outcome (results and diagnostics stay in .local-cluster/).
+	@rc=0; $(MAKE) --no-print-directory e2e-faults || rc=$$?; $(LOCAL_CLUSTER) down; exit $$rc

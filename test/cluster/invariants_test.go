@@ -1,0 +1,402 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cluster
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	"github.com/grove-project/grove/api/common"
+	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+)
+
+const testNS = "ns"
+
+func objMeta(name string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: name, Namespace: testNS, Generation: 1, UID: types.UID("uid-" + name),
+		Labels: map[string]string{common.LabelPartOfKey: "fx", common.LabelPodCliqueSetReplicaIndex: "0"}}
+}
+
+func conds(kv ...any) []metav1.Condition {
+	var out []metav1.Condition
+	for i := 0; i < len(kv); i += 2 {
+		out = append(out, metav1.Condition{Type: kv[i].(string), Status: kv[i+1].(metav1.ConditionStatus), Reason: "R"})
+	}
+	return out
+}
+
+func clique(name string, replicas int32) corev1alpha1.PodClique {
+	return corev1alpha1.PodClique{
+		ObjectMeta: objMeta(name),
+		Spec:       corev1alpha1.PodCliqueSpec{Replicas: replicas, PodSpec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox:1.36"}}}},
+		Status: corev1alpha1.PodCliqueStatus{ObservedGeneration: ptr.To[int64](1), Replicas: replicas, ReadyReplicas: replicas, ScheduledReplicas: replicas,
+			Conditions: conds(corev1alpha1.ConditionTypePodCliqueScheduled, metav1.ConditionTrue, corev1alpha1.ConditionTypeMinAvailableBreached, metav1.ConditionFalse)},
+	}
+}
+
+func pod(pclq string, index int, gang string) corev1.Pod {
+	m := objMeta(fmt.Sprintf("%s-p%d", pclq, index))
+	m.Labels[common.LabelPodClique] = pclq
+	m.Labels[common.LabelPodGang] = gang
+	m.Labels[common.LabelPodCliquePodIndex] = fmt.Sprint(index)
+	m.OwnerReferences = []metav1.OwnerReference{{Kind: "PodClique", Name: pclq, UID: types.UID("uid-" + pclq), Controller: ptr.To(true)}}
+	return corev1.Pod{ObjectMeta: m,
+		Spec:   corev1.PodSpec{Hostname: common.PodHostname(pclq, index), Subdomain: "fx-0", NodeName: "fake-node-001"},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+}
+
+func group(pclq string, minReplicas int32, pods ...string) schedv1alpha1.PodGroup {
+	g := schedv1alpha1.PodGroup{Name: pclq, MinReplicas: minReplicas}
+	for _, p := range pods {
+		g.PodReferences = append(g.PodReferences, schedv1alpha1.NamespacedName{Namespace: testNS, Name: p})
+	}
+	return g
+}
+
+func gang(name string, groups ...schedv1alpha1.PodGroup) schedv1alpha1.PodGang {
+	return schedv1alpha1.PodGang{ObjectMeta: objMeta(name), Spec: schedv1alpha1.PodGangSpec{PodGroups: groups},
+		Status: schedv1alpha1.PodGangStatus{Phase: schedv1alpha1.PodGangPhaseRunning, Conditions: conds(
+			schedv1alpha1.PodGangConditionTypeInitialized, metav1.ConditionTrue, schedv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionTrue,
+			schedv1alpha1.PodGangConditionTypeReady, metav1.ConditionTrue)}}
+}
+
+// settled is PodCliqueSet fx with one replica, quiet: standalone clique w (2
+// pods) in base PodGang fx-0, and scaling group sg (2 replicas, minAvailable
+// 1) of clique x (1 pod): fx-0-sg-0-x in fx-0, fx-0-sg-1-x in scaled PodGang fx-0-sg-0.
+func settled() *Snapshot {
+	pcs := &corev1alpha1.PodCliqueSet{ObjectMeta: objMeta("fx"), Spec: corev1alpha1.PodCliqueSetSpec{Replicas: 1,
+		Template: corev1alpha1.PodCliqueSetTemplateSpec{
+			Cliques:                      []corev1alpha1.PodCliqueTemplateSpec{{Name: "w", Spec: corev1alpha1.PodCliqueSpec{Replicas: 2}}, {Name: "x", Spec: corev1alpha1.PodCliqueSpec{Replicas: 1}}},
+			PodCliqueScalingGroupConfigs: []corev1alpha1.PodCliqueScalingGroupConfig{{Name: "sg", CliqueNames: []string{"x"}, Replicas: ptr.To[int32](2), MinAvailable: ptr.To[int32](1)}},
+		}},
+		Status: corev1alpha1.PodCliqueSetStatus{ObservedGeneration: ptr.To[int64](1), Replicas: 1, AvailableReplicas: 1,
+			PodGangStatuses: []corev1alpha1.PodGangStatus{{Name: "fx-0", Phase: schedv1alpha1.PodGangPhaseRunning}, {Name: "fx-0-sg-0", Phase: schedv1alpha1.PodGangPhaseRunning}}}}
+	return &Snapshot{Namespace: testNS, Name: "fx", PCS: pcs,
+		ScalingGroups: []corev1alpha1.PodCliqueScalingGroup{{ObjectMeta: objMeta("fx-0-sg"),
+			Spec: corev1alpha1.PodCliqueScalingGroupSpec{Replicas: 2, MinAvailable: ptr.To[int32](1), CliqueNames: []string{"x"}},
+			Status: corev1alpha1.PodCliqueScalingGroupStatus{ObservedGeneration: ptr.To[int64](1), AvailableReplicas: 2,
+				Conditions: conds(corev1alpha1.ConditionTypeMinAvailableBreached, metav1.ConditionFalse)}}},
+		PodCliques: []corev1alpha1.PodClique{clique("fx-0-w", 2), clique("fx-0-sg-0-x", 1), clique("fx-0-sg-1-x", 1)},
+		PodGangs: []schedv1alpha1.PodGang{
+			gang("fx-0", group("fx-0-w", 2, "fx-0-w-p0", "fx-0-w-p1"), group("fx-0-sg-0-x", 1, "fx-0-sg-0-x-p0")),
+			gang("fx-0-sg-0", group("fx-0-sg-1-x", 1, "fx-0-sg-1-x-p0")),
+		},
+		Pods:            []corev1.Pod{pod("fx-0-w", 0, "fx-0"), pod("fx-0-w", 1, "fx-0"), pod("fx-0-sg-0-x", 0, "fx-0"), pod("fx-0-sg-1-x", 0, "fx-0-sg-0")},
+		Services:        []corev1.Service{{ObjectMeta: objMeta("fx-0")}},
+		ServiceAccounts: []corev1.ServiceAccount{{ObjectMeta: objMeta("fx")}},
+		Roles:           []rbacv1.Role{{ObjectMeta: objMeta("grove.io:pcs:fx")}},
+		RoleBindings:    []rbacv1.RoleBinding{{ObjectMeta: objMeta("grove.io:pcs:fx")}},
+		Secrets:         []corev1.Secret{{ObjectMeta: objMeta("fx-ic-sat")}},
+	}
+}
+
+func findPod(s *Snapshot, name string) *corev1.Pod {
+	for i := range s.Pods {
+		if s.Pods[i].Name == name {
+			return &s.Pods[i]
+		}
+	}
+	panic("no pod " + name)
+}
+
+func TestCheckSettled(t *testing.T) {
+	now := metav1.Now()
+	tests := []struct {
+		name   string
+		mutate func(s *Snapshot)
+		exp    Expectations
+		want   []string
+	}{
+		{name: "a quiet PodCliqueSet with a scaled PodGang holds every invariant", mutate: func(*Snapshot) {}},
+		{
+			name: "two pods with pod index 0 and hostname fx-0-w-0, index 1 missing",
+			mutate: func(s *Snapshot) {
+				p := findPod(s, "fx-0-w-p1")
+				p.Labels[common.LabelPodCliquePodIndex] = "0"
+				p.Spec.Hostname = "fx-0-w-0"
+			},
+			want: []string{
+				"[pod-index] PodClique/fx-0-w: pod index 0 held by 2 pods: fx-0-w-p0, fx-0-w-p1",
+				"[hostname] PodClique/fx-0-w: hostname \"fx-0-w-0\" used by 2 pods: fx-0-w-p0, fx-0-w-p1",
+				"[pod-index] PodClique/fx-0-w: indices not exactly 0..1: missing [1], beyond []",
+			},
+		},
+		{
+			name: "a third pod with index 2 beyond spec.replicas",
+			mutate: func(s *Snapshot) {
+				s.Pods = append(s.Pods, pod("fx-0-w", 2, "fx-0"))
+				s.PodGangs[0].Spec.PodGroups[0].PodReferences = append(s.PodGangs[0].Spec.PodGroups[0].PodReferences,
+					schedv1alpha1.NamespacedName{Namespace: testNS, Name: "fx-0-w-p2"})
+			},
+			want: []string{
+				"[pod-count] PodClique/fx-0-w: 3 live pods, spec.replicas 2",
+				"[pod-index] PodClique/fx-0-w: indices not exactly 0..1: missing [], beyond [2]",
+			},
+		},
+		{
+			name:   "a hostname that does not match the pod index",
+			mutate: func(s *Snapshot) { findPod(s, "fx-0-w-p1").Spec.Hostname = "fx-0-w-7" },
+			want:   []string{"[hostname] Pod/fx-0-w-p1: hostname \"fx-0-w-7\", want \"fx-0-w-1\" (pod index 1)"},
+		},
+		{
+			name: "a gang with one of the two minimum pods of a group bound is partly bound",
+			mutate: func(s *Snapshot) {
+				p := findPod(s, "fx-0-w-p1")
+				p.Spec.NodeName, p.Status.Phase = "", corev1.PodPending
+			},
+			want: []string{
+				"[running] Pod/fx-0-w-p1: not bound to a node",
+				"[gang-all-or-nothing] PodGang/fx-0: partly bound (group bound/minReplicas: fx-0-w 1/2, fx-0-sg-0-x 1/1)",
+			},
+		},
+		{
+			name: "a gang with no pod bound is not partly bound",
+			mutate: func(s *Snapshot) {
+				p := findPod(s, "fx-0-sg-1-x-p0")
+				p.Spec.NodeName, p.Status.Phase = "", corev1.PodPending
+				p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: common.PodGangSchedulingGate}}
+			},
+			want: []string{"[running] Pod/fx-0-sg-1-x-p0: still has scheduling gates [grove.io/podgang-pending-creation]"},
+		},
+		{
+			name: "a PodGang that references a deleted pod and misses its replacement",
+			mutate: func(s *Snapshot) {
+				findPod(s, "fx-0-w-p1").Name = "fx-0-w-new"
+			},
+			want: []string{
+				"[gang-references] PodGang/fx-0: group fx-0-w references pod fx-0-w-p1, which is not a live pod of PodClique fx-0-w labelled with this PodGang",
+				"[gang-references] PodGang/fx-0: group fx-0-w does not reference its pod fx-0-w-new",
+				// Only referenced pods count for the gang: the reference to the gone pod leaves fx-0-w short.
+				"[gang-all-or-nothing] PodGang/fx-0: partly bound (group bound/minReplicas: fx-0-w 1/2, fx-0-sg-0-x 1/1)",
+			},
+		},
+		{
+			name: "pods labelled with a PodGang that does not exist",
+			mutate: func(s *Snapshot) {
+				s.PodGangs = s.PodGangs[:1]
+				s.PCS.Status.PodGangStatuses = s.PCS.Status.PodGangStatuses[:1]
+			},
+			want: []string{
+				"[structure] PodGang/fx-0-sg-0: missing",
+				"[gang-references] PodClique/fx-0-sg-1-x: 1 live pods are labelled with PodGang \"fx-0-sg-0\", which does not exist",
+			},
+		},
+		{
+			name: "a PodClique and Service of a removed replica left after scale-in",
+			mutate: func(s *Snapshot) {
+				s.PodCliques = append(s.PodCliques, clique("fx-1-w", 0))
+				s.Services = append(s.Services, corev1.Service{ObjectMeta: objMeta("fx-1")})
+			},
+			want: []string{
+				"[structure] PodClique/fx-1-w: exists but the PodCliqueSet's spec does not ask for it",
+				"[structure] Service/fx-1: exists but the PodCliqueSet's spec does not ask for it",
+			},
+		},
+		{
+			name: "a terminating pod and an unbound-and-deleted PodClique",
+			mutate: func(s *Snapshot) {
+				s.PodCliques[2].DeletionTimestamp = &now
+				old := pod("fx-0-w", 1, "fx-0")
+				old.Name, old.UID, old.DeletionTimestamp = "fx-0-w-old", "uid-old", &now
+				s.Pods = append(s.Pods, old)
+			},
+			want: []string{
+				"[structure] PodClique/fx-0-sg-1-x: still being deleted",
+				fmt.Sprintf("[running] Pod/fx-0-w-old: still terminating (deletionTimestamp %s)", now.UTC().Format("15:04:05")),
+			},
+		},
+		{
+			name: "lastErrors and a stale observedGeneration",
+			mutate: func(s *Snapshot) {
+				s.PCS.Generation = 2
+				s.PodCliques[0].Status.LastErrors = []corev1alpha1.LastError{{Code: "ERR_CREATE_POD", Description: "creating pods: connection refused"}}
+			},
+			want: []string{
+				"[status] PodCliqueSet/fx: observedGeneration 1, generation 2",
+				"[status] PodClique/fx-0-w: lastErrors: ERR_CREATE_POD: creating pods: connection refused",
+			},
+		},
+		{
+			name: "a PodGang the scheduler has not reported Running",
+			mutate: func(s *Snapshot) {
+				s.PodGangs[1].Status = schedv1alpha1.PodGangStatus{Phase: schedv1alpha1.PodGangPhasePending}
+				s.PCS.Status.PodGangStatuses[1].Phase = schedv1alpha1.PodGangPhasePending
+			},
+			want: []string{
+				"[status] PodCliqueSet/fx: status.podGangStatuses does not show PodGang fx-0-sg-0 Running",
+				"[status] PodGang/fx-0-sg-0: phase \"Pending\", want Running",
+				"[status] PodGang/fx-0-sg-0: condition Initialized missing, want True",
+				"[status] PodGang/fx-0-sg-0: condition Scheduled missing, want True",
+				"[status] PodGang/fx-0-sg-0: condition Ready missing, want True",
+			},
+		},
+		{
+			name:   "an update of the template image not propagated to the PodCliques",
+			mutate: func(*Snapshot) {},
+			exp:    Expectations{Image: "busybox:1.37"},
+			want: []string{
+				"[status] PodClique/fx-0-w: pod template image [busybox:1.36], want busybox:1.37 (the PodCliqueSet's template)",
+				"[status] PodClique/fx-0-sg-0-x: pod template image [busybox:1.36], want busybox:1.37 (the PodCliqueSet's template)",
+				"[status] PodClique/fx-0-sg-1-x: pod template image [busybox:1.36], want busybox:1.37 (the PodCliqueSet's template)",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := settled()
+			tt.mutate(s)
+			got := CheckSettled(s, tt.exp)
+			var lines []string
+			for _, v := range got {
+				lines = append(lines, v.String())
+			}
+			if !slices.Equal(lines, tt.want) {
+				t.Errorf("violations:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+func TestCheckGone(t *testing.T) {
+	tests := []struct {
+		name string
+		snap *Snapshot
+		want []string
+	}{
+		{name: "nothing left", snap: &Snapshot{Namespace: testNS, Name: "fx"}},
+		{
+			name: "a Service, an HPA and the PodCliqueSet held by its finalizer left",
+			snap: func() *Snapshot {
+				s := &Snapshot{Namespace: testNS, Name: "fx", Services: settled().Services}
+				s.PCS = &corev1alpha1.PodCliqueSet{ObjectMeta: objMeta("fx")}
+				s.PCS.Finalizers = []string{common.FinalizerPodCliqueSet}
+				s.HPAs = append(s.HPAs, settled().HPAs...)
+				return s
+			}(),
+			want: []string{
+				"[orphans] PodCliqueSet/fx: still exists (finalizers [grove.io/podcliqueset.grove.io], deletionTimestamp <nil>)",
+				"[orphans] Service/fx-0: left after the PodCliqueSet was deleted",
+			},
+		},
+		{
+			name: "pods and a PodGang left",
+			snap: &Snapshot{Namespace: testNS, Name: "fx", PodGangs: settled().PodGangs[1:], Pods: settled().Pods[:1]},
+			want: []string{
+				"[orphans] PodGang/fx-0-sg-0: left after the PodCliqueSet was deleted",
+				"[orphans] Pod/fx-0-w-p0: left after the PodCliqueSet was deleted",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var lines []string
+			for _, v := range CheckGone(tt.snap) {
+				lines = append(lines, v.String())
+			}
+			if !slices.Equal(lines, tt.want) {
+				t.Errorf("violations:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+func TestOverlaps(t *testing.T) {
+	at := func(s string) time.Time {
+		tm, err := time.Parse("15:04:05.000", s)
+		if err != nil {
+			panic(err)
+		}
+		return tm
+	}
+	tests := []struct {
+		name string
+		pods []*podLife
+		live []string
+		want []string
+	}{
+		{
+			name: "a create whose response was lost: both pods live at the end",
+			pods: []*podLife{{name: "a", clique: "q", index: 0, created: at("10:00:01.200")}, {name: "b", clique: "q", index: 0, created: at("10:00:19.100")}},
+			live: []string{"a", "b"},
+			want: []string{"[index-handed-out-once] PodClique/q: pod index 0 held at the same time by a (created 10:00:01, still live) and b (created 10:00:19, still live)"},
+		},
+		{
+			name: "a duplicate repaired before the cluster went quiet",
+			pods: []*podLife{
+				{name: "a", clique: "q", index: 1, created: at("10:00:01.000")},
+				{name: "b", clique: "q", index: 1, created: at("10:00:19.000"), deleteRequested: at("10:00:21.500")},
+			},
+			live: []string{"a"},
+			want: []string{"[index-handed-out-once] PodClique/q: pod index 1 held at the same time by a (created 10:00:01, still live) and b (created 10:00:19, deleted 10:00:21)"},
+		},
+		{
+			name: "a replacement created after its predecessor's deletion was requested",
+			pods: []*podLife{
+				{name: "a", clique: "q", index: 0, created: at("10:00:01.000"), deleteRequested: at("10:00:05.000")},
+				{name: "b", clique: "q", index: 0, created: at("10:00:06.000")},
+			},
+			live: []string{"b"},
+		},
+		{
+			name: "a replacement in the same second as the deletion cannot be ordered",
+			pods: []*podLife{
+				{name: "a", clique: "q", index: 0, created: at("10:00:01.000"), deleteRequested: at("10:00:05.100")},
+				{name: "b", clique: "q", index: 0, created: at("10:00:05.900")},
+			},
+			live: []string{"b"},
+		},
+		{
+			name: "a pod gone without its deletion time being seen is skipped",
+			pods: []*podLife{{name: "a", clique: "q", index: 0, created: at("10:00:01.000")}, {name: "b", clique: "q", index: 0, created: at("10:00:09.000")}},
+			live: []string{"b"},
+		},
+		{
+			name: "the same index in two PodCliques is fine",
+			pods: []*podLife{{name: "a", clique: "q", index: 0, created: at("10:00:01.000")}, {name: "b", clique: "r", index: 0, created: at("10:00:01.000")}},
+			live: []string{"a", "b"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pods := map[types.UID]*podLife{}
+			live := map[types.UID]bool{}
+			for _, p := range tt.pods {
+				pods[types.UID(p.name)] = p
+			}
+			for _, n := range tt.live {
+				live[types.UID(n)] = true
+			}
+			var lines []string
+			for _, v := range overlaps(pods, live) {
+				lines = append(lines, v.String())
+			}
+			if !slices.Equal(lines, tt.want) {
+				t.Errorf("violations:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
