@@ -28,9 +28,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/grove-project/grove/api/common"
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 // Invariant names one property Grove keeps for a PodCliqueSet.
@@ -139,25 +139,25 @@ func expectedLayout(s *Snapshot) expected {
 		}
 	}
 	for i := int32(0); i < pcs.Spec.Replicas; i++ {
-		base := common.BasePodGangName(pcs.Name, i)
+		base := apicommon.BasePodGangName(pcs.Name, i)
 		e.gangs[base] = map[string]bool{}
-		e.services[common.HeadlessServiceName(pcs.Name, i)] = true
+		e.services[apicommon.HeadlessServiceName(pcs.Name, i)] = true
 		for _, c := range pcs.Spec.Template.Cliques {
 			if inGroup[c.Name] {
 				continue
 			}
-			name := common.PodCliqueName(pcs.Name, i, c.Name)
+			name := apicommon.PodCliqueName(pcs.Name, i, c.Name)
 			e.podCliques[name] = true
 			e.gangs[base][name] = true
 			if c.Spec.AutoScalingConfig != nil {
-				e.hpas[common.HorizontalPodAutoscalerName(name)] = true
+				e.hpas[apicommon.HorizontalPodAutoscalerName(name)] = true
 			}
 		}
 		for _, cfg := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
-			pcsgName := common.PodCliqueScalingGroupName(pcs.Name, i, cfg.Name)
+			pcsgName := apicommon.PodCliqueScalingGroupName(pcs.Name, i, cfg.Name)
 			e.scalingGroups[pcsgName] = true
 			if cfg.ScaleConfig != nil {
-				e.hpas[common.HorizontalPodAutoscalerName(pcsgName)] = true
+				e.hpas[apicommon.HorizontalPodAutoscalerName(pcsgName)] = true
 			}
 			replicas, minAvailable := int32(1), int32(1)
 			if cfg.Replicas != nil {
@@ -172,13 +172,13 @@ func expectedLayout(s *Snapshot) expected {
 			for j := int32(0); j < max(replicas, minAvailable); j++ {
 				gang := base
 				if j >= minAvailable {
-					gang = common.ScaledPodGangName(pcsgName, j, minAvailable)
+					gang = apicommon.ScaledPodGangName(pcsgName, j, minAvailable)
 				}
 				if e.gangs[gang] == nil {
 					e.gangs[gang] = map[string]bool{}
 				}
 				for _, cn := range cfg.CliqueNames {
-					name := common.ScalingGroupPodCliqueName(pcsgName, j, cn)
+					name := apicommon.ScalingGroupPodCliqueName(pcsgName, j, cn)
 					e.podCliques[name] = true
 					e.gangs[gang][name] = true
 				}
@@ -236,10 +236,10 @@ func CheckSettled(s *Snapshot, exp Expectations) Violations {
 	compareNames(&vs, "PodGang", boolSet(slices.Collect(maps.Keys(e.gangs))), objects(s.PodGangs))
 	compareNames(&vs, "Service", e.services, objects(s.Services))
 	compareNames(&vs, "HorizontalPodAutoscaler", e.hpas, objects(s.HPAs))
-	compareNames(&vs, "ServiceAccount", boolSet([]string{common.InitcServiceAccountName(s.Name)}), objects(s.ServiceAccounts))
-	compareNames(&vs, "Role", boolSet([]string{common.InitcRoleName(s.Name)}), objects(s.Roles))
-	compareNames(&vs, "RoleBinding", boolSet([]string{common.InitcRoleBindingName(s.Name)}), objects(s.RoleBindings))
-	compareNames(&vs, "Secret", boolSet([]string{common.InitcTokenSecretName(s.Name)}), objects(s.Secrets))
+	compareNames(&vs, "ServiceAccount", boolSet([]string{apicommon.InitcServiceAccountName(s.Name)}), objects(s.ServiceAccounts))
+	compareNames(&vs, "Role", boolSet([]string{apicommon.InitcRoleName(s.Name)}), objects(s.Roles))
+	compareNames(&vs, "RoleBinding", boolSet([]string{apicommon.InitcRoleBindingName(s.Name)}), objects(s.RoleBindings))
+	compareNames(&vs, "Secret", boolSet([]string{apicommon.InitcTokenSecretName(s.Name)}), objects(s.Secrets))
 
 	checkPods(&vs, s)
 	checkGangs(&vs, s, e)
@@ -281,7 +281,7 @@ func boolSet(names []string) map[string]bool {
 
 // podIndex parses a pod's grove.io/podclique-pod-index label.
 func podIndex(p *corev1.Pod) (int, bool) {
-	i, err := strconv.Atoi(p.Labels[common.LabelPodCliquePodIndex])
+	i, err := strconv.Atoi(p.Labels[apicommon.LabelPodCliquePodIndex])
 	return i, err == nil && i >= 0
 }
 
@@ -289,7 +289,7 @@ func podIndex(p *corev1.Pod) (int, bool) {
 func checkPods(vs *Violations, s *Snapshot) {
 	byClique := map[string][]*corev1.Pod{}
 	for _, p := range s.LivePods() {
-		byClique[p.Labels[common.LabelPodClique]] = append(byClique[p.Labels[common.LabelPodClique]], p)
+		byClique[p.Labels[apicommon.LabelPodClique]] = append(byClique[p.Labels[apicommon.LabelPodClique]], p)
 	}
 	known := map[string]bool{}
 	for i := range s.PodCliques {
@@ -303,8 +303,8 @@ func checkPods(vs *Violations, s *Snapshot) {
 		holders := map[int][]string{}
 		hostnames := map[string][]string{}
 		subdomain := ""
-		if ri, err := strconv.Atoi(q.Labels[common.LabelPodCliqueSetReplicaIndex]); err == nil {
-			subdomain = common.HeadlessServiceName(s.Name, int32(ri))
+		if ri, err := strconv.Atoi(q.Labels[apicommon.LabelPodCliqueSetReplicaIndex]); err == nil {
+			subdomain = apicommon.HeadlessServiceName(s.Name, int32(ri))
 		}
 		for _, p := range pods {
 			if c := metav1.GetControllerOf(p); c == nil || c.UID != q.UID {
@@ -312,12 +312,12 @@ func checkPods(vs *Violations, s *Snapshot) {
 			}
 			idx, ok := podIndex(p)
 			if !ok {
-				vs.add(PodIndex, "Pod/"+p.Name, "label %s is %q, not a pod index", common.LabelPodCliquePodIndex, p.Labels[common.LabelPodCliquePodIndex])
+				vs.add(PodIndex, "Pod/"+p.Name, "label %s is %q, not a pod index", apicommon.LabelPodCliquePodIndex, p.Labels[apicommon.LabelPodCliquePodIndex])
 				continue
 			}
 			holders[idx] = append(holders[idx], p.Name)
 			hostnames[p.Spec.Hostname] = append(hostnames[p.Spec.Hostname], p.Name)
-			if want := common.PodHostname(q.Name, idx); p.Spec.Hostname != want {
+			if want := apicommon.PodHostname(q.Name, idx); p.Spec.Hostname != want {
 				vs.add(Hostname, "Pod/"+p.Name, "hostname %q, want %q (pod index %d)", p.Spec.Hostname, want, idx)
 			}
 			if subdomain != "" && p.Spec.Subdomain != subdomain {
@@ -393,7 +393,7 @@ func checkGangs(vs *Violations, s *Snapshot, e expected) {
 	labelled := map[string]map[string]map[string]bool{}
 	bound := map[string]bool{}
 	for _, p := range live {
-		g, q := p.Labels[common.LabelPodGang], p.Labels[common.LabelPodClique]
+		g, q := p.Labels[apicommon.LabelPodGang], p.Labels[apicommon.LabelPodClique]
 		if labelled[g] == nil {
 			labelled[g] = map[string]map[string]bool{}
 		}
@@ -485,7 +485,7 @@ func conditionIs(conds []metav1.Condition, t string, want metav1.ConditionStatus
 	return true, ""
 }
 
-func lastErrors(errs []corev1alpha1.LastError) string {
+func lastErrors(errs []grovecorev1alpha1.LastError) string {
 	parts := make([]string, len(errs))
 	for i, e := range errs {
 		parts[i] = fmt.Sprintf("%s: %s", e.Code, e.Description)
@@ -513,7 +513,7 @@ func checkStatus(vs *Violations, s *Snapshot, exp Expectations) {
 	}
 	running := map[string]bool{}
 	for _, g := range pcs.Status.PodGangStatuses {
-		if g.Phase == schedv1alpha1.PodGangPhaseRunning {
+		if g.Phase == groveschedulerv1alpha1.PodGangPhaseRunning {
 			running[g.Name] = true
 		}
 	}
@@ -536,10 +536,10 @@ func checkStatus(vs *Violations, s *Snapshot, exp Expectations) {
 			vs.add(Status, obj, "status replicas %d, ready %d, scheduled %d, gated %d; spec.replicas %d",
 				st.Replicas, st.ReadyReplicas, st.ScheduledReplicas, st.ScheduleGatedReplicas, q.Spec.Replicas)
 		}
-		if ok, msg := conditionIs(st.Conditions, corev1alpha1.ConditionTypePodCliqueScheduled, metav1.ConditionTrue); !ok {
+		if ok, msg := conditionIs(st.Conditions, grovecorev1alpha1.ConditionTypePodCliqueScheduled, metav1.ConditionTrue); !ok {
 			vs.add(Status, obj, "%s", msg)
 		}
-		if ok, msg := conditionIs(st.Conditions, corev1alpha1.ConditionTypeMinAvailableBreached, metav1.ConditionFalse); !ok {
+		if ok, msg := conditionIs(st.Conditions, grovecorev1alpha1.ConditionTypeMinAvailableBreached, metav1.ConditionFalse); !ok {
 			vs.add(Status, obj, "%s", msg)
 		}
 		if exp.Image != "" {
@@ -560,17 +560,17 @@ func checkStatus(vs *Violations, s *Snapshot, exp Expectations) {
 		if g.Status.AvailableReplicas != g.Spec.Replicas {
 			vs.add(Status, obj, "status available %d, spec.replicas %d", g.Status.AvailableReplicas, g.Spec.Replicas)
 		}
-		if ok, msg := conditionIs(g.Status.Conditions, corev1alpha1.ConditionTypeMinAvailableBreached, metav1.ConditionFalse); !ok {
+		if ok, msg := conditionIs(g.Status.Conditions, grovecorev1alpha1.ConditionTypeMinAvailableBreached, metav1.ConditionFalse); !ok {
 			vs.add(Status, obj, "%s", msg)
 		}
 	}
 	for i := range s.PodGangs {
 		pg := &s.PodGangs[i]
 		obj := "PodGang/" + pg.Name
-		if pg.Status.Phase != schedv1alpha1.PodGangPhaseRunning {
+		if pg.Status.Phase != groveschedulerv1alpha1.PodGangPhaseRunning {
 			vs.add(Status, obj, "phase %q, want Running", pg.Status.Phase)
 		}
-		for _, t := range []string{schedv1alpha1.PodGangConditionTypeInitialized, schedv1alpha1.PodGangConditionTypeScheduled, schedv1alpha1.PodGangConditionTypeReady} {
+		for _, t := range []string{groveschedulerv1alpha1.PodGangConditionTypeInitialized, groveschedulerv1alpha1.PodGangConditionTypeScheduled, groveschedulerv1alpha1.PodGangConditionTypeReady} {
 			if ok, msg := conditionIs(pg.Status.Conditions, t, metav1.ConditionTrue); !ok {
 				vs.add(Status, obj, "%s", msg)
 			}

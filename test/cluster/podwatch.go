@@ -30,7 +30,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/grove-project/grove/api/common"
+	apicommon "github.com/grove-project/grove/api/common"
 )
 
 // podLife is what a PodWatch knows of one pod: which index of which
@@ -188,7 +188,7 @@ func (w *PodWatch) observe(obj any) {
 // record notes what pod p says about its life. A pod deleted while unbound
 // goes at once, without a deletionTimestamp: its end stays unknown.
 func (w *PodWatch) record(p *corev1.Pod) {
-	clique := p.Labels[common.LabelPodClique]
+	clique := p.Labels[apicommon.LabelPodClique]
 	idx, ok := podIndex(p)
 	if clique == "" || !ok {
 		return

@@ -43,8 +43,8 @@ import (
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/grove-project/grove/api/common"
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 )
 
 func main() {
@@ -70,7 +70,7 @@ func run(kubeconfig string, replicas, pods int, timeout time.Duration) error {
 	}
 	cfg.QPS, cfg.Burst = 100, 200
 	scheme := clientgoscheme.Scheme
-	if err := corev1alpha1.AddToScheme(scheme); err != nil {
+	if err := grovecorev1alpha1.AddToScheme(scheme); err != nil {
 		return err
 	}
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
@@ -102,7 +102,7 @@ func run(kubeconfig string, replicas, pods int, timeout time.Duration) error {
 
 	start = time.Now()
 	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		pcs := &corev1alpha1.PodCliqueSet{}
+		pcs := &grovecorev1alpha1.PodCliqueSet{}
 		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "bench"}, pcs); err != nil {
 			return err
 		}
@@ -132,9 +132,9 @@ func run(kubeconfig string, replicas, pods int, timeout time.Duration) error {
 
 // benchPCS is a PodCliqueSet of two standalone cliques, prefill and decode,
 // on the local cluster's fake nodes.
-func benchPCS(ns string, replicas, pods int, image string) *corev1alpha1.PodCliqueSet {
-	clique := func(name string) corev1alpha1.PodCliqueTemplateSpec {
-		return corev1alpha1.PodCliqueTemplateSpec{Name: name, Spec: corev1alpha1.PodCliqueSpec{
+func benchPCS(ns string, replicas, pods int, image string) *grovecorev1alpha1.PodCliqueSet {
+	clique := func(name string) grovecorev1alpha1.PodCliqueTemplateSpec {
+		return grovecorev1alpha1.PodCliqueTemplateSpec{Name: name, Spec: grovecorev1alpha1.PodCliqueSpec{
 			RoleName: name, Replicas: int32(pods),
 			PodSpec: corev1.PodSpec{
 				Tolerations: []corev1.Toleration{{Key: "fake-node", Operator: corev1.TolerationOpEqual, Value: "true", Effect: corev1.TaintEffectNoSchedule}},
@@ -142,11 +142,11 @@ func benchPCS(ns string, replicas, pods int, image string) *corev1alpha1.PodCliq
 			},
 		}}
 	}
-	return &corev1alpha1.PodCliqueSet{
+	return &grovecorev1alpha1.PodCliqueSet{
 		ObjectMeta: metav1.ObjectMeta{Name: "bench", Namespace: ns},
-		Spec: corev1alpha1.PodCliqueSetSpec{
+		Spec: grovecorev1alpha1.PodCliqueSetSpec{
 			Replicas: int32(replicas),
-			Template: corev1alpha1.PodCliqueSetTemplateSpec{Cliques: []corev1alpha1.PodCliqueTemplateSpec{clique("prefill"), clique("decode")}},
+			Template: grovecorev1alpha1.PodCliqueSetTemplateSpec{Cliques: []grovecorev1alpha1.PodCliqueTemplateSpec{clique("prefill"), clique("decode")}},
 		},
 	}
 }
@@ -158,7 +158,7 @@ func waitPods(ctx context.Context, c client.Client, ns string, want int, image s
 	last := time.Time{}
 	for {
 		list := &corev1.PodList{}
-		if err := c.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{common.LabelPartOfKey: "bench"}); err != nil {
+		if err := c.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{apicommon.LabelPartOfKey: "bench"}); err != nil {
 			return worst, err
 		}
 		ready, onImage := 0, 0
@@ -192,7 +192,7 @@ func waitPods(ctx context.Context, c client.Client, ns string, want int, image s
 // reports every replica updated.
 func waitUpdateEnded(ctx context.Context, c client.Client, ns string) error {
 	for {
-		pcs := &corev1alpha1.PodCliqueSet{}
+		pcs := &grovecorev1alpha1.PodCliqueSet{}
 		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "bench"}, pcs); err != nil {
 			return err
 		}

@@ -30,3 +30,7 @@ func Earliest(a, b time.Duration) time.Duration {
 	}
 	return min(a, b)
 }
+
+// RetryAfterConflict is how soon a reconcile whose status write met a newer
+// stored object comes back: long enough for the cache to catch up with it.
+const RetryAfterConflict = 100 * time.Millisecond

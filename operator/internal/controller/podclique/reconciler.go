@@ -94,7 +94,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		// stored one; a merge patch from it could drop what an earlier
 		// reconcile wrote (ready counts, the update record). Retry once the
 		// cache caught up.
-		return ctrl.Result{Requeue: true}, syncErr
+		return ctrl.Result{RequeueAfter: common.RetryAfterConflict}, syncErr
 	}
 	if err != nil {
 		return ctrl.Result{}, err

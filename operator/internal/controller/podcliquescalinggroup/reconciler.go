@@ -76,7 +76,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	requeueAfter, err := r.reconcileSpec(ctx, log, pcsg)
 	if errors.Is(err, errStatusConflict) {
-		return ctrl.Result{Requeue: true}, nil
+		return ctrl.Result{RequeueAfter: common.RetryAfterConflict}, nil
 	}
 	return ctrl.Result{RequeueAfter: requeueAfter}, err
 }
