@@ -89,7 +89,9 @@ var _ = Describe("RollingRecreate updates", func() {
 					q := getPCLQ(ns, "ru-0-fe")()
 					g.Expect(condition(q.Status.Conditions, grovecorev1alpha1.ConditionTypeMinAvailableBreached)).To(Equal("Unknown/UpdateInProgress"))
 					g.Expect(condition(q.Status.Conditions, grovecorev1alpha1.ConditionTypeUpdateInProgress)).To(Equal("True/RollingUpdate"))
+					g.Expect(q.Status.UpdateProgress).NotTo(BeNil())
 					g.Expect(q.Status.UpdateProgress.PodTemplateHash).To(Equal(newHash))
+					g.Expect(q.Status.UpdateProgress.ReadyPodsSelectedToUpdate).NotTo(BeNil())
 					g.Expect(q.Status.UpdateProgress.ReadyPodsSelectedToUpdate.Current).To(Equal(oldPods[0].Name), "lowest pod index first")
 					g.Expect(q.Status.CurrentPodTemplateHash).To(BeNil(), "pods of two templates run")
 				}).Should(Succeed())
@@ -160,7 +162,7 @@ var _ = Describe("RollingRecreate updates", func() {
 		Eventually(func(g Gomega) {
 			readyNewPods(g, ns, "mu", "mu-0-fe")
 			g.Expect(withHash(livePods(g, ns, "mu")["mu-0-fe"], newHash)).To(HaveLen(4))
-			g.Expect(getPCS(ns, "mu")().Status.UpdateProgress.UpdateEndedAt).NotTo(BeNil())
+			g.Expect(getPCS(ns, "mu")().Status.UpdateProgress).To(HaveField("UpdateEndedAt", Not(BeNil())))
 		}).Should(Succeed())
 	})
 
@@ -228,6 +230,7 @@ var _ = Describe("RollingRecreate updates", func() {
 			s := getPCSG(ns, "sg-0-sg")().Status
 			g.Expect(s.CurrentPodCliqueSetGenerationHash).To(Equal(ptr.To(newGen)))
 			g.Expect(s.UpdatedReplicas).To(Equal(int32(3)))
+			g.Expect(s.UpdateProgress).NotTo(BeNil())
 			g.Expect(s.UpdateProgress.UpdateEndedAt).NotTo(BeNil())
 			g.Expect([]int32{s.UpdateProgress.UpdatedPodCliquesCount, s.UpdateProgress.TotalPodCliquesCount}).To(Equal([]int32{6, 6}))
 			g.Expect(s.UpdateProgress.ReadyReplicaIndicesSelectedToUpdate).To(Equal(&grovecorev1alpha1.PodCliqueScalingGroupReplicaRollingUpdateProgress{
@@ -339,7 +342,7 @@ var _ = Describe("RollingRecreate updates", func() {
 		Eventually(func(g Gomega) {
 			readyNewPods(g, ns, "order", "")
 			p := getPCS(ns, "order")()
-			g.Expect(p.Status.UpdateProgress.UpdateEndedAt).NotTo(BeNil())
+			g.Expect(p.Status.UpdateProgress).To(HaveField("UpdateEndedAt", Not(BeNil())))
 			g.Expect(p.Status.UpdatedReplicas).To(Equal(int32(4)))
 		}).Should(Succeed())
 		Expect(uids(livePods(Default, ns, "order")["order-3-fe"])).To(Equal(uids(replica3)), "the scaled-out replica was never rolled")
@@ -374,7 +377,7 @@ var _ = Describe("RollingRecreate updates", func() {
 			for _, n := range []string{"again-0-fe", "again-1-fe"} {
 				g.Expect(withHash(pods[n], v3)).To(HaveLen(3), "%s on fe:3", n)
 			}
-			g.Expect(getPCS(ns, "again")().Status.UpdateProgress.UpdateEndedAt).NotTo(BeNil())
+			g.Expect(getPCS(ns, "again")().Status.UpdateProgress).To(HaveField("UpdateEndedAt", Not(BeNil())))
 		}).WithTimeout(60 * time.Second).Should(Succeed())
 		Expect(withHash(livePods(Default, ns, "again")["again-0-fe"], v2)).To(BeEmpty())
 	})
@@ -551,7 +554,7 @@ var _ = Describe("OnDelete updates", func() {
 			fe := livePods(g, ns, "od9")["od9-0-fe"]
 			g.Expect(withHash(fe, feHash)).To(HaveLen(1))
 			p := getPCS(ns, "od9")()
-			g.Expect(p.Status.UpdateProgress.UpdateEndedAt).To(BeNil())
+			g.Expect(p.Status.UpdateProgress).To(HaveField("UpdateEndedAt", BeNil()))
 			g.Expect(currentlyUpdating(p)).To(Equal([]int32{0}))
 		}).Should(Succeed())
 
@@ -561,7 +564,7 @@ var _ = Describe("OnDelete updates", func() {
 		})
 		Eventually(func(g Gomega) {
 			p := getPCS(ns, "od9")()
-			g.Expect(p.Status.UpdateProgress.UpdateEndedAt).NotTo(BeNil())
+			g.Expect(p.Status.UpdateProgress).To(HaveField("UpdateEndedAt", Not(BeNil())))
 			g.Expect(condition(p.Status.Conditions, grovecorev1alpha1.ConditionTypeUpdateInProgress)).To(Equal("False/OnDelete"))
 		}).Should(Succeed())
 		Eventually(func(g Gomega) int { return readyNewPods(g, ns, "od9", "od9-0-fe") }).Should(Equal(1))
