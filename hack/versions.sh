@@ -1,6 +1,6 @@
 # Pinned versions of the control-plane binaries (sourced by hack/ scripts).
 # Keep K8S_VERSION in step with k8s.io/kubernetes in hack/tools/go.mod.
-K8S_VERSION=v1.34.10
-ETCD_VERSION=v3.6.16
+K8S_VERSION=v1.37.2
+ETCD_VERSION=v3.7.0
 KWOK_VERSION=v0.8.0
 HELM_VERSION=v3.19.5

@@ -2,7 +2,7 @@
 LOCAL_CLUSTER := hack/local-cluster
 GROVE_LOCAL_DIR ?= $(ROOT)/.local-cluster
 export GROVE_LOCAL_DIR
-LOCAL_KUBECTL := $(ROOT)/bin/k8s-v1.34.10/kubectl
+LOCAL_KUBECTL := $(ROOT)/bin/k8s-$(shell . $(ROOT)/hack/versions.sh && echo $$K8S_VERSION)/kubectl
 NODES ?= 40
 DEMO_SAMPLE ?= samples/user-guide/01_core-concepts/multi-node-disaggregated.yaml
 E2E_FLAGS ?=

@@ -14,10 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command grove-scheduler is kube-scheduler v1.34 with Grove's GroveGang
+// Command grove-scheduler is kube-scheduler v1.37 with Grove's GroveGang
 // plugin registered. Besides every kube-scheduler flag it takes
 // --grove-metrics-bind-address, a plain HTTP /metrics endpoint (default
-// 0.0.0.0:8080; "0" or "off" disables it).
+// 0.0.0.0:8080; "0" or "off" disables it). --version (and --version=raw)
+// prints the Kubernetes release it is built on instead of kube-scheduler's
+// unstamped component version.
 package main
 
 import (
@@ -49,6 +51,10 @@ func newCommand() *cobra.Command {
 		"address of the plain HTTP /metrics endpoint with the grove_ and scheduler_ metrics; \"0\" or \"off\" disables it")
 	run := cmd.RunE
 	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if f := c.Flags().Lookup("version"); f != nil && (f.Value.String() == "true" || f.Value.String() == "raw") {
+			_, err := fmt.Fprintln(c.OutOrStdout(), versionLine())
+			return err
+		}
 		metrics.Register()
 		ln, err := metrics.Listen(metricsAddr)
 		if err != nil {

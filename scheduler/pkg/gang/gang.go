@@ -32,7 +32,6 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
-	"k8s.io/kubernetes/pkg/scheduler/framework"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 
 	groveclient "github.com/grove-project/grove/api/client/clientset/versioned"
@@ -79,20 +78,20 @@ type Plugin struct {
 }
 
 var (
-	_ framework.PreEnqueuePlugin  = &Plugin{}
-	_ framework.QueueSortPlugin   = &Plugin{}
-	_ framework.PreFilterPlugin   = &Plugin{}
-	_ framework.PostFilterPlugin  = &Plugin{}
-	_ framework.ScorePlugin       = &Plugin{}
-	_ framework.ReservePlugin     = &Plugin{}
-	_ framework.PermitPlugin      = &Plugin{}
-	_ framework.EnqueueExtensions = &Plugin{}
+	_ fwk.PreEnqueuePlugin  = &Plugin{}
+	_ fwk.QueueSortPlugin   = &Plugin{}
+	_ fwk.PreFilterPlugin   = &Plugin{}
+	_ fwk.PostFilterPlugin  = &Plugin{}
+	_ fwk.ScorePlugin       = &Plugin{}
+	_ fwk.ReservePlugin     = &Plugin{}
+	_ fwk.PermitPlugin      = &Plugin{}
+	_ fwk.EnqueueExtensions = &Plugin{}
 	_ gangCore                    = &core.Manager{}
 )
 
 // New builds the plugin: it decodes Args, starts a PodGang informer on the
 // scheduler's kubeconfig and the PodGang status writer, and registers the grove_ metrics.
-func New(ctx context.Context, obj runtime.Object, handle framework.Handle) (framework.Plugin, error) {
+func New(ctx context.Context, obj runtime.Object, handle fwk.Handle) (fwk.Plugin, error) {
 	log := klog.FromContext(ctx).WithValues("plugin", Name)
 	args := Args{}
 	if obj != nil {
@@ -150,19 +149,21 @@ func (p *Plugin) PreEnqueue(_ context.Context, pod *corev1.Pod) *fwk.Status {
 	return p.core.PreEnqueue(pod)
 }
 
+// queuedPod is the view of a queued entity that holds a single pod. The
+// scheduling queue also holds Kubernetes-native pod groups (QueuedPodGroupInfo),
+// which carry no single pod; Grove gangs never queue as those.
+type queuedPod interface {
+	GetPodInfo() fwk.PodInfo
+}
+
 // Less orders by priority (the gang's for gang pods), then by age (the
 // PodGang's for gang pods), then by gang so a gang's pods stay adjacent.
-func (p *Plugin) Less(a, b fwk.QueuedPodInfo) bool {
-	pa, ta, ga, oka := p.core.SortKey(a.GetPodInfo().GetPod())
-	pb, tb, gb, okb := p.core.SortKey(b.GetPodInfo().GetPod())
+// Entities that are not single pods order by their own priority and age.
+func (p *Plugin) Less(a, b fwk.QueuedEntityInfo) bool {
+	pa, ta, ga, podA := p.sortKey(a)
+	pb, tb, gb, podB := p.sortKey(b)
 	if pa != pb {
 		return pa > pb
-	}
-	if !oka {
-		ta = a.GetTimestamp()
-	}
-	if !okb {
-		tb = b.GetTimestamp()
 	}
 	if !ta.Equal(tb) {
 		return ta.Before(tb)
@@ -170,11 +171,30 @@ func (p *Plugin) Less(a, b fwk.QueuedPodInfo) bool {
 	if ga != gb {
 		return ga < gb
 	}
-	podA, podB := a.GetPodInfo().GetPod(), b.GetPodInfo().GetPod()
+	if podA == nil || podB == nil {
+		return podA != nil
+	}
 	if podA.Namespace != podB.Namespace {
 		return podA.Namespace < podB.Namespace
 	}
 	return podA.Name < podB.Name
+}
+
+// sortKey is an entity's priority, age, gang and pod for Less. A pod of a
+// known PodGang takes the gang's priority and creation time; any other pod
+// its queue time; an entity that is not a single pod its own priority and
+// queue time, and no pod.
+func (p *Plugin) sortKey(e fwk.QueuedEntityInfo) (int32, time.Time, string, *corev1.Pod) {
+	q, isPod := e.(queuedPod)
+	if !isPod {
+		return e.GetPriority(), e.GetTimestamp(), "", nil
+	}
+	pod := q.GetPodInfo().GetPod()
+	priority, created, group, known := p.core.SortKey(pod)
+	if !known {
+		created = e.GetTimestamp()
+	}
+	return priority, created, group, pod
 }
 
 // cycleDecision carries PreFilter's decision to Filter-time consumers.
@@ -187,7 +207,7 @@ func (d *cycleDecision) Clone() fwk.StateData { return d }
 
 // PreFilter checks that the gang's whole minimum set fits before any of its
 // pods takes a node, and narrows the pod to the topology domain chosen for it.
-func (p *Plugin) PreFilter(_ context.Context, state fwk.CycleState, pod *corev1.Pod, nodes []fwk.NodeInfo) (*framework.PreFilterResult, *fwk.Status) {
+func (p *Plugin) PreFilter(_ context.Context, state fwk.CycleState, pod *corev1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	decision, status := p.core.PreFilter(pod, nodes)
 	state.Write(stateKey, &cycleDecision{decision: decision})
 	if !status.IsSuccess() {
@@ -202,11 +222,11 @@ func (p *Plugin) PreFilter(_ context.Context, state fwk.CycleState, pod *corev1.
 			allowed.Insert(n.Name)
 		}
 	}
-	return &framework.PreFilterResult{NodeNames: allowed}, nil
+	return &fwk.PreFilterResult{NodeNames: allowed}, nil
 }
 
 // PreFilterExtensions is not needed: the search accounts for assumed pods itself.
-func (p *Plugin) PreFilterExtensions() framework.PreFilterExtensions { return nil }
+func (p *Plugin) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
 
 func readDecision(state fwk.CycleState) *core.Decision {
 	data, err := state.Read(stateKey)
@@ -231,7 +251,7 @@ func matches(labels, want map[string]string) bool {
 // PostFilter runs when the pod found no node: it preempts whole lower-priority
 // gangs if that makes the gang fit, otherwise rejects the gang's waiting pods
 // so the whole gang backs off together.
-func (p *Plugin) PostFilter(ctx context.Context, state fwk.CycleState, pod *corev1.Pod, _ framework.NodeToStatusReader) (*framework.PostFilterResult, *fwk.Status) {
+func (p *Plugin) PostFilter(ctx context.Context, state fwk.CycleState, pod *corev1.Pod, _ fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
 	if d := readDecision(state); d != nil && d.BestEffort {
 		return nil, fwk.NewStatus(fwk.Unschedulable, "best-effort pod of a gang does not preempt or reject its gang")
 	}
@@ -271,11 +291,11 @@ func (p *Plugin) Score(_ context.Context, state fwk.CycleState, _ *corev1.Pod, n
 			hit++
 		}
 	}
-	return hit * framework.MaxNodeScore / int64(len(d.Preferred)), nil
+	return hit * fwk.MaxNodeScore / int64(len(d.Preferred)), nil
 }
 
 // ScoreExtensions is not needed: scores are already in [0, MaxNodeScore].
-func (p *Plugin) ScoreExtensions() framework.ScoreExtensions { return nil }
+func (p *Plugin) ScoreExtensions() fwk.ScoreExtensions { return nil }
 
 // Reserve records the pod's node in its gang.
 func (p *Plugin) Reserve(_ context.Context, _ fwk.CycleState, pod *corev1.Pod, nodeName string) *fwk.Status {

@@ -133,7 +133,7 @@ func TestPreFilterPinsThePodToItsDomainAndRemembersTheDecision(t *testing.T) {
 			name:     "preferred labels score nodes by the share of labels they match",
 			decision: &core.Decision{Preferred: map[string]string{"rack": "a", "zone": "z1"}},
 			preScore: fwk.Success,
-			scores:   map[string]int64{"a0": framework.MaxNodeScore, "a1": framework.MaxNodeScore / 2, "b0": framework.MaxNodeScore / 2},
+			scores:   map[string]int64{"a0": fwk.MaxNodeScore, "a1": fwk.MaxNodeScore / 2, "b0": fwk.MaxNodeScore / 2},
 		},
 		{
 			name:     "a rejection is passed on",
@@ -253,6 +253,17 @@ func TestPostFilter(t *testing.T) {
 	}
 }
 
+// podGroupEntity stands for a queued Kubernetes-native pod group: an entity
+// with a priority and a queue time but no single pod.
+type podGroupEntity struct {
+	fwk.QueuedEntityInfo
+	priority int32
+	queuedAt time.Time
+}
+
+func (e podGroupEntity) GetPriority() int32        { return e.priority }
+func (e podGroupEntity) GetTimestamp() time.Time { return e.queuedAt }
+
 func TestLessOrdersByGangPriorityThenAgeThenGang(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	f := &fakeCore{sortKeys: map[string]sortKey{
@@ -266,16 +277,16 @@ func TestLessOrdersByGangPriorityThenAgeThenGang(t *testing.T) {
 		"plain-hi": {priority: 5000},
 	}}
 	p := &Plugin{core: f}
-	queued := func(name string, queuedAt time.Time) fwk.QueuedPodInfo {
+	queued := func(name string, queuedAt time.Time) *framework.QueuedPodInfo {
 		pi, err := framework.NewPodInfo(plainPod(name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return &framework.QueuedPodInfo{PodInfo: pi, Timestamp: queuedAt}
+		return &framework.QueuedPodInfo{PodInfo: pi, QueueingParams: framework.QueueingParams{Timestamp: queuedAt}}
 	}
 	tests := []struct {
 		name string
-		a, b fwk.QueuedPodInfo
+		a, b fwk.QueuedEntityInfo
 		want bool
 	}{
 		{"higher priority first, even if its gang is younger", queued("high-0", t0), queued("old-0", t0), true},
@@ -286,11 +297,14 @@ func TestLessOrdersByGangPriorityThenAgeThenGang(t *testing.T) {
 		{"pods of one gang by name", queued("old-0", t0), queued("old-1", t0), true},
 		{"an ordinary pod queued before a gang was created sorts first", queued("plain", t0.Add(-time.Minute)), queued("old-0", t0), true},
 		{"a pod whose PodGang is unknown sorts by its queue time", queued("no-gang", t0.Add(30*time.Second)), queued("new-0", t0), true},
+		{"a native pod group of higher priority before a gang pod", podGroupEntity{priority: 2000, queuedAt: t0.Add(time.Hour)}, queued("high-0", t0), true},
+		{"a gang pod before a native pod group of lower priority queued later", queued("old-0", t0), podGroupEntity{priority: 50, queuedAt: t0}, true},
+		{"native pod groups of equal priority by queue time", podGroupEntity{priority: 10, queuedAt: t0}, podGroupEntity{priority: 10, queuedAt: t0.Add(time.Second)}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := p.Less(tt.a, tt.b); got != tt.want {
-				t.Errorf("Less(%s, %s) = %v, want %v", tt.a.GetPodInfo().GetPod().Name, tt.b.GetPodInfo().GetPod().Name, got, tt.want)
+				t.Errorf("Less = %v, want %v", got, tt.want)
 			}
 		})
 	}

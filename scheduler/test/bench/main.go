@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command bench measures scheduling throughput of stock kube-scheduler v1.34
+// Command bench measures scheduling throughput of stock kube-scheduler v1.37
 // (default profile, no Grove plugins) and grove-scheduler in one run, on the
 // same fake nodes of one envtest kube-apiserver: (a) plain pods and (b) 5-pod
 // gangs. Pods (and PodGangs) are created before the scheduler starts, and the

@@ -148,7 +148,7 @@ func RunScheduler(ctx context.Context, restCfg *rest.Config, o Options) error {
 	if err != nil {
 		return err
 	}
-	informerFactory := scheduler.NewInformerFactory(client, 0)
+	informerFactory := scheduler.NewInformerFactory(client, 0, nil)
 	dynInformerFactory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dynClient, 0, corev1.NamespaceAll, nil)
 	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: client.EventsV1()})
 	registry := frameworkruntime.Registry{}

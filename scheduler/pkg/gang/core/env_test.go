@@ -160,7 +160,7 @@ type fakeHandle struct {
 
 // IterateOverWaitingPods visits the pods still waiting: as in the framework,
 // a pod leaves the waiting set once allowed or rejected.
-func (h *fakeHandle) IterateOverWaitingPods(cb func(framework.WaitingPod)) {
+func (h *fakeHandle) IterateOverWaitingPods(cb func(fwk.WaitingPod)) {
 	h.mu.Lock()
 	var waiting []*fakeWaitingPod
 	for _, wp := range h.waiting {
@@ -202,7 +202,7 @@ func (h *fakeHandle) Activate(_ klog.Logger, pods map[string]*corev1.Pod) {
 	h.mu.Unlock()
 }
 
-func (h *fakeHandle) SnapshotSharedLister() framework.SharedLister { return nil }
+func (h *fakeHandle) SnapshotSharedLister() fwk.SharedLister { return nil }
 
 // wait puts a pod at Permit, as the framework does after Permit returns Wait.
 func (h *fakeHandle) wait(pod *corev1.Pod) *fakeWaitingPod {

@@ -30,7 +30,7 @@ import (
 	schedulinglisters "k8s.io/client-go/listers/scheduling/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
-	"k8s.io/kubernetes/pkg/scheduler/framework"
+	fwk "k8s.io/kube-scheduler/framework"
 
 	groveclient "github.com/grove-project/grove/api/client/clientset/versioned"
 	schedlisters "github.com/grove-project/grove/api/client/listers/scheduler/v1alpha1"
@@ -42,12 +42,12 @@ import (
 // and rejected in its name.
 const PluginName = "GroveGang"
 
-// schedulerHandle is the part of framework.Handle the Manager drives: the
+// schedulerHandle is the part of fwk.Handle the Manager drives: the
 // pods waiting at Permit, the scheduling queue and the cycle's snapshot.
 type schedulerHandle interface {
-	IterateOverWaitingPods(callback func(framework.WaitingPod))
+	IterateOverWaitingPods(callback func(fwk.WaitingPod))
 	Activate(logger klog.Logger, pods map[string]*corev1.Pod)
-	SnapshotSharedLister() framework.SharedLister
+	SnapshotSharedLister() fwk.SharedLister
 }
 
 // Manager is the gang bookkeeping shared by all extension points of the plugin.
@@ -84,7 +84,7 @@ type Manager struct {
 
 // NewManager wires the Manager to the scheduler's pod, node and PriorityClass
 // informers and to a PodGang informer it owns; informers must be started by the caller.
-func NewManager(log logr.Logger, handle framework.Handle, client groveclient.Interface, podGangInformer cache.SharedIndexInformer, podGangs schedlisters.PodGangLister, permitTimeout time.Duration) (*Manager, error) {
+func NewManager(log logr.Logger, handle fwk.Handle, client groveclient.Interface, podGangInformer cache.SharedIndexInformer, podGangs schedlisters.PodGangLister, permitTimeout time.Duration) (*Manager, error) {
 	factory := handle.SharedInformerFactory()
 	m := newManager(log, handle, handle.ClientSet(), podGangs,
 		factory.Core().V1().Pods().Lister(), factory.Core().V1().Nodes().Lister(),

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/kubernetes/pkg/scheduler/framework"
+	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/grove-project/grove/scheduler/pkg/metrics"
 )
@@ -143,7 +143,7 @@ func (m *Manager) RejectGang(pod *corev1.Pod, reason string, searchPassed bool) 
 
 // allowWaiting lets every pod of the gang waiting at Permit through.
 func (m *Manager) allowWaiting(key string) {
-	m.handle.IterateOverWaitingPods(func(wp framework.WaitingPod) {
+	m.handle.IterateOverWaitingPods(func(wp fwk.WaitingPod) {
 		if k, ok := GangKey(wp.GetPod()); ok && k == key {
 			wp.Allow(PluginName)
 		}
@@ -152,7 +152,7 @@ func (m *Manager) allowWaiting(key string) {
 
 // rejectWaiting rejects every pod of the gang waiting at Permit.
 func (m *Manager) rejectWaiting(key, reason string) {
-	m.handle.IterateOverWaitingPods(func(wp framework.WaitingPod) {
+	m.handle.IterateOverWaitingPods(func(wp fwk.WaitingPod) {
 		if k, ok := GangKey(wp.GetPod()); ok && k == key {
 			wp.Reject(PluginName, reason)
 		}
