@@ -86,7 +86,7 @@ var (
 	_ fwk.ReservePlugin     = &Plugin{}
 	_ fwk.PermitPlugin      = &Plugin{}
 	_ fwk.EnqueueExtensions = &Plugin{}
-	_ gangCore                    = &core.Manager{}
+	_ gangCore              = &core.Manager{}
 )
 
 // New builds the plugin: it decodes Args, starts a PodGang informer on the

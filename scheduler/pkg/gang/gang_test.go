@@ -261,7 +261,7 @@ type podGroupEntity struct {
 	queuedAt time.Time
 }
 
-func (e podGroupEntity) GetPriority() int32        { return e.priority }
+func (e podGroupEntity) GetPriority() int32      { return e.priority }
 func (e podGroupEntity) GetTimestamp() time.Time { return e.queuedAt }
 
 func TestLessOrdersByGangPriorityThenAgeThenGang(t *testing.T) {
