@@ -37,7 +37,7 @@ func TestRunExitCodes(t *testing.T) {
 		wantStdout string
 		wantStderr string
 	}{
-		{name: "version", args: []string{"--version"}, code: 0, wantStdout: "grove-operator v"},
+		{name: "version names the Kubernetes line", args: []string{"--version"}, code: 0, wantStdout: "grove-operator v0.0.0-dev (Kubernetes v1.37."},
 		{name: "no flags", args: nil, code: exitBadArgs, wantStderr: "one of --config or --version is required"},
 		{name: "unknown flag", args: []string{"--nope"}, code: exitBadArgs, wantStderr: "flag provided but not defined"},
 		{name: "stray argument", args: []string{"--version", "x"}, code: exitBadArgs, wantStderr: "unexpected arguments"},
