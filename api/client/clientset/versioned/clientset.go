@@ -30,7 +30,7 @@ import (
 )
 
 type Interface interface {
-	Discovery() discovery.DiscoveryInterface
+	Discovery() discovery.DiscoveryInterfaces
 	GroveV1alpha1() grovev1alpha1.GroveV1alpha1Interface
 	SchedulerV1alpha1() schedulerv1alpha1.SchedulerV1alpha1Interface
 }
@@ -53,7 +53,7 @@ func (c *Clientset) SchedulerV1alpha1() schedulerv1alpha1.SchedulerV1alpha1Inter
 }
 
 // Discovery retrieves the DiscoveryClient
-func (c *Clientset) Discovery() discovery.DiscoveryInterface {
+func (c *Clientset) Discovery() discovery.DiscoveryInterfaces {
 	if c == nil {
 		return nil
 	}

@@ -24,10 +24,23 @@ import (
 
 // AutoScalingConfigApplyConfiguration represents a declarative configuration of the AutoScalingConfig type for use
 // with apply.
+//
+// AutoScalingConfig configures the HorizontalPodAutoscaler Grove creates for a
+// clique or a scaling group.
 type AutoScalingConfigApplyConfiguration struct {
-	MinReplicas *int32                            `json:"minReplicas,omitempty"`
-	MaxReplicas *int32                            `json:"maxReplicas,omitempty"`
-	Metrics     []v2.MetricSpecApplyConfiguration `json:"metrics,omitempty"`
+	// minReplicas is the lower bound the autoscaler may scale down to: 0, or
+	// at least minAvailable. 0 lets the component be parked at zero replicas
+	// (by kubectl scale or an external autoscaler such as KEDA); the
+	// HorizontalPodAutoscaler Grove creates then gets minReplicas 1, because
+	// Kubernetes accepts 0 only behind its HPAScaleToZero feature gate, and it
+	// leaves a target at zero alone until it is scaled up again. Defaults to
+	// the template's replicas.
+	MinReplicas *int32 `json:"minReplicas,omitempty"`
+	// maxReplicas is the upper bound the autoscaler may scale up to.
+	MaxReplicas *int32 `json:"maxReplicas,omitempty"`
+	// metrics are the metrics the autoscaler scales on. When empty, the
+	// HorizontalPodAutoscaler default (80% average CPU utilization) applies.
+	Metrics []v2.MetricSpecApplyConfiguration `json:"metrics,omitempty"`
 }
 
 // AutoScalingConfigApplyConfiguration constructs a declarative configuration of the AutoScalingConfig type for use with

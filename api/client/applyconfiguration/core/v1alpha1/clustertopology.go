@@ -26,11 +26,18 @@ import (
 
 // ClusterTopologyApplyConfiguration represents a declarative configuration of the ClusterTopology type for use
 // with apply.
+//
+// ClusterTopology describes the network topology of the cluster as an ordered
+// list of levels, each a node label key. Topology constraints name the levels
+// by domain; the scheduler packs pods into nodes sharing the level's label value.
 type ClusterTopologyApplyConfiguration struct {
-	v1.TypeMetaApplyConfiguration    `json:",inline"`
+	v1.TypeMetaApplyConfiguration `json:""`
+	// metadata is the standard object metadata.
 	*v1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
-	Spec                             *ClusterTopologySpecApplyConfiguration   `json:"spec,omitempty"`
-	Status                           *ClusterTopologyStatusApplyConfiguration `json:"status,omitempty"`
+	// spec is the desired state of the ClusterTopology.
+	Spec *ClusterTopologySpecApplyConfiguration `json:"spec,omitempty"`
+	// status is the observed state of the ClusterTopology.
+	Status *ClusterTopologyStatusApplyConfiguration `json:"status,omitempty"`
 }
 
 // ClusterTopology constructs a declarative configuration of the ClusterTopology type for use with
@@ -42,6 +49,7 @@ func ClusterTopology(name string) *ClusterTopologyApplyConfiguration {
 	b.WithAPIVersion("grove.io/v1alpha1")
 	return b
 }
+
 func (b ClusterTopologyApplyConfiguration) IsApplyConfiguration() {}
 
 // WithKind sets the Kind field in the declarative configuration to the given value

@@ -20,7 +20,11 @@ package v1alpha1
 
 // ClusterTopologySpecApplyConfiguration represents a declarative configuration of the ClusterTopologySpec type for use
 // with apply.
+//
+// ClusterTopologySpec is the desired state of a ClusterTopology.
 type ClusterTopologySpecApplyConfiguration struct {
+	// levels are the topology levels, ordered from the broadest (for example
+	// zone) to the narrowest (for example host). Domains and keys must be unique.
 	Levels []TopologyLevelApplyConfiguration `json:"levels,omitempty"`
 }
 

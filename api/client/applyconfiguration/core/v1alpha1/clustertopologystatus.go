@@ -24,9 +24,13 @@ import (
 
 // ClusterTopologyStatusApplyConfiguration represents a declarative configuration of the ClusterTopologyStatus type for use
 // with apply.
+//
+// ClusterTopologyStatus is the observed state of a ClusterTopology.
 type ClusterTopologyStatusApplyConfiguration struct {
-	Conditions         []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
-	ObservedGeneration *int64                           `json:"observedGeneration,omitempty"`
+	// conditions describe the state of the ClusterTopology.
+	Conditions []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
+	// observedGeneration is the generation the controller last acted on.
+	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
 }
 
 // ClusterTopologyStatusApplyConfiguration constructs a declarative configuration of the ClusterTopologyStatus type for use with

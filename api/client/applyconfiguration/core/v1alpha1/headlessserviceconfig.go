@@ -20,7 +20,11 @@ package v1alpha1
 
 // HeadlessServiceConfigApplyConfiguration represents a declarative configuration of the HeadlessServiceConfig type for use
 // with apply.
+//
+// HeadlessServiceConfig configures the headless Service of a replica.
 type HeadlessServiceConfigApplyConfiguration struct {
+	// publishNotReadyAddresses publishes DNS records of pods before they are Ready,
+	// so peers of a multi-node instance can find each other while starting.
 	PublishNotReadyAddresses *bool `json:"publishNotReadyAddresses,omitempty"`
 }
 

@@ -25,10 +25,15 @@ import (
 
 // LastErrorApplyConfiguration represents a declarative configuration of the LastError type for use
 // with apply.
+//
+// LastError is one error observed by the last operation.
 type LastErrorApplyConfiguration struct {
-	Code        *corev1alpha1.ErrorCode `json:"code,omitempty"`
-	Description *string                 `json:"description,omitempty"`
-	ObservedAt  *v1.Time                `json:"observedAt,omitempty"`
+	// code identifies the kind of error.
+	Code *corev1alpha1.ErrorCode `json:"code,omitempty"`
+	// description is the human-readable error.
+	Description *string `json:"description,omitempty"`
+	// observedAt is when the error was observed.
+	ObservedAt *v1.Time `json:"observedAt,omitempty"`
 }
 
 // LastErrorApplyConfiguration constructs a declarative configuration of the LastError type for use with

@@ -25,11 +25,17 @@ import (
 
 // LastOperationApplyConfiguration represents a declarative configuration of the LastOperation type for use
 // with apply.
+//
+// LastOperation records the last operation a controller ran on an object.
 type LastOperationApplyConfiguration struct {
-	Type           *corev1alpha1.LastOperationType  `json:"type,omitempty"`
-	State          *corev1alpha1.LastOperationState `json:"state,omitempty"`
-	Description    *string                          `json:"description,omitempty"`
-	LastUpdateTime *v1.Time                         `json:"lastUpdateTime,omitempty"`
+	// type is the kind of operation.
+	Type *corev1alpha1.LastOperationType `json:"type,omitempty"`
+	// state is where the operation stands.
+	State *corev1alpha1.LastOperationState `json:"state,omitempty"`
+	// description says what the operation did or is doing.
+	Description *string `json:"description,omitempty"`
+	// lastUpdateTime is when this record was last written.
+	LastUpdateTime *v1.Time `json:"lastUpdateTime,omitempty"`
 }
 
 // LastOperationApplyConfiguration constructs a declarative configuration of the LastOperation type for use with

@@ -26,11 +26,18 @@ import (
 
 // PodCliqueApplyConfiguration represents a declarative configuration of the PodClique type for use
 // with apply.
+//
+// PodClique is a group of identical pods that play one role, for example the
+// prefill workers of one model instance. Grove creates PodCliques from a
+// PodCliqueSet; users scale them through /scale.
 type PodCliqueApplyConfiguration struct {
-	v1.TypeMetaApplyConfiguration    `json:",inline"`
+	v1.TypeMetaApplyConfiguration `json:""`
+	// metadata is the standard object metadata.
 	*v1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
-	Spec                             *PodCliqueSpecApplyConfiguration   `json:"spec,omitempty"`
-	Status                           *PodCliqueStatusApplyConfiguration `json:"status,omitempty"`
+	// spec is the desired state of the PodClique.
+	Spec *PodCliqueSpecApplyConfiguration `json:"spec,omitempty"`
+	// status is the observed state of the PodClique.
+	Status *PodCliqueStatusApplyConfiguration `json:"status,omitempty"`
 }
 
 // PodClique constructs a declarative configuration of the PodClique type for use with
@@ -43,6 +50,7 @@ func PodClique(name, namespace string) *PodCliqueApplyConfiguration {
 	b.WithAPIVersion("grove.io/v1alpha1")
 	return b
 }
+
 func (b PodCliqueApplyConfiguration) IsApplyConfiguration() {}
 
 // WithKind sets the Kind field in the declarative configuration to the given value

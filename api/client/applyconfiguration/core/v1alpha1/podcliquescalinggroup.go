@@ -26,11 +26,18 @@ import (
 
 // PodCliqueScalingGroupApplyConfiguration represents a declarative configuration of the PodCliqueScalingGroup type for use
 // with apply.
+//
+// PodCliqueScalingGroup is a set of PodCliques that scale together as one
+// multi-node unit, for example a leader and its workers. Each replica of the
+// group is one PodClique per member clique, named <group>-<replica>-<clique>.
 type PodCliqueScalingGroupApplyConfiguration struct {
-	v1.TypeMetaApplyConfiguration    `json:",inline"`
+	v1.TypeMetaApplyConfiguration `json:""`
+	// metadata is the standard object metadata.
 	*v1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
-	Spec                             *PodCliqueScalingGroupSpecApplyConfiguration   `json:"spec,omitempty"`
-	Status                           *PodCliqueScalingGroupStatusApplyConfiguration `json:"status,omitempty"`
+	// spec is the desired state of the PodCliqueScalingGroup.
+	Spec *PodCliqueScalingGroupSpecApplyConfiguration `json:"spec,omitempty"`
+	// status is the observed state of the PodCliqueScalingGroup.
+	Status *PodCliqueScalingGroupStatusApplyConfiguration `json:"status,omitempty"`
 }
 
 // PodCliqueScalingGroup constructs a declarative configuration of the PodCliqueScalingGroup type for use with
@@ -43,6 +50,7 @@ func PodCliqueScalingGroup(name, namespace string) *PodCliqueScalingGroupApplyCo
 	b.WithAPIVersion("grove.io/v1alpha1")
 	return b
 }
+
 func (b PodCliqueScalingGroupApplyConfiguration) IsApplyConfiguration() {}
 
 // WithKind sets the Kind field in the declarative configuration to the given value

@@ -20,15 +20,31 @@ package v1alpha1
 
 // PodCliqueScalingGroupConfigApplyConfiguration represents a declarative configuration of the PodCliqueScalingGroupConfig type for use
 // with apply.
+//
+// PodCliqueScalingGroupConfig groups cliques that scale together.
 type PodCliqueScalingGroupConfigApplyConfiguration struct {
-	Name               *string                                `json:"name,omitempty"`
-	CliqueNames        []string                               `json:"cliqueNames,omitempty"`
-	Annotations        map[string]string                      `json:"annotations,omitempty"`
-	Replicas           *int32                                 `json:"replicas,omitempty"`
-	MinAvailable       *int32                                 `json:"minAvailable,omitempty"`
-	ScaleConfig        *AutoScalingConfigApplyConfiguration   `json:"scaleConfig,omitempty"`
-	TopologyConstraint *TopologyConstraintApplyConfiguration  `json:"topologyConstraint,omitempty"`
-	RollingUpdate      *RollingUpdateConfigApplyConfiguration `json:"rollingUpdate,omitempty"`
+	// name is the scaling group's name, unique within the PodCliqueSet.
+	Name *string `json:"name,omitempty"`
+	// cliqueNames are the cliques that form one replica of the group. Immutable.
+	CliqueNames []string `json:"cliqueNames,omitempty"`
+	// annotations are added to the PodCliqueScalingGroup objects.
+	Annotations map[string]string `json:"annotations,omitempty"`
+	// replicas is the initial number of replicas of the group in each
+	// PodCliqueSet replica.
+	Replicas *int32 `json:"replicas,omitempty"`
+	// minAvailable is the number of group replicas that must be scheduled
+	// together with the standalone cliques (the base gang). Replicas beyond it
+	// are scheduled as separate gangs. Immutable.
+	MinAvailable *int32 `json:"minAvailable,omitempty"`
+	// scaleConfig creates a HorizontalPodAutoscaler for each PodCliqueScalingGroup.
+	ScaleConfig *AutoScalingConfigApplyConfiguration `json:"scaleConfig,omitempty"`
+	// topologyConstraint packs the pods of one group replica into one domain.
+	// It must not be wider than the PodCliqueSet's constraint.
+	TopologyConstraint *TopologyConstraintApplyConfiguration `json:"topologyConstraint,omitempty"`
+	// rollingUpdate is the group's budget during a RollingRecreate update:
+	// maxUnavailable counts whole group replicas (all PodCliques of one
+	// replica are replaced together). Mutable.
+	RollingUpdate *RollingUpdateConfigApplyConfiguration `json:"rollingUpdate,omitempty"`
 }
 
 // PodCliqueScalingGroupConfigApplyConfiguration constructs a declarative configuration of the PodCliqueScalingGroupConfig type for use with

@@ -20,8 +20,12 @@ package v1alpha1
 
 // PodCliqueScalingGroupReplicaRollingUpdateProgressApplyConfiguration represents a declarative configuration of the PodCliqueScalingGroupReplicaRollingUpdateProgress type for use
 // with apply.
+//
+// PodCliqueScalingGroupReplicaRollingUpdateProgress tracks ready group replicas replaced one at a time.
 type PodCliqueScalingGroupReplicaRollingUpdateProgressApplyConfiguration struct {
-	Current   *int32  `json:"current,omitempty"`
+	// current is the replica index being replaced.
+	Current *int32 `json:"current,omitempty"`
+	// completed are the replica indices already replaced.
 	Completed []int32 `json:"completed,omitempty"`
 }
 

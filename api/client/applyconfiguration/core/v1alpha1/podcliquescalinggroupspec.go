@@ -20,10 +20,20 @@ package v1alpha1
 
 // PodCliqueScalingGroupSpecApplyConfiguration represents a declarative configuration of the PodCliqueScalingGroupSpec type for use
 // with apply.
+//
+// PodCliqueScalingGroupSpec is the desired state of a PodCliqueScalingGroup.
 type PodCliqueScalingGroupSpecApplyConfiguration struct {
-	Replicas      *int32                                 `json:"replicas,omitempty"`
-	MinAvailable  *int32                                 `json:"minAvailable,omitempty"`
-	CliqueNames   []string                               `json:"cliqueNames,omitempty"`
+	// replicas is the number of group replicas. A scaling group may be scaled
+	// to 0 (parked) and back; otherwise it must be at least minAvailable.
+	Replicas *int32 `json:"replicas,omitempty"`
+	// minAvailable is the number of group replicas that belong to the base gang
+	// of their PodCliqueSet replica. Immutable.
+	MinAvailable *int32 `json:"minAvailable,omitempty"`
+	// cliqueNames are the template clique names that form one group replica.
+	CliqueNames []string `json:"cliqueNames,omitempty"`
+	// rollingUpdate is the group's budget during a RollingRecreate update:
+	// maxUnavailable counts whole group replicas. Copied from the
+	// PodCliqueSet's scaling-group config.
 	RollingUpdate *RollingUpdateConfigApplyConfiguration `json:"rollingUpdate,omitempty"`
 }
 

@@ -24,18 +24,33 @@ import (
 
 // PodCliqueScalingGroupStatusApplyConfiguration represents a declarative configuration of the PodCliqueScalingGroupStatus type for use
 // with apply.
+//
+// PodCliqueScalingGroupStatus is the observed state of a PodCliqueScalingGroup.
 type PodCliqueScalingGroupStatusApplyConfiguration struct {
-	Conditions                        []v1.ConditionApplyConfiguration                       `json:"conditions,omitempty"`
-	Replicas                          *int32                                                 `json:"replicas,omitempty"`
-	ScheduledReplicas                 *int32                                                 `json:"scheduledReplicas,omitempty"`
-	AvailableReplicas                 *int32                                                 `json:"availableReplicas,omitempty"`
-	UpdatedReplicas                   *int32                                                 `json:"updatedReplicas,omitempty"`
-	Selector                          *string                                                `json:"selector,omitempty"`
-	ObservedGeneration                *int64                                                 `json:"observedGeneration,omitempty"`
-	LastOperation                     *LastOperationApplyConfiguration                       `json:"lastOperation,omitempty"`
-	LastErrors                        []LastErrorApplyConfiguration                          `json:"lastErrors,omitempty"`
-	CurrentPodCliqueSetGenerationHash *string                                                `json:"currentPodCliqueSetGenerationHash,omitempty"`
-	UpdateProgress                    *PodCliqueScalingGroupUpdateProgressApplyConfiguration `json:"updateProgress,omitempty"`
+	// conditions describe the state of the group: MinAvailableBreached and GangTerminationInProgress.
+	Conditions []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
+	// replicas is the number of group replicas (mirrors spec.replicas for /scale).
+	Replicas *int32 `json:"replicas,omitempty"`
+	// scheduledReplicas is the number of replicas whose PodCliques all have at
+	// least minAvailable pods scheduled.
+	ScheduledReplicas *int32 `json:"scheduledReplicas,omitempty"`
+	// availableReplicas is the number of replicas whose PodCliques all have at
+	// least minAvailable pods ready.
+	AvailableReplicas *int32 `json:"availableReplicas,omitempty"`
+	// updatedReplicas is the number of replicas running the current template.
+	UpdatedReplicas *int32 `json:"updatedReplicas,omitempty"`
+	// selector is the label selector of this group's pods, published for /scale.
+	Selector *string `json:"selector,omitempty"`
+	// observedGeneration is the generation the controller last acted on.
+	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
+	// lastOperation is the last operation the controller ran.
+	LastOperation *LastOperationApplyConfiguration `json:"lastOperation,omitempty"`
+	// lastErrors are the errors of the last operation, if it failed.
+	LastErrors []LastErrorApplyConfiguration `json:"lastErrors,omitempty"`
+	// currentPodCliqueSetGenerationHash is the PodCliqueSet generation hash the group converged to.
+	CurrentPodCliqueSetGenerationHash *string `json:"currentPodCliqueSetGenerationHash,omitempty"`
+	// updateProgress tracks a rolling update of this group.
+	UpdateProgress *PodCliqueScalingGroupUpdateProgressApplyConfiguration `json:"updateProgress,omitempty"`
 }
 
 // PodCliqueScalingGroupStatusApplyConfiguration constructs a declarative configuration of the PodCliqueScalingGroupStatus type for use with

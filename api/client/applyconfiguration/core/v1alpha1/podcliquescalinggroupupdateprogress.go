@@ -24,13 +24,26 @@ import (
 
 // PodCliqueScalingGroupUpdateProgressApplyConfiguration represents a declarative configuration of the PodCliqueScalingGroupUpdateProgress type for use
 // with apply.
+//
+// PodCliqueScalingGroupUpdateProgress tracks a rolling update of a
+// PodCliqueScalingGroup. The counts are written also when zero, so kubectl
+// get prints 0 rather than nothing.
 type PodCliqueScalingGroupUpdateProgressApplyConfiguration struct {
-	UpdateStartedAt                     *v1.Time                                                             `json:"updateStartedAt,omitempty"`
-	UpdateEndedAt                       *v1.Time                                                             `json:"updateEndedAt,omitempty"`
-	PodCliqueSetGenerationHash          *string                                                              `json:"podCliqueSetGenerationHash,omitempty"`
-	LastProgressTime                    *v1.Time                                                             `json:"lastProgressTime,omitempty"`
-	UpdatedPodCliquesCount              *int32                                                               `json:"updatedPodCliquesCount,omitempty"`
-	TotalPodCliquesCount                *int32                                                               `json:"totalPodCliquesCount,omitempty"`
+	// updateStartedAt is when the update started.
+	UpdateStartedAt *v1.Time `json:"updateStartedAt,omitempty"`
+	// updateEndedAt is when the update ended.
+	UpdateEndedAt *v1.Time `json:"updateEndedAt,omitempty"`
+	// podCliqueSetGenerationHash is the generation hash being rolled out.
+	PodCliqueSetGenerationHash *string `json:"podCliqueSetGenerationHash,omitempty"`
+	// lastProgressTime is when the update last made progress: a member
+	// PodClique converged to the new template or a replica became available.
+	// progressDeadline counts from it.
+	LastProgressTime *v1.Time `json:"lastProgressTime,omitempty"`
+	// updatedPodCliquesCount is the number of member PodCliques already updated.
+	UpdatedPodCliquesCount *int32 `json:"updatedPodCliquesCount,omitempty"`
+	// totalPodCliquesCount is the number of member PodCliques.
+	TotalPodCliquesCount *int32 `json:"totalPodCliquesCount,omitempty"`
+	// readyReplicaIndicesSelectedToUpdate tracks which ready replicas were replaced.
 	ReadyReplicaIndicesSelectedToUpdate *PodCliqueScalingGroupReplicaRollingUpdateProgressApplyConfiguration `json:"readyReplicaIndicesSelectedToUpdate,omitempty"`
 }
 

@@ -26,11 +26,20 @@ import (
 
 // PodCliqueSetApplyConfiguration represents a declarative configuration of the PodCliqueSet type for use
 // with apply.
+//
+// PodCliqueSet describes a whole inference system (frontends, routers, prefill
+// and decode engines, multi-node leader/worker instances) as one object.
+// Grove creates spec.replicas copies of the system described by spec.template,
+// each with its own PodCliques, PodCliqueScalingGroups, PodGangs and headless
+// Service.
 type PodCliqueSetApplyConfiguration struct {
-	v1.TypeMetaApplyConfiguration    `json:",inline"`
+	v1.TypeMetaApplyConfiguration `json:""`
+	// metadata is the standard object metadata.
 	*v1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
-	Spec                             *PodCliqueSetSpecApplyConfiguration   `json:"spec,omitempty"`
-	Status                           *PodCliqueSetStatusApplyConfiguration `json:"status,omitempty"`
+	// spec is the desired state of the PodCliqueSet.
+	Spec *PodCliqueSetSpecApplyConfiguration `json:"spec,omitempty"`
+	// status is the observed state of the PodCliqueSet.
+	Status *PodCliqueSetStatusApplyConfiguration `json:"status,omitempty"`
 }
 
 // PodCliqueSet constructs a declarative configuration of the PodCliqueSet type for use with
@@ -43,6 +52,7 @@ func PodCliqueSet(name, namespace string) *PodCliqueSetApplyConfiguration {
 	b.WithAPIVersion("grove.io/v1alpha1")
 	return b
 }
+
 func (b PodCliqueSetApplyConfiguration) IsApplyConfiguration() {}
 
 // WithKind sets the Kind field in the declarative configuration to the given value

@@ -24,12 +24,23 @@ import (
 
 // PodCliqueSetReplicaUpdateProgressApplyConfiguration represents a declarative configuration of the PodCliqueSetReplicaUpdateProgress type for use
 // with apply.
+//
+// PodCliqueSetReplicaUpdateProgress tracks the update of one PodCliqueSet replica.
 type PodCliqueSetReplicaUpdateProgressApplyConfiguration struct {
-	ReplicaIndex     *int32   `json:"replicaIndex,omitempty"`
-	UpdateStartedAt  *v1.Time `json:"updateStartedAt,omitempty"`
-	UpdateEndedAt    *v1.Time `json:"updateEndedAt,omitempty"`
-	ReadyAtStart     *bool    `json:"readyAtStart,omitempty"`
-	AvailableAtStart *bool    `json:"availableAtStart,omitempty"`
+	// replicaIndex is the replica being updated.
+	ReplicaIndex *int32 `json:"replicaIndex,omitempty"`
+	// updateStartedAt is when its update started.
+	UpdateStartedAt *v1.Time `json:"updateStartedAt,omitempty"`
+	// updateEndedAt is when its update ended.
+	UpdateEndedAt *v1.Time `json:"updateEndedAt,omitempty"`
+	// readyAtStart says whether every pod of the replica was ready when its
+	// turn started. Its turn then ends only when every pod is ready again.
+	ReadyAtStart *bool `json:"readyAtStart,omitempty"`
+	// availableAtStart says whether the replica was available (every clique
+	// and scaling group at minAvailable) when its turn started. If it was
+	// not all ready but available, its turn ends when it is available again;
+	// if it was not even available, once it runs the new templates.
+	AvailableAtStart *bool `json:"availableAtStart,omitempty"`
 }
 
 // PodCliqueSetReplicaUpdateProgressApplyConfiguration constructs a declarative configuration of the PodCliqueSetReplicaUpdateProgress type for use with

@@ -20,10 +20,16 @@ package v1alpha1
 
 // PodCliqueSetSpecApplyConfiguration represents a declarative configuration of the PodCliqueSetSpec type for use
 // with apply.
+//
+// PodCliqueSetSpec is the desired state of a PodCliqueSet.
 type PodCliqueSetSpecApplyConfiguration struct {
-	Replicas       *int32                                        `json:"replicas,omitempty"`
+	// replicas is the number of copies of the whole system. Each copy gets its
+	// own replica index (0, 1, …) that appears in the names of everything it owns.
+	Replicas *int32 `json:"replicas,omitempty"`
+	// updateStrategy says how pods are replaced when the template changes.
 	UpdateStrategy *PodCliqueSetUpdateStrategyApplyConfiguration `json:"updateStrategy,omitempty"`
-	Template       *PodCliqueSetTemplateSpecApplyConfiguration   `json:"template,omitempty"`
+	// template describes one copy of the system.
+	Template *PodCliqueSetTemplateSpecApplyConfiguration `json:"template,omitempty"`
 }
 
 // PodCliqueSetSpecApplyConfiguration constructs a declarative configuration of the PodCliqueSetSpec type for use with

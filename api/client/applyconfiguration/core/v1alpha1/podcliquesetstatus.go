@@ -24,18 +24,34 @@ import (
 
 // PodCliqueSetStatusApplyConfiguration represents a declarative configuration of the PodCliqueSetStatus type for use
 // with apply.
+//
+// PodCliqueSetStatus is the observed state of a PodCliqueSet.
 type PodCliqueSetStatusApplyConfiguration struct {
-	Conditions            []v1.ConditionApplyConfiguration              `json:"conditions,omitempty"`
-	ObservedGeneration    *int64                                        `json:"observedGeneration,omitempty"`
-	LastOperation         *LastOperationApplyConfiguration              `json:"lastOperation,omitempty"`
-	LastErrors            []LastErrorApplyConfiguration                 `json:"lastErrors,omitempty"`
-	Replicas              *int32                                        `json:"replicas,omitempty"`
-	UpdatedReplicas       *int32                                        `json:"updatedReplicas,omitempty"`
-	AvailableReplicas     *int32                                        `json:"availableReplicas,omitempty"`
-	HPAPodSelector        *string                                       `json:"hpaPodSelector,omitempty"`
-	PodGangStatuses       []PodGangStatusApplyConfiguration             `json:"podGangStatuses,omitempty"`
-	CurrentGenerationHash *string                                       `json:"currentGenerationHash,omitempty"`
-	UpdateProgress        *PodCliqueSetUpdateProgressApplyConfiguration `json:"updateProgress,omitempty"`
+	// conditions describe the state of the PodCliqueSet.
+	Conditions []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
+	// observedGeneration is the generation the controller last acted on.
+	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
+	// lastOperation is the last operation the controller ran.
+	LastOperation *LastOperationApplyConfiguration `json:"lastOperation,omitempty"`
+	// lastErrors are the errors of the last operation, if it failed.
+	LastErrors []LastErrorApplyConfiguration `json:"lastErrors,omitempty"`
+	// replicas is the number of replicas (mirrors spec.replicas for /scale).
+	Replicas *int32 `json:"replicas,omitempty"`
+	// updatedReplicas is the number of replicas running the current template.
+	UpdatedReplicas *int32 `json:"updatedReplicas,omitempty"`
+	// availableReplicas is the number of replicas whose cliques and scaling
+	// groups all have at least minAvailable ready pods.
+	AvailableReplicas *int32 `json:"availableReplicas,omitempty"`
+	// hpaPodSelector is the label selector of all pods of this PodCliqueSet,
+	// published for the /scale subresource.
+	HPAPodSelector *string `json:"hpaPodSelector,omitempty"`
+	// podGangStatuses mirror the phase and conditions the scheduler reports on
+	// each PodGang of this PodCliqueSet.
+	PodGangStatuses []PodGangStatusApplyConfiguration `json:"podGangStatuses,omitempty"`
+	// currentGenerationHash is the hash of the pod templates the replicas converge to.
+	CurrentGenerationHash *string `json:"currentGenerationHash,omitempty"`
+	// updateProgress tracks a rolling update.
+	UpdateProgress *PodCliqueSetUpdateProgressApplyConfiguration `json:"updateProgress,omitempty"`
 }
 
 // PodCliqueSetStatusApplyConfiguration constructs a declarative configuration of the PodCliqueSetStatus type for use with

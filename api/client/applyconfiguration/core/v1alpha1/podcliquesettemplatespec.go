@@ -25,13 +25,25 @@ import (
 
 // PodCliqueSetTemplateSpecApplyConfiguration represents a declarative configuration of the PodCliqueSetTemplateSpec type for use
 // with apply.
+//
+// PodCliqueSetTemplateSpec describes one copy (replica) of the system.
 type PodCliqueSetTemplateSpecApplyConfiguration struct {
-	Cliques                      []PodCliqueTemplateSpecApplyConfiguration       `json:"cliques,omitempty"`
-	StartupType                  *corev1alpha1.CliqueStartupType                 `json:"cliqueStartupType,omitempty"`
-	PriorityClassName            *string                                         `json:"priorityClassName,omitempty"`
-	HeadlessServiceConfig        *HeadlessServiceConfigApplyConfiguration        `json:"headlessServiceConfig,omitempty"`
-	TopologyConstraint           *TopologyConstraintApplyConfiguration           `json:"topologyConstraint,omitempty"`
-	TerminationDelay             *v1.Duration                                    `json:"terminationDelay,omitempty"`
+	// cliques are the roles of the system. Names must be unique.
+	Cliques []PodCliqueTemplateSpecApplyConfiguration `json:"cliques,omitempty"`
+	// cliqueStartupType says in which order cliques start. Immutable.
+	StartupType *corev1alpha1.CliqueStartupType `json:"cliqueStartupType,omitempty"`
+	// priorityClassName is the priority of every PodGang of this PodCliqueSet.
+	// The scheduler orders and preempts whole gangs by it.
+	PriorityClassName *string `json:"priorityClassName,omitempty"`
+	// headlessServiceConfig configures the headless Service created per replica.
+	HeadlessServiceConfig *HeadlessServiceConfigApplyConfiguration `json:"headlessServiceConfig,omitempty"`
+	// topologyConstraint packs all pods of one replica into one topology domain.
+	TopologyConstraint *TopologyConstraintApplyConfiguration `json:"topologyConstraint,omitempty"`
+	// terminationDelay is how long a clique may stay below minAvailable before
+	// Grove recreates the affected gang. Defaults to 4h.
+	TerminationDelay *v1.Duration `json:"terminationDelay,omitempty"`
+	// podCliqueScalingGroups group cliques that scale together as one
+	// multi-node unit (for example a leader and its workers).
 	PodCliqueScalingGroupConfigs []PodCliqueScalingGroupConfigApplyConfiguration `json:"podCliqueScalingGroups,omitempty"`
 }
 

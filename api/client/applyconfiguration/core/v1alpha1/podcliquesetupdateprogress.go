@@ -24,15 +24,27 @@ import (
 
 // PodCliqueSetUpdateProgressApplyConfiguration represents a declarative configuration of the PodCliqueSetUpdateProgress type for use
 // with apply.
+//
+// PodCliqueSetUpdateProgress tracks a rolling update of a PodCliqueSet. The
+// counts are written also when zero, so kubectl get prints 0 rather than
+// nothing.
 type PodCliqueSetUpdateProgressApplyConfiguration struct {
-	UpdateStartedAt                    *v1.Time                                              `json:"updateStartedAt,omitempty"`
-	UpdateEndedAt                      *v1.Time                                              `json:"updateEndedAt,omitempty"`
-	PodCliqueSetGenerationHash         *string                                               `json:"podCliqueSetGenerationHash,omitempty"`
-	UpdatedPodCliquesCount             *int32                                                `json:"updatedPodCliquesCount,omitempty"`
-	TotalPodCliquesCount               *int32                                                `json:"totalPodCliquesCount,omitempty"`
-	UpdatedPodCliqueScalingGroupsCount *int32                                                `json:"updatedPodCliqueScalingGroupsCount,omitempty"`
-	TotalPodCliqueScalingGroupsCount   *int32                                                `json:"totalPodCliqueScalingGroupsCount,omitempty"`
-	CurrentlyUpdating                  []PodCliqueSetReplicaUpdateProgressApplyConfiguration `json:"currentlyUpdating,omitempty"`
+	// updateStartedAt is when the update started.
+	UpdateStartedAt *v1.Time `json:"updateStartedAt,omitempty"`
+	// updateEndedAt is when the update ended; unset while it runs.
+	UpdateEndedAt *v1.Time `json:"updateEndedAt,omitempty"`
+	// podCliqueSetGenerationHash is the generation hash being rolled out.
+	PodCliqueSetGenerationHash *string `json:"podCliqueSetGenerationHash,omitempty"`
+	// updatedPodCliquesCount is the number of standalone PodCliques already updated.
+	UpdatedPodCliquesCount *int32 `json:"updatedPodCliquesCount,omitempty"`
+	// totalPodCliquesCount is the number of standalone PodCliques.
+	TotalPodCliquesCount *int32 `json:"totalPodCliquesCount,omitempty"`
+	// updatedPodCliqueScalingGroupsCount is the number of PodCliqueScalingGroups already updated.
+	UpdatedPodCliqueScalingGroupsCount *int32 `json:"updatedPodCliqueScalingGroupsCount,omitempty"`
+	// totalPodCliqueScalingGroupsCount is the number of PodCliqueScalingGroups.
+	TotalPodCliqueScalingGroupsCount *int32 `json:"totalPodCliqueScalingGroupsCount,omitempty"`
+	// currentlyUpdating lists the replicas being updated.
+	CurrentlyUpdating []PodCliqueSetReplicaUpdateProgressApplyConfiguration `json:"currentlyUpdating,omitempty"`
 }
 
 // PodCliqueSetUpdateProgressApplyConfiguration constructs a declarative configuration of the PodCliqueSetUpdateProgress type for use with

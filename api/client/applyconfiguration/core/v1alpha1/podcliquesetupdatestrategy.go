@@ -24,7 +24,10 @@ import (
 
 // PodCliqueSetUpdateStrategyApplyConfiguration represents a declarative configuration of the PodCliqueSetUpdateStrategy type for use
 // with apply.
+//
+// PodCliqueSetUpdateStrategy says how pods are replaced when the template changes.
 type PodCliqueSetUpdateStrategyApplyConfiguration struct {
+	// type is the update strategy.
 	Type *corev1alpha1.UpdateStrategyType `json:"type,omitempty"`
 }
 

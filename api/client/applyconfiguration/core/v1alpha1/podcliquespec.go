@@ -24,14 +24,34 @@ import (
 
 // PodCliqueSpecApplyConfiguration represents a declarative configuration of the PodCliqueSpec type for use
 // with apply.
+//
+// PodCliqueSpec is the desired state of a PodClique, and of the cliques in a
+// PodCliqueSet template.
 type PodCliqueSpecApplyConfiguration struct {
-	RoleName          *string                                `json:"roleName,omitempty"`
-	PodSpec           *v1.PodSpecApplyConfiguration          `json:"podSpec,omitempty"`
-	Replicas          *int32                                 `json:"replicas,omitempty"`
-	MinAvailable      *int32                                 `json:"minAvailable,omitempty"`
-	StartsAfter       []string                               `json:"startsAfter,omitempty"`
-	AutoScalingConfig *AutoScalingConfigApplyConfiguration   `json:"autoScalingConfig,omitempty"`
-	RollingUpdate     *RollingUpdateConfigApplyConfiguration `json:"rollingUpdate,omitempty"`
+	// roleName is the role the pods play (for example "prefill"). It must be
+	// unique within a PodCliqueSet. Defaults to the clique name. Immutable.
+	RoleName *string `json:"roleName,omitempty"`
+	// podSpec is the specification of every pod of the clique.
+	PodSpec *v1.PodSpecApplyConfiguration `json:"podSpec,omitempty"`
+	// replicas is the number of pods. A PodClique may be scaled to 0 (parked)
+	// and back; otherwise it must be at least minAvailable. Clique templates
+	// of a PodCliqueSet need at least 1.
+	Replicas *int32 `json:"replicas,omitempty"`
+	// minAvailable is the number of pods that must be scheduled together (the
+	// clique's share of the gang) and that must stay ready; below it the clique
+	// counts as breached. Defaults to replicas. Immutable.
+	MinAvailable *int32 `json:"minAvailable,omitempty"`
+	// startsAfter names the cliques this clique starts after. In a PodCliqueSet
+	// template these are clique names and apply with CliqueStartupTypeExplicit;
+	// on a PodClique they are the resolved PodClique names. Immutable.
+	StartsAfter []string `json:"startsAfter,omitempty"`
+	// autoScalingConfig creates a HorizontalPodAutoscaler for each PodClique
+	// of this clique. Not allowed for members of a scaling group.
+	AutoScalingConfig *AutoScalingConfigApplyConfiguration `json:"autoScalingConfig,omitempty"`
+	// rollingUpdate is the clique's budget during a RollingRecreate update:
+	// maxUnavailable counts its pods. Mutable; not part of the pod template,
+	// so changing it replaces no pod.
+	RollingUpdate *RollingUpdateConfigApplyConfiguration `json:"rollingUpdate,omitempty"`
 }
 
 // PodCliqueSpecApplyConfiguration constructs a declarative configuration of the PodCliqueSpec type for use with

@@ -24,21 +24,42 @@ import (
 
 // PodCliqueStatusApplyConfiguration represents a declarative configuration of the PodCliqueStatus type for use
 // with apply.
+//
+// PodCliqueStatus is the observed state of a PodClique.
 type PodCliqueStatusApplyConfiguration struct {
-	Conditions                        []v1.ConditionApplyConfiguration           `json:"conditions,omitempty"`
-	ObservedGeneration                *int64                                     `json:"observedGeneration,omitempty"`
-	LastOperation                     *LastOperationApplyConfiguration           `json:"lastOperation,omitempty"`
-	LastErrors                        []LastErrorApplyConfiguration              `json:"lastErrors,omitempty"`
-	Replicas                          *int32                                     `json:"replicas,omitempty"`
-	ReadyReplicas                     *int32                                     `json:"readyReplicas,omitempty"`
-	UpdatedReplicas                   *int32                                     `json:"updatedReplicas,omitempty"`
-	ScheduleGatedReplicas             *int32                                     `json:"scheduleGatedReplicas,omitempty"`
-	ScheduledReplicas                 *int32                                     `json:"scheduledReplicas,omitempty"`
-	WasScheduled                      *bool                                      `json:"wasScheduled,omitempty"`
-	HPAPodSelector                    *string                                    `json:"hpaPodSelector,omitempty"`
-	CurrentPodCliqueSetGenerationHash *string                                    `json:"currentPodCliqueSetGenerationHash,omitempty"`
-	CurrentPodTemplateHash            *string                                    `json:"currentPodTemplateHash,omitempty"`
-	UpdateProgress                    *PodCliqueUpdateProgressApplyConfiguration `json:"updateProgress,omitempty"`
+	// conditions describe the state of the PodClique: PodCliqueScheduled and MinAvailableBreached.
+	Conditions []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
+	// observedGeneration is the generation the controller last acted on.
+	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
+	// lastOperation is the last operation the controller ran.
+	LastOperation *LastOperationApplyConfiguration `json:"lastOperation,omitempty"`
+	// lastErrors are the errors of the last operation, if it failed.
+	LastErrors []LastErrorApplyConfiguration `json:"lastErrors,omitempty"`
+	// replicas is the number of non-terminating pods.
+	Replicas *int32 `json:"replicas,omitempty"`
+	// readyReplicas is the number of pods with Ready=True.
+	ReadyReplicas *int32 `json:"readyReplicas,omitempty"`
+	// updatedReplicas is the number of pods built from the current template.
+	UpdatedReplicas *int32 `json:"updatedReplicas,omitempty"`
+	// scheduleGatedReplicas is the number of pods still held by a scheduling gate.
+	ScheduleGatedReplicas *int32 `json:"scheduleGatedReplicas,omitempty"`
+	// scheduledReplicas is the number of pods bound to a node.
+	ScheduledReplicas *int32 `json:"scheduledReplicas,omitempty"`
+	// wasScheduled is true once minAvailable pods of the PodClique have been
+	// scheduled at the same time. Gang termination acts only on PodCliques that
+	// were scheduled, so a clique that never got capacity (or was just
+	// recreated) is never recreated again. It resets when the PodClique is
+	// scaled to zero.
+	WasScheduled *bool `json:"wasScheduled,omitempty"`
+	// hpaPodSelector is the label selector of this clique's pods, published for
+	// /scale. Not set for members of a scaling group, which scale through it.
+	HPAPodSelector *string `json:"hpaPodSelector,omitempty"`
+	// currentPodCliqueSetGenerationHash is the PodCliqueSet generation hash the pods converged to.
+	CurrentPodCliqueSetGenerationHash *string `json:"currentPodCliqueSetGenerationHash,omitempty"`
+	// currentPodTemplateHash is the pod template hash the pods converged to.
+	CurrentPodTemplateHash *string `json:"currentPodTemplateHash,omitempty"`
+	// updateProgress tracks a rolling update of this clique.
+	UpdateProgress *PodCliqueUpdateProgressApplyConfiguration `json:"updateProgress,omitempty"`
 }
 
 // PodCliqueStatusApplyConfiguration constructs a declarative configuration of the PodCliqueStatus type for use with

@@ -20,12 +20,20 @@ package v1alpha1
 
 // PodCliqueTemplateSpecApplyConfiguration represents a declarative configuration of the PodCliqueTemplateSpec type for use
 // with apply.
+//
+// PodCliqueTemplateSpec describes one clique (role) of the system.
 type PodCliqueTemplateSpecApplyConfiguration struct {
-	Name               *string                               `json:"name,omitempty"`
-	Labels             map[string]string                     `json:"labels,omitempty"`
-	Annotations        map[string]string                     `json:"annotations,omitempty"`
+	// name is the clique's name, unique within the PodCliqueSet. It appears in
+	// the names of the PodCliques and pods created from it.
+	Name *string `json:"name,omitempty"`
+	// labels are added to the PodCliques and pods created from this template.
+	Labels map[string]string `json:"labels,omitempty"`
+	// annotations are added to the PodCliques and pods created from this template.
+	Annotations map[string]string `json:"annotations,omitempty"`
+	// topologyConstraint packs the pods of each PodClique of this template into one domain.
 	TopologyConstraint *TopologyConstraintApplyConfiguration `json:"topologyConstraint,omitempty"`
-	Spec               *PodCliqueSpecApplyConfiguration      `json:"spec,omitempty"`
+	// spec is the specification of the PodCliques created from this template.
+	Spec *PodCliqueSpecApplyConfiguration `json:"spec,omitempty"`
 }
 
 // PodCliqueTemplateSpecApplyConfiguration constructs a declarative configuration of the PodCliqueTemplateSpec type for use with

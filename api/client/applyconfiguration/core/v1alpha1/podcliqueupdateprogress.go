@@ -24,13 +24,22 @@ import (
 
 // PodCliqueUpdateProgressApplyConfiguration represents a declarative configuration of the PodCliqueUpdateProgress type for use
 // with apply.
+//
+// PodCliqueUpdateProgress tracks a rolling update of a PodClique.
 type PodCliqueUpdateProgressApplyConfiguration struct {
-	UpdateStartedAt            *v1.Time                                `json:"updateStartedAt,omitempty"`
-	UpdateEndedAt              *v1.Time                                `json:"updateEndedAt,omitempty"`
-	PodCliqueSetGenerationHash *string                                 `json:"podCliqueSetGenerationHash,omitempty"`
-	PodTemplateHash            *string                                 `json:"podTemplateHash,omitempty"`
-	LastProgressTime           *v1.Time                                `json:"lastProgressTime,omitempty"`
-	ReadyPodsSelectedToUpdate  *PodsSelectedToUpdateApplyConfiguration `json:"readyPodsSelectedToUpdate,omitempty"`
+	// updateStartedAt is when the update started.
+	UpdateStartedAt *v1.Time `json:"updateStartedAt,omitempty"`
+	// updateEndedAt is when the update ended.
+	UpdateEndedAt *v1.Time `json:"updateEndedAt,omitempty"`
+	// podCliqueSetGenerationHash is the generation hash being rolled out.
+	PodCliqueSetGenerationHash *string `json:"podCliqueSetGenerationHash,omitempty"`
+	// podTemplateHash is the pod template hash being rolled out.
+	PodTemplateHash *string `json:"podTemplateHash,omitempty"`
+	// lastProgressTime is when the update last made progress: a pod of the
+	// new template was created or became ready. progressDeadline counts from it.
+	LastProgressTime *v1.Time `json:"lastProgressTime,omitempty"`
+	// readyPodsSelectedToUpdate tracks which ready pods were replaced.
+	ReadyPodsSelectedToUpdate *PodsSelectedToUpdateApplyConfiguration `json:"readyPodsSelectedToUpdate,omitempty"`
 }
 
 // PodCliqueUpdateProgressApplyConfiguration constructs a declarative configuration of the PodCliqueUpdateProgress type for use with

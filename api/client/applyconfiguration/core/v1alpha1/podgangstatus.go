@@ -25,10 +25,15 @@ import (
 
 // PodGangStatusApplyConfiguration represents a declarative configuration of the PodGangStatus type for use
 // with apply.
+//
+// PodGangStatus mirrors the scheduler's view of one PodGang.
 type PodGangStatusApplyConfiguration struct {
+	// conditions are the PodGang's conditions.
 	Conditions []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
-	Name       *string                          `json:"name,omitempty"`
-	Phase      *schedulerv1alpha1.PodGangPhase  `json:"phase,omitempty"`
+	// name is the PodGang's name.
+	Name *string `json:"name,omitempty"`
+	// phase is the PodGang's phase.
+	Phase *schedulerv1alpha1.PodGangPhase `json:"phase,omitempty"`
 }
 
 // PodGangStatusApplyConfiguration constructs a declarative configuration of the PodGangStatus type for use with

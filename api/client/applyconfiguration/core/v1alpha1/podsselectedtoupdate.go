@@ -20,8 +20,12 @@ package v1alpha1
 
 // PodsSelectedToUpdateApplyConfiguration represents a declarative configuration of the PodsSelectedToUpdate type for use
 // with apply.
+//
+// PodsSelectedToUpdate tracks the ready pods replaced one at a time.
 type PodsSelectedToUpdateApplyConfiguration struct {
-	Current   *string  `json:"current,omitempty"`
+	// current is the pod being replaced.
+	Current *string `json:"current,omitempty"`
+	// completed are the pods already replaced.
 	Completed []string `json:"completed,omitempty"`
 }
 

@@ -25,9 +25,21 @@ import (
 
 // RollingUpdateConfigApplyConfiguration represents a declarative configuration of the RollingUpdateConfig type for use
 // with apply.
+//
+// RollingUpdateConfig is the disruption budget of one component (a clique or
+// a scaling group) during a RollingRecreate update.
 type RollingUpdateConfigApplyConfiguration struct {
-	MaxUnavailable   *intstr.IntOrString `json:"maxUnavailable,omitempty"`
-	ProgressDeadline *v1.Duration        `json:"progressDeadline,omitempty"`
+	// maxUnavailable is how many pods of a clique, or replicas of a scaling
+	// group, may be unavailable at once while Grove replaces them: a count
+	// (at least 1) or a percentage of replicas ("25%"), rounded down but at
+	// least 1. Pods or replicas that are already unavailable count against it
+	// and are replaced first. Defaults to 1.
+	MaxUnavailable *intstr.IntOrString `json:"maxUnavailable,omitempty"`
+	// progressDeadline is how long the component's update may go without
+	// progress (an old pod or replica replaced, a new one becoming ready)
+	// before Grove reports ProgressDeadlineExceeded. The update continues.
+	// Unset means no deadline.
+	ProgressDeadline *v1.Duration `json:"progressDeadline,omitempty"`
 }
 
 // RollingUpdateConfigApplyConfiguration constructs a declarative configuration of the RollingUpdateConfig type for use with

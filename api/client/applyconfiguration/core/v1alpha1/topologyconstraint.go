@@ -20,9 +20,19 @@ package v1alpha1
 
 // TopologyConstraintApplyConfiguration represents a declarative configuration of the TopologyConstraint type for use
 // with apply.
+//
+// TopologyConstraint asks the scheduler to pack pods into one topology domain.
+// It can be set on the PodCliqueSet template (all pods of one replica), on a
+// scaling group (all pods of one scaling-group replica) and on a clique (all
+// pods of one PodClique).
 type TopologyConstraintApplyConfiguration struct {
-	TopologyName *string                                   `json:"topologyName,omitempty"`
-	Pack         *TopologyPackConstraintApplyConfiguration `json:"pack,omitempty"`
+	// topologyName is the name of the ClusterTopology whose levels the domains
+	// refer to. It may be omitted on a scaling group or clique, which then
+	// inherits it from the nearest constrained parent (PodCliqueSet, then scaling group).
+	TopologyName *string `json:"topologyName,omitempty"`
+	// pack says in which topology domain the pods must (required) or should
+	// (preferred) be placed together.
+	Pack *TopologyPackConstraintApplyConfiguration `json:"pack,omitempty"`
 }
 
 // TopologyConstraintApplyConfiguration constructs a declarative configuration of the TopologyConstraint type for use with

@@ -24,9 +24,14 @@ import (
 
 // TopologyLevelApplyConfiguration represents a declarative configuration of the TopologyLevel type for use
 // with apply.
+//
+// TopologyLevel is one level of a ClusterTopology.
 type TopologyLevelApplyConfiguration struct {
+	// domain is the level's name used in topology constraints.
 	Domain *corev1alpha1.TopologyDomain `json:"domain,omitempty"`
-	Key    *string                      `json:"key,omitempty"`
+	// key is the node label key whose value identifies a domain of this level,
+	// for example topology.kubernetes.io/zone.
+	Key *string `json:"key,omitempty"`
 }
 
 // TopologyLevelApplyConfiguration constructs a declarative configuration of the TopologyLevel type for use with

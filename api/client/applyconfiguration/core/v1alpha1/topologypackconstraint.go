@@ -24,8 +24,15 @@ import (
 
 // TopologyPackConstraintApplyConfiguration represents a declarative configuration of the TopologyPackConstraint type for use
 // with apply.
+//
+// TopologyPackConstraint names the domain pods are packed into. At least one of
+// required and preferred must be set.
 type TopologyPackConstraintApplyConfiguration struct {
-	Required  *corev1alpha1.TopologyDomain `json:"required,omitempty"`
+	// required is a hard constraint: all pods are placed within one domain of
+	// this level, or none are placed.
+	Required *corev1alpha1.TopologyDomain `json:"required,omitempty"`
+	// preferred is a soft constraint: the scheduler tries to place all pods within
+	// one domain of this level and falls back to wider placement.
 	Preferred *corev1alpha1.TopologyDomain `json:"preferred,omitempty"`
 }
 

@@ -20,9 +20,13 @@ package v1alpha1
 
 // NamespacedNameApplyConfiguration represents a declarative configuration of the NamespacedName type for use
 // with apply.
+//
+// NamespacedName names an object.
 type NamespacedNameApplyConfiguration struct {
+	// namespace is the object's namespace.
 	Namespace *string `json:"namespace,omitempty"`
-	Name      *string `json:"name,omitempty"`
+	// name is the object's name.
+	Name *string `json:"name,omitempty"`
 }
 
 // NamespacedNameApplyConfiguration constructs a declarative configuration of the NamespacedName type for use with

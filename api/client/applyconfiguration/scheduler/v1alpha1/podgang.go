@@ -26,11 +26,19 @@ import (
 
 // PodGangApplyConfiguration represents a declarative configuration of the PodGang type for use
 // with apply.
+//
+// PodGang is a set of pods that must be scheduled together: every pod group
+// gets at least minReplicas of its referenced pods placed at once, or none of
+// the gang is placed. Grove's operator writes the spec; the scheduler owns the
+// status.
 type PodGangApplyConfiguration struct {
-	v1.TypeMetaApplyConfiguration    `json:",inline"`
+	v1.TypeMetaApplyConfiguration `json:""`
+	// metadata is the standard object metadata.
 	*v1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
-	Spec                             *PodGangSpecApplyConfiguration   `json:"spec,omitempty"`
-	Status                           *PodGangStatusApplyConfiguration `json:"status,omitempty"`
+	// spec is the gang the scheduler must place.
+	Spec *PodGangSpecApplyConfiguration `json:"spec,omitempty"`
+	// status is the scheduler's view of the gang.
+	Status *PodGangStatusApplyConfiguration `json:"status,omitempty"`
 }
 
 // PodGang constructs a declarative configuration of the PodGang type for use with
@@ -43,6 +51,7 @@ func PodGang(name, namespace string) *PodGangApplyConfiguration {
 	b.WithAPIVersion("scheduler.grove.io/v1alpha1")
 	return b
 }
+
 func (b PodGangApplyConfiguration) IsApplyConfiguration() {}
 
 // WithKind sets the Kind field in the declarative configuration to the given value

@@ -20,12 +20,22 @@ package v1alpha1
 
 // PodGangSpecApplyConfiguration represents a declarative configuration of the PodGangSpec type for use
 // with apply.
+//
+// PodGangSpec is the gang the scheduler must place.
 type PodGangSpecApplyConfiguration struct {
-	PodGroups                      []PodGroupApplyConfiguration                      `json:"podgroups,omitempty"`
-	TopologyConstraint             *TopologyConstraintApplyConfiguration             `json:"topologyConstraint,omitempty"`
+	// podgroups are the groups of the gang, one per PodClique.
+	PodGroups []PodGroupApplyConfiguration `json:"podgroups,omitempty"`
+	// topologyConstraint packs the whole gang. Its values are node label keys.
+	TopologyConstraint *TopologyConstraintApplyConfiguration `json:"topologyConstraint,omitempty"`
+	// topologyConstraintGroupConfigs pack strict subsets of the pod groups, for
+	// example the PodCliques of one scaling-group replica inside a base gang.
 	TopologyConstraintGroupConfigs []TopologyConstraintGroupConfigApplyConfiguration `json:"topologyConstraintGroupConfigs,omitempty"`
-	PriorityClassName              *string                                           `json:"priorityClassName,omitempty"`
-	ReuseReservationRef            *NamespacedNameApplyConfiguration                 `json:"reuseReservationRef,omitempty"`
+	// priorityClassName is the gang's priority. The scheduler orders gangs by it
+	// and may preempt whole lower-priority gangs for it.
+	PriorityClassName *string `json:"priorityClassName,omitempty"`
+	// reuseReservationRef names a gang whose placement this gang may reuse.
+	// Reserved for future use.
+	ReuseReservationRef *NamespacedNameApplyConfiguration `json:"reuseReservationRef,omitempty"`
 }
 
 // PodGangSpecApplyConfiguration constructs a declarative configuration of the PodGangSpec type for use with

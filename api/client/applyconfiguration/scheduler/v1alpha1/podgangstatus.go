@@ -25,10 +25,17 @@ import (
 
 // PodGangStatusApplyConfiguration represents a declarative configuration of the PodGangStatus type for use
 // with apply.
+//
+// PodGangStatus is the scheduler's view of a gang.
 type PodGangStatusApplyConfiguration struct {
-	Conditions     []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
-	Phase          *schedulerv1alpha1.PodGangPhase  `json:"phase,omitempty"`
-	PlacementScore *float64                         `json:"placementScore,omitempty"`
+	// conditions describe the gang: Initialized (written by the operator),
+	// Scheduled and Ready (written by the scheduler).
+	Conditions []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
+	// phase is where the gang stands.
+	Phase *schedulerv1alpha1.PodGangPhase `json:"phase,omitempty"`
+	// placementScore rates the gang's placement, from 0 (spread) to 1 (packed as
+	// tightly as its constraints allow).
+	PlacementScore *float64 `json:"placementScore,omitempty"`
 }
 
 // PodGangStatusApplyConfiguration constructs a declarative configuration of the PodGangStatus type for use with

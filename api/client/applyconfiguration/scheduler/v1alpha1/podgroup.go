@@ -20,10 +20,17 @@ package v1alpha1
 
 // PodGroupApplyConfiguration represents a declarative configuration of the PodGroup type for use
 // with apply.
+//
+// PodGroup is one group of a gang: the pods of one PodClique.
 type PodGroupApplyConfiguration struct {
-	Name               *string                               `json:"name,omitempty"`
-	PodReferences      []NamespacedNameApplyConfiguration    `json:"podReferences,omitempty"`
-	MinReplicas        *int32                                `json:"minReplicas,omitempty"`
+	// name is the group's name (the PodClique's name).
+	Name *string `json:"name,omitempty"`
+	// podReferences are the pods of the group.
+	PodReferences []NamespacedNameApplyConfiguration `json:"podReferences,omitempty"`
+	// minReplicas is how many referenced pods must be placed together with the
+	// rest of the gang. Pods beyond it are placed best effort.
+	MinReplicas *int32 `json:"minReplicas,omitempty"`
+	// topologyConstraint packs the pods of this group.
 	TopologyConstraint *TopologyConstraintApplyConfiguration `json:"topologyConstraint,omitempty"`
 }
 

@@ -20,7 +20,10 @@ package v1alpha1
 
 // TopologyConstraintApplyConfiguration represents a declarative configuration of the TopologyConstraint type for use
 // with apply.
+//
+// TopologyConstraint packs pods into one topology domain.
 type TopologyConstraintApplyConfiguration struct {
+	// packConstraint names the node label keys to pack by.
 	PackConstraint *TopologyPackConstraintApplyConfiguration `json:"packConstraint,omitempty"`
 }
 

@@ -20,9 +20,14 @@ package v1alpha1
 
 // TopologyConstraintGroupConfigApplyConfiguration represents a declarative configuration of the TopologyConstraintGroupConfig type for use
 // with apply.
+//
+// TopologyConstraintGroupConfig packs a subset of a gang's pod groups.
 type TopologyConstraintGroupConfigApplyConfiguration struct {
-	Name               *string                               `json:"name,omitempty"`
-	PodGroupNames      []string                              `json:"podGroupNames,omitempty"`
+	// name identifies the subset.
+	Name *string `json:"name,omitempty"`
+	// podGroupNames are the pod groups in the subset.
+	PodGroupNames []string `json:"podGroupNames,omitempty"`
+	// topologyConstraint packs the subset.
 	TopologyConstraint *TopologyConstraintApplyConfiguration `json:"topologyConstraint,omitempty"`
 }
 

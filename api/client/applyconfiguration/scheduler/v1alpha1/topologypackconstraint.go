@@ -20,8 +20,13 @@ package v1alpha1
 
 // TopologyPackConstraintApplyConfiguration represents a declarative configuration of the TopologyPackConstraint type for use
 // with apply.
+//
+// TopologyPackConstraint names node label keys: pods are placed on nodes that
+// share the label's value.
 type TopologyPackConstraintApplyConfiguration struct {
-	Required  *string `json:"required,omitempty"`
+	// required is a node label key all pods must share a value of.
+	Required *string `json:"required,omitempty"`
+	// preferred is a node label key pods should share a value of.
 	Preferred *string `json:"preferred,omitempty"`
 }
 

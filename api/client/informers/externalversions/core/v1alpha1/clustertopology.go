@@ -28,16 +28,45 @@ import (
 	apicorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
+	schema "k8s.io/apimachinery/pkg/runtime/schema"
 	watch "k8s.io/apimachinery/pkg/watch"
 	cache "k8s.io/client-go/tools/cache"
 )
 
 // ClusterTopologyInformer provides access to a shared informer and lister for
-// ClusterTopologies.
+// ClusterTopologies. Prefer using the type-safe variant (see [TypedClusterTopologyInformer]).
 type ClusterTopologyInformer interface {
 	Informer() cache.SharedIndexInformer
 	Lister() corev1alpha1.ClusterTopologyLister
 }
+
+// TypedClusterTopologyInformer provides access to a shared informer and lister for
+// ClusterTopologies, including the type-safe TypedInformer variant.
+// It is a superset of ClusterTopologyInformer.
+type TypedClusterTopologyInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() ClusterTopologyIndexInformer
+	Lister() corev1alpha1.ClusterTopologyLister
+}
+
+// ClusterTopologyIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type ClusterTopologyIndexInformer cache.TypedSharedIndexInformer[*apicorev1alpha1.ClusterTopology]
+
+// ClusterTopologyHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for ClusterTopology.
+type ClusterTopologyHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*apicorev1alpha1.ClusterTopology]
+
+// ClusterTopologyDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for ClusterTopology.
+type ClusterTopologyDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*apicorev1alpha1.ClusterTopology]
+
+// ClusterTopologyFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for ClusterTopology.
+type ClusterTopologyFilteringHandler = cache.TypedFilteringResourceEventHandler[*apicorev1alpha1.ClusterTopology]
+
+// ClusterTopologyIndexers is a specialization of [cache.TypedIndexers] for ClusterTopology.
+type ClusterTopologyIndexers = cache.TypedIndexers[*apicorev1alpha1.ClusterTopology]
+
+// DeletedClusterTopology is a specialization of [cache.DeletedObject] for ClusterTopology.
+type DeletedClusterTopology = cache.DeletedObject[*apicorev1alpha1.ClusterTopology]
 
 type clusterTopologyInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -47,55 +76,132 @@ type clusterTopologyInformer struct {
 // NewClusterTopologyInformer constructs a new informer for ClusterTopology type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedClusterTopologyInformer]).
 func NewClusterTopologyInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
-	return NewFilteredClusterTopologyInformer(client, resyncPeriod, indexers, nil)
+	return NewClusterTopologyInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedClusterTopologyInformer constructs a new informer for ClusterTopology type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedClusterTopologyInformer(client versioned.Interface, resyncPeriod time.Duration, indexers ClusterTopologyIndexers) ClusterTopologyIndexInformer {
+	return NewTypedClusterTopologyInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredClusterTopologyInformer constructs a new informer for ClusterTopology type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredClusterTopologyInformer]).
 func NewFilteredClusterTopologyInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
-	return cache.NewSharedIndexInformer(
-		&cache.ListWatch{
-			ListFunc: func(options v1.ListOptions) (runtime.Object, error) {
+	return NewTypedClusterTopologyInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredClusterTopologyInformer constructs a new informer for ClusterTopology type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredClusterTopologyInformer(client versioned.Interface, resyncPeriod time.Duration, indexers ClusterTopologyIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) ClusterTopologyIndexInformer {
+	return NewTypedClusterTopologyInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewClusterTopologyInformerWithOptions constructs a new informer for ClusterTopology type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedClusterTopologyInformerWithOptions]).
+func NewClusterTopologyInformerWithOptions(client versioned.Interface, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedClusterTopologyInformerWithOptions(client, options)
+}
+
+// NewTypedClusterTopologyInformerWithOptions constructs a new informer for ClusterTopology type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedClusterTopologyInformerWithOptions(client versioned.Interface, options internalinterfaces.InformerOptions) ClusterTopologyIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "grove.io", Version: "v1alpha1", Resource: "clustertopologys"}
+	identifier := options.InformerName.WithResource(gvr)
+	tweakListOptions := options.TweakListOptions
+	return cache.NewTypedSharedIndexInformer[*apicorev1alpha1.ClusterTopology](cache.NewSharedIndexInformerWithOptions(
+		cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+			ListFunc: func(opts v1.ListOptions) (runtime.Object, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.GroveV1alpha1().ClusterTopologies().List(context.Background(), options)
+				return client.GroveV1alpha1().ClusterTopologies().List(context.Background(), opts)
 			},
-			WatchFunc: func(options v1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(opts v1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.GroveV1alpha1().ClusterTopologies().Watch(context.Background(), options)
+				return client.GroveV1alpha1().ClusterTopologies().Watch(context.Background(), opts)
 			},
-			ListWithContextFunc: func(ctx context.Context, options v1.ListOptions) (runtime.Object, error) {
+			ListWithContextFunc: func(ctx context.Context, opts v1.ListOptions) (runtime.Object, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.GroveV1alpha1().ClusterTopologies().List(ctx, options)
+				return client.GroveV1alpha1().ClusterTopologies().List(ctx, opts)
 			},
-			WatchFuncWithContext: func(ctx context.Context, options v1.ListOptions) (watch.Interface, error) {
+			WatchFuncWithContext: func(ctx context.Context, opts v1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.GroveV1alpha1().ClusterTopologies().Watch(ctx, options)
+				return client.GroveV1alpha1().ClusterTopologies().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		&apicorev1alpha1.ClusterTopology{},
-		resyncPeriod,
-		indexers,
-	)
+		cache.SharedIndexInformerOptions{
+			ResyncPeriod: options.ResyncPeriod,
+			Indexers:     options.Indexers,
+			Identifier:   identifier,
+		},
+	))
 }
 
 func (f *clusterTopologyInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
-	return NewFilteredClusterTopologyInformer(client, resyncPeriod, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, f.tweakListOptions)
+	return NewTypedClusterTopologyInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
 func (f *clusterTopologyInformer) Informer() cache.SharedIndexInformer {
-	return f.factory.InformerFor(&apicorev1alpha1.ClusterTopology{}, f.defaultInformer)
+	return f.TypedInformer()
+}
+
+func (f *clusterTopologyInformer) TypedInformer() ClusterTopologyIndexInformer {
+	return cache.NewTypedSharedIndexInformer[*apicorev1alpha1.ClusterTopology](f.factory.InformerFor(&apicorev1alpha1.ClusterTopology{}, f.defaultInformer))
 }
 
 func (f *clusterTopologyInformer) Lister() corev1alpha1.ClusterTopologyLister {
 	return corev1alpha1.NewClusterTopologyLister(f.Informer().GetIndexer())
+}
+
+// ToTypedClusterTopologyInformer converts an untyped informer into a TypedClusterTopologyInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *ClusterTopology. If that is not the case, calling type-safe methods of the returned
+// TypedClusterTopologyInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedClusterTopologyInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedClusterTopologyInformer(informer ClusterTopologyInformer) TypedClusterTopologyInformer {
+	if informer, ok := informer.(TypedClusterTopologyInformer); ok {
+		return informer
+	}
+	return &clusterTopologyTypedInformerAdapter{informer}
+}
+
+type clusterTopologyTypedInformerAdapter struct {
+	ClusterTopologyInformer
+}
+
+func (a *clusterTopologyTypedInformerAdapter) TypedInformer() ClusterTopologyIndexInformer {
+	return cache.NewTypedSharedIndexInformer[*apicorev1alpha1.ClusterTopology](a.Informer())
+}
+
+// ToClusterTopologyIndexInformer converts an untyped informer into a ClusterTopologyIndexInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *ClusterTopology. If that is not the case, calling type-safe methods of the returned
+// ClusterTopologyIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a ClusterTopologyIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToClusterTopologyIndexInformer(informer cache.SharedIndexInformer) ClusterTopologyIndexInformer {
+	if informer, ok := informer.(ClusterTopologyIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*apicorev1alpha1.ClusterTopology](informer)
 }

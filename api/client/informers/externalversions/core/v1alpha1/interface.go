@@ -25,13 +25,13 @@ import (
 // Interface provides access to all the informers in this group version.
 type Interface interface {
 	// ClusterTopologies returns a ClusterTopologyInformer.
-	ClusterTopologies() ClusterTopologyInformer
+	ClusterTopologies() TypedClusterTopologyInformer
 	// PodCliques returns a PodCliqueInformer.
-	PodCliques() PodCliqueInformer
+	PodCliques() TypedPodCliqueInformer
 	// PodCliqueScalingGroups returns a PodCliqueScalingGroupInformer.
-	PodCliqueScalingGroups() PodCliqueScalingGroupInformer
+	PodCliqueScalingGroups() TypedPodCliqueScalingGroupInformer
 	// PodCliqueSets returns a PodCliqueSetInformer.
-	PodCliqueSets() PodCliqueSetInformer
+	PodCliqueSets() TypedPodCliqueSetInformer
 }
 
 type version struct {
@@ -45,22 +45,22 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
 }
 
-// ClusterTopologies returns a ClusterTopologyInformer.
-func (v *version) ClusterTopologies() ClusterTopologyInformer {
+// ClusterTopologies returns a TypedClusterTopologyInformer.
+func (v *version) ClusterTopologies() TypedClusterTopologyInformer {
 	return &clusterTopologyInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
 }
 
-// PodCliques returns a PodCliqueInformer.
-func (v *version) PodCliques() PodCliqueInformer {
+// PodCliques returns a TypedPodCliqueInformer.
+func (v *version) PodCliques() TypedPodCliqueInformer {
 	return &podCliqueInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }
 
-// PodCliqueScalingGroups returns a PodCliqueScalingGroupInformer.
-func (v *version) PodCliqueScalingGroups() PodCliqueScalingGroupInformer {
+// PodCliqueScalingGroups returns a TypedPodCliqueScalingGroupInformer.
+func (v *version) PodCliqueScalingGroups() TypedPodCliqueScalingGroupInformer {
 	return &podCliqueScalingGroupInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }
 
-// PodCliqueSets returns a PodCliqueSetInformer.
-func (v *version) PodCliqueSets() PodCliqueSetInformer {
+// PodCliqueSets returns a TypedPodCliqueSetInformer.
+func (v *version) PodCliqueSets() TypedPodCliqueSetInformer {
 	return &podCliqueSetInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }
