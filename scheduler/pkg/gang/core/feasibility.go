@@ -24,6 +24,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"sigs.k8s.io/scheduler-plugins/pkg/util"
 )
@@ -216,7 +217,9 @@ func requestOf(pod *corev1.Pod) Resources {
 
 // eligible reports whether a pod with the given required node affinity and
 // tolerations may run on the node at all: not cordoned, affinity matched, no
-// untolerated NoSchedule or NoExecute taint.
+// untolerated NoSchedule or NoExecute taint. Toleration comparison operators
+// (Gt/Lt, the alpha TaintTolerationComparisonOperators feature of 1.37, off by
+// default) are not evaluated, as by kube-scheduler's default configuration.
 func eligible(node *corev1.Node, affinity nodeaffinity.RequiredNodeAffinity, tolerations []corev1.Toleration) bool {
 	if node.Spec.Unschedulable {
 		return false
@@ -224,9 +227,9 @@ func eligible(node *corev1.Node, affinity nodeaffinity.RequiredNodeAffinity, tol
 	if ok, _ := affinity.Match(node); !ok {
 		return false
 	}
-	_, untolerated := corev1helpers.FindMatchingUntoleratedTaint(node.Spec.Taints, tolerations, func(t *corev1.Taint) bool {
+	_, untolerated := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), node.Spec.Taints, tolerations, func(t *corev1.Taint) bool {
 		return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
-	})
+	}, false)
 	return !untolerated
 }
 
