@@ -222,8 +222,13 @@ type fakeWaitingPod struct {
 func (w *fakeWaitingPod) GetPod() *corev1.Pod         { return w.pod }
 func (w *fakeWaitingPod) GetPendingPlugins() []string { return []string{PluginName} }
 func (w *fakeWaitingPod) Allow(plugin string)         { w.verdict = "allowed by " + plugin }
-func (w *fakeWaitingPod) Reject(plugin, reason string) {
+func (w *fakeWaitingPod) Reject(plugin, reason string) bool {
 	w.verdict = "rejected by " + plugin + ": " + reason
+	return true
+}
+func (w *fakeWaitingPod) Preempt(plugin, reason string) bool {
+	w.verdict = "preempted by " + plugin + ": " + reason
+	return true
 }
 
 // testGroup is one pod group of a test gang: pods named <gang>-<name>-<i>.
