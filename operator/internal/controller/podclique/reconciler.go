@@ -139,7 +139,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, log logr.Logger, pclq 
 // progress deadline passes, to be reconciled then.
 func (r *Reconciler) updateStatus(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique, res pod.Result, syncErr error) (time.Duration, error) {
 	base := pclq.DeepCopy()
-	counts := countPods(res.Pods, pclq.Labels[apicommon.LabelPodTemplateHash])
+	counts := countPods(res.Pods, pclq.Labels[apicommon.LabelPodTemplateHash], res.Lifted)
 	// Sync may fail before it lists the pods; then the counts it would give are
 	// unknown, and the last ones stay while the error is recorded.
 	var upd updateOutcome

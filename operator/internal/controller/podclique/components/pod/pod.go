@@ -84,6 +84,10 @@ type Component struct {
 	// written remembers, per PodClique, the pod references it last wrote, so
 	// a cache that has not caught up with that write does not cause another.
 	written sync.Map // PodClique key -> writtenReferences
+	// lifted remembers, per PodClique, the pods whose scheduling gate this
+	// component removed while the cache still shows the gate. A gate can never
+	// be added back, so such a pod is not patched again and counts as ungated.
+	lifted sync.Map // PodClique key -> map[types.UID]bool
 }
 
 // writtenReferences are pod references written into one PodGang.
@@ -104,6 +108,7 @@ func (c *Component) Kind() string { return "Pod" }
 func (c *Component) Forget(key string) {
 	c.expectations.Forget(key)
 	c.written.Delete(key)
+	c.lifted.Delete(key)
 }
 
 // Result says what Sync left undone, so the reconciler can report it.
@@ -113,6 +118,9 @@ type Result struct {
 	PendingCreates, PendingDeletes int
 	// Gated is the number of active pods still carrying Grove's gate.
 	Gated int
+	// Lifted are pods whose gate this component removed while the cache
+	// still shows it; status counts them as ungated.
+	Lifted map[types.UID]bool
 	// RecheckAfter is set while creates or deletes are pending: by then their
 	// deadline passes and they are settled even if no pod event arrives.
 	RecheckAfter time.Duration
@@ -205,8 +213,12 @@ func (c *Component) Sync(ctx context.Context, log logr.Logger, pclq *grovecorev1
 	if err != nil {
 		return res, err
 	}
-	gated, err := c.liftGates(ctx, log, pclq, id, active, referenced)
-	res.Gated = gated
+	res.Lifted, err = c.liftGates(ctx, log, pclq, id, active, referenced)
+	for _, p := range active {
+		if HasGroveGate(p) && !res.Lifted[p.UID] {
+			res.Gated++
+		}
+	}
 	return res, err
 }
 
@@ -466,23 +478,37 @@ func referencedNames(namespace string, refs []groveschedulerv1alpha1.NamespacedN
 
 // liftGates removes Grove's scheduling gate from every active pod its PodGang
 // references. Pods of a scaled PodGang wait until the base PodGang is
-// scheduled: each of its groups has minReplicas pods scheduled. It returns how
-// many pods remain gated; they are reconciled again when the PodGang or the
-// base PodGang's PodCliques change, so there is no timed requeue.
-func (c *Component) liftGates(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique, id Identity, active []*corev1.Pod, referenced map[string]bool) (int, error) {
+// scheduled: each of its groups has minReplicas pods scheduled. It returns the
+// gated pods of the cache whose gate is removed already (now or by an earlier
+// sync); the others are reconciled again when the PodGang or the base
+// PodGang's PodCliques change, so there is no timed requeue.
+func (c *Component) liftGates(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique, id Identity, active []*corev1.Pod, referenced map[string]bool) (map[types.UID]bool, error) {
+	key := client.ObjectKeyFromObject(pclq).String()
+	var earlier map[types.UID]bool
+	if v, ok := c.lifted.Load(key); ok {
+		earlier = v.(map[types.UID]bool)
+	}
+	// Only pods the cache still shows gated stay remembered, so the memo
+	// never outgrows the clique.
+	lifted := map[types.UID]bool{}
 	var gated []*corev1.Pod
 	for _, p := range active {
-		if HasGroveGate(p) {
+		switch {
+		case !HasGroveGate(p):
+		case earlier[p.UID]:
+			lifted[p.UID] = true
+		default:
 			gated = append(gated, p)
 		}
 	}
+	defer func() { c.lifted.Store(key, lifted) }()
 	if len(gated) == 0 || len(referenced) == 0 {
-		return len(gated), nil
+		return lifted, nil
 	}
 	if id.BasePodGangName != "" {
 		scheduled, err := c.podGangScheduled(ctx, pclq.Namespace, id.BasePodGangName)
 		if err != nil || !scheduled {
-			return len(gated), err
+			return lifted, err
 		}
 	}
 	var ready []*corev1.Pod
@@ -491,20 +517,25 @@ func (c *Component) liftGates(ctx context.Context, log logr.Logger, pclq *grovec
 			ready = append(ready, p)
 		}
 	}
+	var mu sync.Mutex
 	patch := []byte(fmt.Sprintf(`{"spec":{"schedulingGates":[{"$patch":"delete","name":%q}]}}`, apicommon.PodGangSchedulingGate))
 	n, err := slowStart(len(ready), func(i int) error {
-		if err := c.client.Patch(ctx, ready[i], client.RawPatch(types.StrategicMergePatchType, patch)); err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("removing the scheduling gate of pod %s: %w", ready[i].Name, err)
+		p := ready[i]
+		if err := c.client.Patch(ctx, p, client.RawPatch(types.StrategicMergePatchType, patch)); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("removing the scheduling gate of pod %s: %w", p.Name, err)
 		}
+		mu.Lock()
+		lifted[p.UID] = true
+		mu.Unlock()
 		return nil
 	})
 	if n > 0 {
 		log.V(1).Info("Lifted scheduling gates", "count", n, "podGang", id.PodGangName)
 	}
 	if err != nil {
-		return len(gated) - n, groveerr.Wrap(err, ErrRemoveSchedulingGate, groveerr.OperationSync, "lifting scheduling gates")
+		return lifted, groveerr.Wrap(err, ErrRemoveSchedulingGate, groveerr.OperationSync, "lifting scheduling gates")
 	}
-	return len(gated) - n, nil
+	return lifted, nil
 }
 
 // podGangScheduled reports whether every group of a PodGang has at least
