@@ -276,6 +276,40 @@ var _ = Describe("PodClique controller", func() {
 		Eventually(func() []string { return refsOf(pclq.Name) }, timeout, interval).Should(Equal(podNames()))
 	})
 
+	It("marks its PodGang initialized when its references complete the gang, and not before", func() {
+		leader, worker := podCliqueOf(pcs, "leader", 0), podCliqueOf(pcs, "worker", 0)
+		pg := podGang(ns, "svc-0", map[string][]corev1.Pod{leader.Name: nil, worker.Name: nil},
+			map[string]int32{leader.Name: 1, worker.Name: 2})
+		Expect(k8sClient.Create(ctx, pg)).To(Succeed())
+		initialized := func(g Gomega) *metav1.Condition {
+			got := &groveschedulerv1alpha1.PodGang{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pg), got)).To(Succeed())
+			return meta.FindStatusCondition(got.Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeInitialized)
+		}
+
+		// Only the leader exists: its references are written, the gang is
+		// not complete, and no PodCliqueSet controller runs in this suite.
+		Expect(k8sClient.Create(ctx, leader)).To(Succeed())
+		Eventually(func(g Gomega) {
+			got := &groveschedulerv1alpha1.PodGang{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pg), got)).To(Succeed())
+			g.Expect(got.Spec.PodGroups[0].PodReferences).To(HaveLen(1))
+		}, timeout, interval).Should(Succeed())
+		Consistently(initialized, time.Second, interval).Should(BeNil())
+
+		// The worker's write completes the gang.
+		Expect(k8sClient.Create(ctx, worker)).To(Succeed())
+		Eventually(func(g Gomega) {
+			c := initialized(g)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect([]string{string(c.Status), c.Reason, c.Message}).To(Equal([]string{"True", "PodGangPodsCreated", "PodGang is fully initialized"}))
+			got := &groveschedulerv1alpha1.PodGang{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pg), got)).To(Succeed())
+			g.Expect(got.Status.Phase).To(Equal(groveschedulerv1alpha1.PodGangPhasePending))
+			g.Expect(got.Spec.PodGroups[1].PodReferences).To(HaveLen(2))
+		}, timeout, interval).Should(Succeed())
+	})
+
 	It("keeps other controllers' scheduling gates when lifting its own", func() {
 		pcs.Spec.Template.Cliques[0].Spec.PodSpec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/quota"}}
 		pclq := podCliqueOf(pcs, "frontend", -1)

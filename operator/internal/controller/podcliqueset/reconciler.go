@@ -73,16 +73,17 @@ type Reconciler struct {
 // NewReconciler wires the reconciler's component operators.
 func NewReconciler(c client.Client, d childsync.Deps, cfg *config.OperatorConfiguration, backends *backend.Registry) *Reconciler {
 	tas := cfg.TopologyAwareScheduling.Enabled != nil && *cfg.TopologyAwareScheduling.Enabled
-	// PodCliques and scaling groups come first: they are the critical path to
-	// pods. PodGangs need them; the Services, HPAs and grove-initc access
-	// objects depend on nothing and are needed only once pods run.
+	// PodCliques, scaling groups and PodGangs come first and together: they
+	// are the critical path to pods, and a PodGang that exists when its
+	// PodClique's pods appear takes their references at once instead of
+	// costing the PodClique another reconcile and status write. The Services,
+	// HPAs and grove-initc access objects are needed only once pods run.
 	return &Reconciler{
 		client:   c,
 		recorder: d.Recorder,
 		status:   common.StatusRecorder{Client: c},
 		groups: [][]component.Operator[*grovecorev1alpha1.PodCliqueSet]{
-			{podclique.New(d), podcliquescalinggroup.New(d)},
-			{podgang.New(d, backends, tas)},
+			{podclique.New(d), podcliquescalinggroup.New(d), podgang.New(d, backends, tas)},
 			append(initcaccess.Operators(d), service.New(d), hpa.New(d)),
 		},
 		deleted: gangtermination.NewTracker(),

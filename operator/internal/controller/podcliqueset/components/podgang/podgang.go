@@ -32,12 +32,10 @@ import (
 	"context"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -52,6 +50,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/desired"
 	"github.com/grove-project/grove/operator/internal/groveerr"
 	"github.com/grove-project/grove/operator/internal/metrics"
+	"github.com/grove-project/grove/operator/internal/podganginit"
 )
 
 const kind = "PodGang"
@@ -294,39 +293,28 @@ func (o operator) apply(ctx context.Context, want, live *groveschedulerv1alpha1.
 // allPodsReferenced reports whether every PodClique of the gang exists and
 // its group references at least spec.replicas pods.
 func allPodsReferenced(st *state, g *gang, pg *groveschedulerv1alpha1.PodGang) bool {
-	refs := make(map[string]int, len(pg.Spec.PodGroups))
-	for _, grp := range pg.Spec.PodGroups {
-		refs[grp.Name] = len(grp.PodReferences)
-	}
 	for _, m := range g.members {
-		pclq, ok := st.pclqs[m.pclqName]
-		if !ok || pclq.DeletionTimestamp != nil {
-			return false
-		}
-		if int32(refs[m.pclqName]) < pclq.Spec.Replicas {
+		if pclq, ok := st.pclqs[m.pclqName]; !ok || pclq.DeletionTimestamp != nil {
 			return false
 		}
 	}
-	return true
+	return podganginit.Complete(pg, func(name string) (int32, bool) {
+		pclq, ok := st.pclqs[name]
+		if !ok || pclq.DeletionTimestamp != nil {
+			return 0, false
+		}
+		return pclq.Spec.Replicas, true
+	})
 }
 
 // syncInitialized writes the Initialized condition when it is missing or
-// turns True, and the phase Pending when the scheduler has not set one. The
-// patch carries the resourceVersion, so it can never overwrite conditions the
-// scheduler wrote meanwhile. PodCliques write their pod references into the
-// same object while it initializes, so a conflict is expected: the write is
-// retried on the fresh object as soon as the cache has it.
-func (o operator) syncInitialized(ctx context.Context, pg *groveschedulerv1alpha1.PodGang, created bool) (bool, error) {
-	cond := metav1.Condition{
-		Type: groveschedulerv1alpha1.PodGangConditionTypeInitialized, Status: metav1.ConditionFalse,
-		Reason:  groveschedulerv1alpha1.PodGangReasonPodsCreationPending,
-		Message: "Waiting for all pods of the PodGang to be created",
-	}
-	if created {
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, groveschedulerv1alpha1.PodGangReasonPodsCreated, "PodGang is fully initialized"
-	}
+// turns True. The PodClique whose references complete the gang usually wrote
+// True already; this write covers the rest (creation, and completions no
+// PodClique saw, such as a scale-in). PodCliques write their references into
+// the same object while it initializes, so a conflict is expected: the write
+// is retried on the fresh object as soon as the cache has it.
+func (o operator) syncInitialized(ctx context.Context, pg *groveschedulerv1alpha1.PodGang, complete bool) (bool, error) {
 	first := true
-	var wrote bool
 	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
 		if !first {
 			if err := o.d.Client.Get(ctx, client.ObjectKeyFromObject(pg), pg); err != nil {
@@ -334,18 +322,8 @@ func (o operator) syncInitialized(ctx context.Context, pg *groveschedulerv1alpha
 			}
 		}
 		first = false
-		current := meta.FindStatusCondition(pg.Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeInitialized)
-		if current != nil && (current.Status == metav1.ConditionTrue || current.Status == cond.Status && pg.Status.Phase != "") {
-			wrote = false
-			return nil
-		}
-		base := pg.DeepCopy()
-		if pg.Status.Phase == "" {
-			pg.Status.Phase = groveschedulerv1alpha1.PodGangPhasePending
-		}
-		meta.SetStatusCondition(&pg.Status.Conditions, cond)
-		wrote = true
-		return o.d.Client.Status().Patch(ctx, pg, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+		_, err := podganginit.Write(ctx, o.d.Client, pg, complete)
+		return err
 	})
 	if err != nil {
 		if apierrors.IsNotFound(err) {
@@ -353,12 +331,7 @@ func (o operator) syncInitialized(ctx context.Context, pg *groveschedulerv1alpha
 		}
 		return false, groveerr.Wrapf(err, "ERR_UPDATE_PODGANG_STATUS", groveerr.OperationSync, "setting Initialized on PodGang %s", pg.Name)
 	}
-	current := meta.FindStatusCondition(pg.Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeInitialized)
-	initialized := current != nil && current.Status == metav1.ConditionTrue
-	if wrote && initialized {
-		metrics.PodGangInitializationSeconds.Observe(time.Since(pg.CreationTimestamp.Time).Seconds())
-	}
-	return initialized, nil
+	return podganginit.IsTrue(pg), nil
 }
 
 func (o operator) build(pcs *grovecorev1alpha1.PodCliqueSet, st *state, g *gang, schedulerName string) (*groveschedulerv1alpha1.PodGang, error) {
