@@ -476,7 +476,8 @@ func (c *Component) syncReferences(ctx context.Context, log logr.Logger, pclq *g
 // group's references, since writes to one object are serialised: of two
 // PodCliques completing the gang together, the later one sees it complete.
 // A conflict (the scheduler or the PodCliqueSet controller wrote the status
-// meanwhile) is left to the PodCliqueSet controller, which writes the same.
+// meanwhile) is retried a few times on the stored object, then left to the
+// PodCliqueSet controller, which writes the same.
 func (c *Component) markInitialized(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique, pg *groveschedulerv1alpha1.PodGang) error {
 	if podganginit.IsTrue(pg) {
 		return nil
@@ -495,9 +496,17 @@ func (c *Component) markInitialized(ctx context.Context, log logr.Logger, pclq *
 		return nil
 	}
 	wrote, err := podganginit.Write(ctx, c.client, pg, true)
+	for attempt := 0; attempt < 3 && apierrors.IsConflict(err); attempt++ {
+		// The PodCliqueSet controller's Initialized=False, or the scheduler,
+		// came in between: retry on the stored object, not the cache, which
+		// is older still.
+		if err = c.apiReader.Get(ctx, client.ObjectKeyFromObject(pg), pg); err == nil {
+			wrote, err = podganginit.Write(ctx, c.client, pg, true)
+		}
+	}
 	switch {
-	case apierrors.IsConflict(err):
-		log.V(1).Info("PodGang status changed meanwhile; the PodCliqueSet controller marks it initialized", "podGang", pg.Name)
+	case apierrors.IsConflict(err) || apierrors.IsNotFound(err):
+		log.V(1).Info("PodGang changed meanwhile; the PodCliqueSet controller marks it initialized", "podGang", pg.Name)
 		return nil
 	case err != nil:
 		return groveerr.Wrapf(err, ErrUpdatePodGangStatus, groveerr.OperationSync, "marking PodGang %s initialized", pg.Name)
