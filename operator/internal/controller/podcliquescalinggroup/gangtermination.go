@@ -174,18 +174,18 @@ func (r *Reconciler) clearGangTermination(ctx context.Context, pcsg *grovecorev1
 	if c == nil || !gangtermination.Back(expected, byName, c.LastTransitionTime, r.deleted) {
 		return nil
 	}
-	return r.setGangTermination(ctx, pcsg, metav1.Condition{Type: c.Type})
+	// Cleared in memory: the reconcile's status write carries it, and a write
+	// that fails is followed by a reconcile that clears it again.
+	meta.RemoveStatusCondition(&pcsg.Status.Conditions, c.Type)
+	return nil
 }
 
-// setGangTermination sets the condition, or removes it when cond has no
-// status, in a status patch of its own.
+// setGangTermination sets the condition in a status patch of its own, right
+// after the PodCliques were deleted: the recreated PodCliques carry no breach,
+// so a condition lost with a failed status write would never be set again.
 func (r *Reconciler) setGangTermination(ctx context.Context, pcsg *grovecorev1alpha1.PodCliqueScalingGroup, cond metav1.Condition) error {
 	base := pcsg.DeepCopy()
-	if cond.Status == "" {
-		meta.RemoveStatusCondition(&pcsg.Status.Conditions, cond.Type)
-	} else {
-		meta.SetStatusCondition(&pcsg.Status.Conditions, cond)
-	}
+	meta.SetStatusCondition(&pcsg.Status.Conditions, cond)
 	if equality.Semantic.DeepEqual(base.Status, pcsg.Status) {
 		return nil
 	}

@@ -40,9 +40,10 @@ type replicaState struct {
 	complete, scheduled, available, updated, breached bool
 }
 
-// updateStatus computes the status from the member PodCliques in the cache
-// and patches it when it changed.
-func (r *Reconciler) updateStatus(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, pcsg *grovecorev1alpha1.PodCliqueScalingGroup, synced bool, upd *updateState) (time.Duration, error) {
+// computeStatus computes the status in memory from the member PodCliques in
+// the cache; base is the object as the reconcile read it. It returns when
+// the update's progress deadline passes.
+func (r *Reconciler) computeStatus(ctx context.Context, base *grovecorev1alpha1.PodCliqueScalingGroup, pcs *grovecorev1alpha1.PodCliqueSet, pcsg *grovecorev1alpha1.PodCliqueScalingGroup, synced bool, upd *updateState) (time.Duration, error) {
 	members, err := r.memberPodCliques(ctx, pcsg)
 	if err != nil {
 		return 0, err
@@ -53,7 +54,6 @@ func (r *Reconciler) updateStatus(ctx context.Context, pcs *grovecorev1alpha1.Po
 	}
 	hashes := upd.hashes
 
-	base := pcsg.DeepCopy()
 	st := &pcsg.Status
 	st.Replicas = pcsg.Spec.Replicas
 	st.ScheduledReplicas, st.AvailableReplicas, st.UpdatedReplicas = 0, 0, 0
@@ -87,12 +87,19 @@ func (r *Reconciler) updateStatus(ctx context.Context, pcs *grovecorev1alpha1.Po
 		r.recorder.Eventf(pcsg, corev1.EventTypeWarning, update.ReasonProgressDeadlineExceeded,
 			"No update progress for more than progressDeadline %s; the update continues", update.ProgressDeadline(pcsg.Spec.RollingUpdate))
 	}
+	return requeueAfter, nil
+}
+
+// writeStatus patches the status computed in memory when anything but
+// timestamps changed since base, the object as the reconcile read it. It is
+// the reconcile's one status write.
+func (r *Reconciler) writeStatus(ctx context.Context, base, pcsg *grovecorev1alpha1.PodCliqueScalingGroup) error {
 	if equality.Semantic.DeepEqual(base.Status, pcsg.Status) {
-		return requeueAfter, nil
+		return nil
 	}
 	// Optimistic lock: a status computed on a stale cached object must not
 	// overwrite a newer update record; the reconciler retries on conflict.
-	return requeueAfter, groveerr.Wrap(r.d.Client.Status().Patch(ctx, pcsg, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})),
+	return groveerr.Wrap(r.d.Client.Status().Patch(ctx, pcsg, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})),
 		"ERR_UPDATE_PCSG_STATUS", groveerr.OperationSync, "patching PodCliqueScalingGroup status")
 }
 

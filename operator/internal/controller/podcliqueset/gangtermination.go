@@ -236,18 +236,18 @@ func (r *Reconciler) clearGangTermination(ctx context.Context, pcs *grovecorev1a
 			return nil
 		}
 	}
-	return r.setGangTermination(ctx, pcs, metav1.Condition{Type: c.Type})
+	// Cleared in memory: the reconcile's status write carries it, and a write
+	// that fails is followed by a reconcile that clears it again.
+	meta.RemoveStatusCondition(&pcs.Status.Conditions, c.Type)
+	return nil
 }
 
-// setGangTermination sets the condition, or removes it when cond has no
-// status, in a status patch of its own.
+// setGangTermination sets the condition in a status patch of its own, right
+// after the PodCliques were deleted: the recreated PodCliques carry no breach,
+// so a condition lost with a failed status write would never be set again.
 func (r *Reconciler) setGangTermination(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, cond metav1.Condition) error {
 	base := pcs.DeepCopy()
-	if cond.Status == "" {
-		meta.RemoveStatusCondition(&pcs.Status.Conditions, cond.Type)
-	} else {
-		meta.SetStatusCondition(&pcs.Status.Conditions, cond)
-	}
+	meta.SetStatusCondition(&pcs.Status.Conditions, cond)
 	if equality.Semantic.DeepEqual(base.Status, pcs.Status) {
 		return nil
 	}

@@ -34,17 +34,10 @@ import (
 	"github.com/grove-project/grove/operator/internal/update"
 )
 
-// updateStatus computes the PodCliqueSet status from its children in the
-// cache and patches it when it changed. observedGeneration advances only
-// after a sync without errors.
-func (r *Reconciler) updateStatus(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, synced bool) error {
-	base := pcs.DeepCopy()
-	if err := r.computeStatus(ctx, pcs); err != nil {
-		return err
-	}
-	if synced {
-		pcs.Status.ObservedGeneration = ptr.To(pcs.Generation)
-	}
+// writeStatus patches the status computed in memory when anything but
+// timestamps changed since base, the object as the reconcile read it. It is
+// the reconcile's one status write.
+func (r *Reconciler) writeStatus(ctx context.Context, base, pcs *grovecorev1alpha1.PodCliqueSet) error {
 	if equality.Semantic.DeepEqual(base.Status, pcs.Status) {
 		return nil
 	}
@@ -54,7 +47,12 @@ func (r *Reconciler) updateStatus(ctx context.Context, pcs *grovecorev1alpha1.Po
 		"ERR_UPDATE_PCS_STATUS", groveerr.OperationSync, "patching PodCliqueSet status")
 }
 
-func (r *Reconciler) computeStatus(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet) error {
+// computeStatus computes the PodCliqueSet status from its children in the
+// cache. observedGeneration advances only after a sync without errors.
+func (r *Reconciler) computeStatus(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, synced bool) error {
+	if synced {
+		pcs.Status.ObservedGeneration = ptr.To(pcs.Generation)
+	}
 	ns, sel := client.InNamespace(pcs.Namespace), client.MatchingLabels(apicommon.DefaultLabels(pcs.Name))
 	pclqs := &grovecorev1alpha1.PodCliqueList{}
 	if err := r.client.List(ctx, pclqs, ns, sel); err != nil {
