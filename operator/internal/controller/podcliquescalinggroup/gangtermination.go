@@ -98,9 +98,7 @@ func (r *Reconciler) terminateBreachedReplicas(ctx context.Context, log logr.Log
 		replicas = append(replicas, rb)
 	}
 
-	if err := r.clearGangTermination(ctx, pcsg, expected, byName); err != nil {
-		return 0, err
-	}
+	r.clearGangTermination(pcsg, expected, byName)
 	if gangtermination.Suspended(pcs) ||
 		meta.IsStatusConditionPresentAndEqual(pcsg.Status.Conditions, grovecorev1alpha1.ConditionTypeMinAvailableBreached, metav1.ConditionUnknown) ||
 		!gangtermination.Settled(expected, byName, r.deleted) {
@@ -168,16 +166,15 @@ func (r *Reconciler) recreateReplicas(ctx context.Context, log logr.Logger, pcsg
 // clearGangTermination removes GangTerminationInProgress once every replica
 // is back: all member PodCliques exist and those recreated since the
 // termination started had minAvailable pods scheduled.
-func (r *Reconciler) clearGangTermination(ctx context.Context, pcsg *grovecorev1alpha1.PodCliqueScalingGroup,
-	expected []string, byName map[string]*grovecorev1alpha1.PodClique) error {
+func (r *Reconciler) clearGangTermination(pcsg *grovecorev1alpha1.PodCliqueScalingGroup,
+	expected []string, byName map[string]*grovecorev1alpha1.PodClique) {
 	c := meta.FindStatusCondition(pcsg.Status.Conditions, grovecorev1alpha1.ConditionTypeGangTerminationInProgress)
 	if c == nil || !gangtermination.Back(expected, byName, c.LastTransitionTime, r.deleted) {
-		return nil
+		return
 	}
 	// Cleared in memory: the reconcile's status write carries it, and a write
 	// that fails is followed by a reconcile that clears it again.
 	meta.RemoveStatusCondition(&pcsg.Status.Conditions, c.Type)
-	return nil
 }
 
 // setGangTermination sets the condition in a status patch of its own, right

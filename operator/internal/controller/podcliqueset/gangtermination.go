@@ -70,9 +70,7 @@ func (r *Reconciler) terminateBreachedReplicas(ctx context.Context, log logr.Log
 	if err != nil {
 		return 0, err
 	}
-	if err := r.clearGangTermination(ctx, pcs, v); err != nil {
-		return 0, err
-	}
+	r.clearGangTermination(pcs, v)
 	if gangtermination.Suspended(pcs) {
 		return 0, nil
 	}
@@ -225,21 +223,20 @@ func (r *Reconciler) recreateReplica(ctx context.Context, log logr.Logger, pcs *
 // clearGangTermination removes GangTerminationInProgress once every replica
 // is back: all its PodCliques exist and those recreated since the
 // termination started had minAvailable pods scheduled.
-func (r *Reconciler) clearGangTermination(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, v *gangView) error {
+func (r *Reconciler) clearGangTermination(pcs *grovecorev1alpha1.PodCliqueSet, v *gangView) {
 	c := meta.FindStatusCondition(pcs.Status.Conditions, grovecorev1alpha1.ConditionTypeGangTerminationInProgress)
 	if c == nil {
-		return nil
+		return
 	}
 	for i := int32(0); i < pcs.Spec.Replicas; i++ {
 		expected, ok := v.expectedPodCliques(pcs, i)
 		if !ok || !gangtermination.Back(expected, v.pclqs, c.LastTransitionTime, r.deleted) {
-			return nil
+			return
 		}
 	}
 	// Cleared in memory: the reconcile's status write carries it, and a write
 	// that fails is followed by a reconcile that clears it again.
 	meta.RemoveStatusCondition(&pcs.Status.Conditions, c.Type)
-	return nil
 }
 
 // setGangTermination sets the condition in a status patch of its own, right

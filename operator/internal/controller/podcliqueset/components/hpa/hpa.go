@@ -78,11 +78,6 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 	})
 }
 
-// Delete deletes every HPA of the PodCliqueSet.
-func (o operator) Delete(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
-	return o.deleteExcept(ctx, pcs, nil)
-}
-
 func (o operator) deleteExcept(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, keep map[string]bool) error {
 	return childsync.DeleteExcept(ctx, o.d, pcs, childsync.Excess{
 		List: &autoscalingv2.HorizontalPodAutoscalerList{}, Component: apicommon.LabelComponentHPA, Kind: kind, ListCode: "ERR_LIST_HPA", DeleteCode: "ERR_DELETE_HPA",

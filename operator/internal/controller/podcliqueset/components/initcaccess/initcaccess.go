@@ -65,12 +65,6 @@ func apply[T client.Object](ctx context.Context, d childsync.Deps, pcs *grovecor
 	return groveerr.Wrapf(err, code, groveerr.OperationSync, "creating or patching %s %s", kind, desired.GetName())
 }
 
-func remove(ctx context.Context, d childsync.Deps, pcs *grovecorev1alpha1.PodCliqueSet, kind string, code grovecorev1alpha1.ErrorCode, obj client.Object) error {
-	err := childsync.DeleteIgnoringNotFound(ctx, d.Client, obj)
-	d.ReportDelete(pcs, kind, obj.GetName(), err)
-	return groveerr.Wrapf(err, code, groveerr.OperationDelete, "deleting %s %s", kind, obj.GetName())
-}
-
 type serviceAccount struct{ d childsync.Deps }
 
 func (serviceAccount) Kind() string { return "ServiceAccount" }
@@ -84,10 +78,6 @@ func (s serviceAccount) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev
 	return apply(ctx, s.d, pcs, s.Kind(), "ERR_SYNC_SERVICEACCOUNT", desired, &corev1.ServiceAccount{}, func(l *corev1.ServiceAccount) {
 		l.AutomountServiceAccountToken = desired.AutomountServiceAccountToken
 	})
-}
-
-func (s serviceAccount) Delete(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
-	return remove(ctx, s.d, pcs, s.Kind(), "ERR_DELETE_SERVICEACCOUNT", &corev1.ServiceAccount{ObjectMeta: objectMeta(pcs, apicommon.InitcServiceAccountName(pcs.Name), "")})
 }
 
 type role struct{ d childsync.Deps }
@@ -109,10 +99,6 @@ func (r role) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.Po
 	})
 }
 
-func (r role) Delete(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
-	return remove(ctx, r.d, pcs, r.Kind(), "ERR_DELETE_ROLE", &rbacv1.Role{ObjectMeta: objectMeta(pcs, apicommon.InitcRoleName(pcs.Name), "")})
-}
-
 type roleBinding struct{ d childsync.Deps }
 
 func (roleBinding) Kind() string { return "RoleBinding" }
@@ -130,10 +116,6 @@ func (r roleBinding) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1al
 		// roleRef is immutable; it never changes for a given name.
 		l.Subjects = desired.Subjects
 	})
-}
-
-func (r roleBinding) Delete(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
-	return remove(ctx, r.d, pcs, r.Kind(), "ERR_DELETE_ROLEBINDING", &rbacv1.RoleBinding{ObjectMeta: objectMeta(pcs, apicommon.InitcRoleBindingName(pcs.Name), "")})
 }
 
 // tokenSecret is the service-account token Secret mounted into grove-initc.
@@ -162,8 +144,4 @@ func (t tokenSecret) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1al
 		return groveerr.New("ERR_SECRET_CONFLICT", groveerr.OperationSync, "Secret "+name+" exists and is not controlled by PodCliqueSet "+pcs.Name)
 	}
 	return nil
-}
-
-func (t tokenSecret) Delete(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
-	return remove(ctx, t.d, pcs, t.Kind(), "ERR_DELETE_SECRET", &corev1.Secret{ObjectMeta: objectMeta(pcs, apicommon.InitcTokenSecretName(pcs.Name), "")})
 }

@@ -128,12 +128,6 @@ func (o operator) Sync(ctx context.Context, log logr.Logger, pcs *grovecorev1alp
 	return err
 }
 
-// Delete deletes every PodGang of the PodCliqueSet.
-func (o operator) Delete(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
-	metrics.PodGangsPending.DeleteLabelValues(pcs.Namespace, pcs.Name)
-	return o.deleteExcept(ctx, pcs, nil)
-}
-
 func (o operator) read(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) (*state, error) {
 	st := &state{
 		pclqs: map[string]*grovecorev1alpha1.PodClique{},

@@ -69,11 +69,6 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 	})
 }
 
-// Delete deletes every headless Service of the PodCliqueSet.
-func (o operator) Delete(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
-	return o.deleteFrom(ctx, pcs, 0)
-}
-
 func (o operator) deleteExcess(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet) error {
 	return o.deleteFrom(ctx, pcs, pcs.Spec.Replicas)
 }
