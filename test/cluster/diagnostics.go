@@ -31,8 +31,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 // DumpDiagnostics writes the Grove objects, pods, Services, HPAs and events of
@@ -69,10 +69,10 @@ func (l *Local) DumpDiagnostics(ctx context.Context, dir string, namespaces []st
 }
 
 func (l *Local) dumpNamespace(ctx context.Context, dir, ns string, w io.Writer) {
-	pcss := &corev1alpha1.PodCliqueSetList{}
-	pcsgs := &corev1alpha1.PodCliqueScalingGroupList{}
-	pclqs := &corev1alpha1.PodCliqueList{}
-	gangs := &schedv1alpha1.PodGangList{}
+	pcss := &grovecorev1alpha1.PodCliqueSetList{}
+	pcsgs := &grovecorev1alpha1.PodCliqueScalingGroupList{}
+	pclqs := &grovecorev1alpha1.PodCliqueList{}
+	gangs := &groveschedulerv1alpha1.PodGangList{}
 	pods := &corev1.PodList{}
 	events := &corev1.EventList{}
 	lists := map[string]client.ObjectList{

@@ -28,9 +28,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/grove-project/grove/api/common"
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 // Invariant names one property Grove keeps for a PodCliqueSet.
@@ -57,6 +57,9 @@ const (
 	GangReferences Invariant = "gang-references"
 	// Running: every pod is bound, Running and ungated; none is terminating.
 	Running Invariant = "running"
+	// Updated: every pod runs its PodClique's current template (pod-template
+	// hash, and the expected image); the update is reported complete.
+	Updated Invariant = "updated"
 	// Status: status is current (observedGeneration), lastErrors is empty
 	// and the counts and conditions say everything is scheduled and available.
 	Status Invariant = "status"
@@ -110,7 +113,7 @@ func (vs Violations) Invariants() []Invariant {
 // Expectations says what CheckSettled expects beyond the invariants.
 type Expectations struct {
 	// Image, when set, is the image the first container of every PodClique's
-	// pod template must have (after an update of the PodCliqueSet's template).
+	// pod template, and of every pod, must have (the PodCliqueSet's template).
 	Image string
 }
 
@@ -139,25 +142,25 @@ func expectedLayout(s *Snapshot) expected {
 		}
 	}
 	for i := int32(0); i < pcs.Spec.Replicas; i++ {
-		base := common.BasePodGangName(pcs.Name, i)
+		base := apicommon.BasePodGangName(pcs.Name, i)
 		e.gangs[base] = map[string]bool{}
-		e.services[common.HeadlessServiceName(pcs.Name, i)] = true
+		e.services[apicommon.HeadlessServiceName(pcs.Name, i)] = true
 		for _, c := range pcs.Spec.Template.Cliques {
 			if inGroup[c.Name] {
 				continue
 			}
-			name := common.PodCliqueName(pcs.Name, i, c.Name)
+			name := apicommon.PodCliqueName(pcs.Name, i, c.Name)
 			e.podCliques[name] = true
 			e.gangs[base][name] = true
 			if c.Spec.AutoScalingConfig != nil {
-				e.hpas[common.HorizontalPodAutoscalerName(name)] = true
+				e.hpas[apicommon.HorizontalPodAutoscalerName(name)] = true
 			}
 		}
 		for _, cfg := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
-			pcsgName := common.PodCliqueScalingGroupName(pcs.Name, i, cfg.Name)
+			pcsgName := apicommon.PodCliqueScalingGroupName(pcs.Name, i, cfg.Name)
 			e.scalingGroups[pcsgName] = true
 			if cfg.ScaleConfig != nil {
-				e.hpas[common.HorizontalPodAutoscalerName(pcsgName)] = true
+				e.hpas[apicommon.HorizontalPodAutoscalerName(pcsgName)] = true
 			}
 			replicas, minAvailable := int32(1), int32(1)
 			if cfg.Replicas != nil {
@@ -172,13 +175,13 @@ func expectedLayout(s *Snapshot) expected {
 			for j := int32(0); j < max(replicas, minAvailable); j++ {
 				gang := base
 				if j >= minAvailable {
-					gang = common.ScaledPodGangName(pcsgName, j, minAvailable)
+					gang = apicommon.ScaledPodGangName(pcsgName, j, minAvailable)
 				}
 				if e.gangs[gang] == nil {
 					e.gangs[gang] = map[string]bool{}
 				}
 				for _, cn := range cfg.CliqueNames {
-					name := common.ScalingGroupPodCliqueName(pcsgName, j, cn)
+					name := apicommon.ScalingGroupPodCliqueName(pcsgName, j, cn)
 					e.podCliques[name] = true
 					e.gangs[gang][name] = true
 				}
@@ -236,12 +239,12 @@ func CheckSettled(s *Snapshot, exp Expectations) Violations {
 	compareNames(&vs, "PodGang", boolSet(slices.Collect(maps.Keys(e.gangs))), objects(s.PodGangs))
 	compareNames(&vs, "Service", e.services, objects(s.Services))
 	compareNames(&vs, "HorizontalPodAutoscaler", e.hpas, objects(s.HPAs))
-	compareNames(&vs, "ServiceAccount", boolSet([]string{common.InitcServiceAccountName(s.Name)}), objects(s.ServiceAccounts))
-	compareNames(&vs, "Role", boolSet([]string{common.InitcRoleName(s.Name)}), objects(s.Roles))
-	compareNames(&vs, "RoleBinding", boolSet([]string{common.InitcRoleBindingName(s.Name)}), objects(s.RoleBindings))
-	compareNames(&vs, "Secret", boolSet([]string{common.InitcTokenSecretName(s.Name)}), objects(s.Secrets))
+	compareNames(&vs, "ServiceAccount", boolSet([]string{apicommon.InitcServiceAccountName(s.Name)}), objects(s.ServiceAccounts))
+	compareNames(&vs, "Role", boolSet([]string{apicommon.InitcRoleName(s.Name)}), objects(s.Roles))
+	compareNames(&vs, "RoleBinding", boolSet([]string{apicommon.InitcRoleBindingName(s.Name)}), objects(s.RoleBindings))
+	compareNames(&vs, "Secret", boolSet([]string{apicommon.InitcTokenSecretName(s.Name)}), objects(s.Secrets))
 
-	checkPods(&vs, s)
+	checkPods(&vs, s, exp)
 	checkGangs(&vs, s, e)
 	checkStatus(&vs, s, exp)
 	return vs
@@ -281,15 +284,15 @@ func boolSet(names []string) map[string]bool {
 
 // podIndex parses a pod's grove.io/podclique-pod-index label.
 func podIndex(p *corev1.Pod) (int, bool) {
-	i, err := strconv.Atoi(p.Labels[common.LabelPodCliquePodIndex])
+	i, err := strconv.Atoi(p.Labels[apicommon.LabelPodCliquePodIndex])
 	return i, err == nil && i >= 0
 }
 
-// checkPods checks counts, indices, hostnames and that every pod runs.
-func checkPods(vs *Violations, s *Snapshot) {
+// checkPods checks counts, indices, hostnames, templates and that every pod runs.
+func checkPods(vs *Violations, s *Snapshot, exp Expectations) {
 	byClique := map[string][]*corev1.Pod{}
 	for _, p := range s.LivePods() {
-		byClique[p.Labels[common.LabelPodClique]] = append(byClique[p.Labels[common.LabelPodClique]], p)
+		byClique[p.Labels[apicommon.LabelPodClique]] = append(byClique[p.Labels[apicommon.LabelPodClique]], p)
 	}
 	known := map[string]bool{}
 	for i := range s.PodCliques {
@@ -303,8 +306,8 @@ func checkPods(vs *Violations, s *Snapshot) {
 		holders := map[int][]string{}
 		hostnames := map[string][]string{}
 		subdomain := ""
-		if ri, err := strconv.Atoi(q.Labels[common.LabelPodCliqueSetReplicaIndex]); err == nil {
-			subdomain = common.HeadlessServiceName(s.Name, int32(ri))
+		if ri, err := strconv.Atoi(q.Labels[apicommon.LabelPodCliqueSetReplicaIndex]); err == nil {
+			subdomain = apicommon.HeadlessServiceName(s.Name, int32(ri))
 		}
 		for _, p := range pods {
 			if c := metav1.GetControllerOf(p); c == nil || c.UID != q.UID {
@@ -312,16 +315,22 @@ func checkPods(vs *Violations, s *Snapshot) {
 			}
 			idx, ok := podIndex(p)
 			if !ok {
-				vs.add(PodIndex, "Pod/"+p.Name, "label %s is %q, not a pod index", common.LabelPodCliquePodIndex, p.Labels[common.LabelPodCliquePodIndex])
+				vs.add(PodIndex, "Pod/"+p.Name, "label %s is %q, not a pod index", apicommon.LabelPodCliquePodIndex, p.Labels[apicommon.LabelPodCliquePodIndex])
 				continue
 			}
 			holders[idx] = append(holders[idx], p.Name)
 			hostnames[p.Spec.Hostname] = append(hostnames[p.Spec.Hostname], p.Name)
-			if want := common.PodHostname(q.Name, idx); p.Spec.Hostname != want {
+			if want := apicommon.PodHostname(q.Name, idx); p.Spec.Hostname != want {
 				vs.add(Hostname, "Pod/"+p.Name, "hostname %q, want %q (pod index %d)", p.Spec.Hostname, want, idx)
 			}
 			if subdomain != "" && p.Spec.Subdomain != subdomain {
 				vs.add(Hostname, "Pod/"+p.Name, "subdomain %q, want the headless Service %q", p.Spec.Subdomain, subdomain)
+			}
+			if want := q.Labels[apicommon.LabelPodTemplateHash]; p.Labels[apicommon.LabelPodTemplateHash] != want {
+				vs.add(Updated, "Pod/"+p.Name, "pod-template hash %q, its PodClique's is %q", p.Labels[apicommon.LabelPodTemplateHash], want)
+			}
+			if exp.Image != "" && (len(p.Spec.Containers) == 0 || p.Spec.Containers[0].Image != exp.Image) {
+				vs.add(Updated, "Pod/"+p.Name, "image %v, want %s", containerImages(p.Spec.Containers), exp.Image)
 			}
 		}
 		for _, idx := range slices.Sorted(maps.Keys(holders)) {
@@ -393,7 +402,7 @@ func checkGangs(vs *Violations, s *Snapshot, e expected) {
 	labelled := map[string]map[string]map[string]bool{}
 	bound := map[string]bool{}
 	for _, p := range live {
-		g, q := p.Labels[common.LabelPodGang], p.Labels[common.LabelPodClique]
+		g, q := p.Labels[apicommon.LabelPodGang], p.Labels[apicommon.LabelPodClique]
 		if labelled[g] == nil {
 			labelled[g] = map[string]map[string]bool{}
 		}
@@ -485,7 +494,7 @@ func conditionIs(conds []metav1.Condition, t string, want metav1.ConditionStatus
 	return true, ""
 }
 
-func lastErrors(errs []corev1alpha1.LastError) string {
+func lastErrors(errs []grovecorev1alpha1.LastError) string {
 	parts := make([]string, len(errs))
 	for i, e := range errs {
 		parts[i] = fmt.Sprintf("%s: %s", e.Code, e.Description)
@@ -511,9 +520,15 @@ func checkStatus(vs *Violations, s *Snapshot, exp Expectations) {
 	if pcs.Status.Replicas != pcs.Spec.Replicas || pcs.Status.AvailableReplicas != pcs.Spec.Replicas {
 		vs.add(Status, obj, "status replicas %d, available %d; spec.replicas %d", pcs.Status.Replicas, pcs.Status.AvailableReplicas, pcs.Spec.Replicas)
 	}
+	if pcs.Status.UpdatedReplicas != pcs.Spec.Replicas {
+		vs.add(Updated, obj, "status updated %d, spec.replicas %d", pcs.Status.UpdatedReplicas, pcs.Spec.Replicas)
+	}
+	if ok, msg := conditionIs(pcs.Status.Conditions, grovecorev1alpha1.ConditionTypeUpdateInProgress, metav1.ConditionFalse); !ok {
+		vs.add(Updated, obj, "%s", msg)
+	}
 	running := map[string]bool{}
 	for _, g := range pcs.Status.PodGangStatuses {
-		if g.Phase == schedv1alpha1.PodGangPhaseRunning {
+		if g.Phase == groveschedulerv1alpha1.PodGangPhaseRunning {
 			running[g.Name] = true
 		}
 	}
@@ -536,12 +551,16 @@ func checkStatus(vs *Violations, s *Snapshot, exp Expectations) {
 			vs.add(Status, obj, "status replicas %d, ready %d, scheduled %d, gated %d; spec.replicas %d",
 				st.Replicas, st.ReadyReplicas, st.ScheduledReplicas, st.ScheduleGatedReplicas, q.Spec.Replicas)
 		}
-		if ok, msg := conditionIs(st.Conditions, corev1alpha1.ConditionTypePodCliqueScheduled, metav1.ConditionTrue); !ok {
+		if ok, msg := conditionIs(st.Conditions, grovecorev1alpha1.ConditionTypePodCliqueScheduled, metav1.ConditionTrue); !ok {
 			vs.add(Status, obj, "%s", msg)
 		}
-		if ok, msg := conditionIs(st.Conditions, corev1alpha1.ConditionTypeMinAvailableBreached, metav1.ConditionFalse); !ok {
+		if ok, msg := conditionIs(st.Conditions, grovecorev1alpha1.ConditionTypeMinAvailableBreached, metav1.ConditionFalse); !ok {
 			vs.add(Status, obj, "%s", msg)
 		}
+		if st.UpdatedReplicas != q.Spec.Replicas {
+			vs.add(Updated, obj, "status updated %d, spec.replicas %d", st.UpdatedReplicas, q.Spec.Replicas)
+		}
+		updateNotInProgress(vs, obj, st.Conditions)
 		if exp.Image != "" {
 			if cs := q.Spec.PodSpec.Containers; len(cs) == 0 || cs[0].Image != exp.Image {
 				vs.add(Status, obj, "pod template image %v, want %s (the PodCliqueSet's template)", containerImages(cs), exp.Image)
@@ -560,21 +579,33 @@ func checkStatus(vs *Violations, s *Snapshot, exp Expectations) {
 		if g.Status.AvailableReplicas != g.Spec.Replicas {
 			vs.add(Status, obj, "status available %d, spec.replicas %d", g.Status.AvailableReplicas, g.Spec.Replicas)
 		}
-		if ok, msg := conditionIs(g.Status.Conditions, corev1alpha1.ConditionTypeMinAvailableBreached, metav1.ConditionFalse); !ok {
+		if ok, msg := conditionIs(g.Status.Conditions, grovecorev1alpha1.ConditionTypeMinAvailableBreached, metav1.ConditionFalse); !ok {
 			vs.add(Status, obj, "%s", msg)
 		}
+		if g.Status.UpdatedReplicas != g.Spec.Replicas {
+			vs.add(Updated, obj, "status updated %d, spec.replicas %d", g.Status.UpdatedReplicas, g.Spec.Replicas)
+		}
+		updateNotInProgress(vs, obj, g.Status.Conditions)
 	}
 	for i := range s.PodGangs {
 		pg := &s.PodGangs[i]
 		obj := "PodGang/" + pg.Name
-		if pg.Status.Phase != schedv1alpha1.PodGangPhaseRunning {
+		if pg.Status.Phase != groveschedulerv1alpha1.PodGangPhaseRunning {
 			vs.add(Status, obj, "phase %q, want Running", pg.Status.Phase)
 		}
-		for _, t := range []string{schedv1alpha1.PodGangConditionTypeInitialized, schedv1alpha1.PodGangConditionTypeScheduled, schedv1alpha1.PodGangConditionTypeReady} {
+		for _, t := range []string{groveschedulerv1alpha1.PodGangConditionTypeInitialized, groveschedulerv1alpha1.PodGangConditionTypeScheduled, groveschedulerv1alpha1.PodGangConditionTypeReady} {
 			if ok, msg := conditionIs(pg.Status.Conditions, t, metav1.ConditionTrue); !ok {
 				vs.add(Status, obj, "%s", msg)
 			}
 		}
+	}
+}
+
+// updateNotInProgress checks a child's UpdateInProgress condition is False
+// when it has one (a child gets it with its first update).
+func updateNotInProgress(vs *Violations, obj string, conds []metav1.Condition) {
+	if c := meta.FindStatusCondition(conds, grovecorev1alpha1.ConditionTypeUpdateInProgress); c != nil && c.Status != metav1.ConditionFalse {
+		vs.add(Updated, obj, "condition UpdateInProgress=%s (%s: %s), want False", c.Status, c.Reason, c.Message)
 	}
 }
 

@@ -29,16 +29,16 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
-	"github.com/grove-project/grove/api/common"
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 const testNS = "ns"
 
 func objMeta(name string) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Name: name, Namespace: testNS, Generation: 1, UID: types.UID("uid-" + name),
-		Labels: map[string]string{common.LabelPartOfKey: "fx", common.LabelPodCliqueSetReplicaIndex: "0"}}
+		Labels: map[string]string{apicommon.LabelPartOfKey: "fx", apicommon.LabelPodCliqueSetReplicaIndex: "0"}}
 }
 
 func conds(kv ...any) []metav1.Condition {
@@ -49,59 +49,67 @@ func conds(kv ...any) []metav1.Condition {
 	return out
 }
 
-func clique(name string, replicas int32) corev1alpha1.PodClique {
-	return corev1alpha1.PodClique{
-		ObjectMeta: objMeta(name),
-		Spec:       corev1alpha1.PodCliqueSpec{Replicas: replicas, PodSpec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox:1.36"}}}},
-		Status: corev1alpha1.PodCliqueStatus{ObservedGeneration: ptr.To[int64](1), Replicas: replicas, ReadyReplicas: replicas, ScheduledReplicas: replicas,
-			Conditions: conds(corev1alpha1.ConditionTypePodCliqueScheduled, metav1.ConditionTrue, corev1alpha1.ConditionTypeMinAvailableBreached, metav1.ConditionFalse)},
+// testHash is the pod-template hash of every PodClique and pod of the fixture.
+const testHash = "h1"
+
+func clique(name string, replicas int32) grovecorev1alpha1.PodClique {
+	m := objMeta(name)
+	m.Labels[apicommon.LabelPodTemplateHash] = testHash
+	return grovecorev1alpha1.PodClique{
+		ObjectMeta: m,
+		Spec:       grovecorev1alpha1.PodCliqueSpec{Replicas: replicas, PodSpec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox:1.36"}}}},
+		Status: grovecorev1alpha1.PodCliqueStatus{ObservedGeneration: ptr.To[int64](1), Replicas: replicas, ReadyReplicas: replicas, ScheduledReplicas: replicas, UpdatedReplicas: replicas,
+			Conditions: conds(grovecorev1alpha1.ConditionTypePodCliqueScheduled, metav1.ConditionTrue, grovecorev1alpha1.ConditionTypeMinAvailableBreached, metav1.ConditionFalse)},
 	}
 }
 
 func pod(pclq string, index int, gang string) corev1.Pod {
 	m := objMeta(fmt.Sprintf("%s-p%d", pclq, index))
-	m.Labels[common.LabelPodClique] = pclq
-	m.Labels[common.LabelPodGang] = gang
-	m.Labels[common.LabelPodCliquePodIndex] = fmt.Sprint(index)
+	m.Labels[apicommon.LabelPodClique] = pclq
+	m.Labels[apicommon.LabelPodGang] = gang
+	m.Labels[apicommon.LabelPodCliquePodIndex] = fmt.Sprint(index)
+	m.Labels[apicommon.LabelPodTemplateHash] = testHash
 	m.OwnerReferences = []metav1.OwnerReference{{Kind: "PodClique", Name: pclq, UID: types.UID("uid-" + pclq), Controller: ptr.To(true)}}
 	return corev1.Pod{ObjectMeta: m,
-		Spec:   corev1.PodSpec{Hostname: common.PodHostname(pclq, index), Subdomain: "fx-0", NodeName: "fake-node-001"},
+		Spec: corev1.PodSpec{Hostname: apicommon.PodHostname(pclq, index), Subdomain: "fx-0", NodeName: "fake-node-001",
+			Containers: []corev1.Container{{Name: "c", Image: "busybox:1.36"}}},
 		Status: corev1.PodStatus{Phase: corev1.PodRunning}}
 }
 
-func group(pclq string, minReplicas int32, pods ...string) schedv1alpha1.PodGroup {
-	g := schedv1alpha1.PodGroup{Name: pclq, MinReplicas: minReplicas}
+func group(pclq string, minReplicas int32, pods ...string) groveschedulerv1alpha1.PodGroup {
+	g := groveschedulerv1alpha1.PodGroup{Name: pclq, MinReplicas: minReplicas}
 	for _, p := range pods {
-		g.PodReferences = append(g.PodReferences, schedv1alpha1.NamespacedName{Namespace: testNS, Name: p})
+		g.PodReferences = append(g.PodReferences, groveschedulerv1alpha1.NamespacedName{Namespace: testNS, Name: p})
 	}
 	return g
 }
 
-func gang(name string, groups ...schedv1alpha1.PodGroup) schedv1alpha1.PodGang {
-	return schedv1alpha1.PodGang{ObjectMeta: objMeta(name), Spec: schedv1alpha1.PodGangSpec{PodGroups: groups},
-		Status: schedv1alpha1.PodGangStatus{Phase: schedv1alpha1.PodGangPhaseRunning, Conditions: conds(
-			schedv1alpha1.PodGangConditionTypeInitialized, metav1.ConditionTrue, schedv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionTrue,
-			schedv1alpha1.PodGangConditionTypeReady, metav1.ConditionTrue)}}
+func gang(name string, groups ...groveschedulerv1alpha1.PodGroup) groveschedulerv1alpha1.PodGang {
+	return groveschedulerv1alpha1.PodGang{ObjectMeta: objMeta(name), Spec: groveschedulerv1alpha1.PodGangSpec{PodGroups: groups},
+		Status: groveschedulerv1alpha1.PodGangStatus{Phase: groveschedulerv1alpha1.PodGangPhaseRunning, Conditions: conds(
+			groveschedulerv1alpha1.PodGangConditionTypeInitialized, metav1.ConditionTrue, groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionTrue,
+			groveschedulerv1alpha1.PodGangConditionTypeReady, metav1.ConditionTrue)}}
 }
 
 // settled is PodCliqueSet fx with one replica, quiet: standalone clique w (2
 // pods) in base PodGang fx-0, and scaling group sg (2 replicas, minAvailable
 // 1) of clique x (1 pod): fx-0-sg-0-x in fx-0, fx-0-sg-1-x in scaled PodGang fx-0-sg-0.
 func settled() *Snapshot {
-	pcs := &corev1alpha1.PodCliqueSet{ObjectMeta: objMeta("fx"), Spec: corev1alpha1.PodCliqueSetSpec{Replicas: 1,
-		Template: corev1alpha1.PodCliqueSetTemplateSpec{
-			Cliques:                      []corev1alpha1.PodCliqueTemplateSpec{{Name: "w", Spec: corev1alpha1.PodCliqueSpec{Replicas: 2}}, {Name: "x", Spec: corev1alpha1.PodCliqueSpec{Replicas: 1}}},
-			PodCliqueScalingGroupConfigs: []corev1alpha1.PodCliqueScalingGroupConfig{{Name: "sg", CliqueNames: []string{"x"}, Replicas: ptr.To[int32](2), MinAvailable: ptr.To[int32](1)}},
+	pcs := &grovecorev1alpha1.PodCliqueSet{ObjectMeta: objMeta("fx"), Spec: grovecorev1alpha1.PodCliqueSetSpec{Replicas: 1,
+		Template: grovecorev1alpha1.PodCliqueSetTemplateSpec{
+			Cliques:                      []grovecorev1alpha1.PodCliqueTemplateSpec{{Name: "w", Spec: grovecorev1alpha1.PodCliqueSpec{Replicas: 2}}, {Name: "x", Spec: grovecorev1alpha1.PodCliqueSpec{Replicas: 1}}},
+			PodCliqueScalingGroupConfigs: []grovecorev1alpha1.PodCliqueScalingGroupConfig{{Name: "sg", CliqueNames: []string{"x"}, Replicas: ptr.To[int32](2), MinAvailable: ptr.To[int32](1)}},
 		}},
-		Status: corev1alpha1.PodCliqueSetStatus{ObservedGeneration: ptr.To[int64](1), Replicas: 1, AvailableReplicas: 1,
-			PodGangStatuses: []corev1alpha1.PodGangStatus{{Name: "fx-0", Phase: schedv1alpha1.PodGangPhaseRunning}, {Name: "fx-0-sg-0", Phase: schedv1alpha1.PodGangPhaseRunning}}}}
+		Status: grovecorev1alpha1.PodCliqueSetStatus{ObservedGeneration: ptr.To[int64](1), Replicas: 1, AvailableReplicas: 1, UpdatedReplicas: 1,
+			Conditions:      conds(grovecorev1alpha1.ConditionTypeUpdateInProgress, metav1.ConditionFalse),
+			PodGangStatuses: []grovecorev1alpha1.PodGangStatus{{Name: "fx-0", Phase: groveschedulerv1alpha1.PodGangPhaseRunning}, {Name: "fx-0-sg-0", Phase: groveschedulerv1alpha1.PodGangPhaseRunning}}}}
 	return &Snapshot{Namespace: testNS, Name: "fx", PCS: pcs,
-		ScalingGroups: []corev1alpha1.PodCliqueScalingGroup{{ObjectMeta: objMeta("fx-0-sg"),
-			Spec: corev1alpha1.PodCliqueScalingGroupSpec{Replicas: 2, MinAvailable: ptr.To[int32](1), CliqueNames: []string{"x"}},
-			Status: corev1alpha1.PodCliqueScalingGroupStatus{ObservedGeneration: ptr.To[int64](1), AvailableReplicas: 2,
-				Conditions: conds(corev1alpha1.ConditionTypeMinAvailableBreached, metav1.ConditionFalse)}}},
-		PodCliques: []corev1alpha1.PodClique{clique("fx-0-w", 2), clique("fx-0-sg-0-x", 1), clique("fx-0-sg-1-x", 1)},
-		PodGangs: []schedv1alpha1.PodGang{
+		ScalingGroups: []grovecorev1alpha1.PodCliqueScalingGroup{{ObjectMeta: objMeta("fx-0-sg"),
+			Spec: grovecorev1alpha1.PodCliqueScalingGroupSpec{Replicas: 2, MinAvailable: ptr.To[int32](1), CliqueNames: []string{"x"}},
+			Status: grovecorev1alpha1.PodCliqueScalingGroupStatus{ObservedGeneration: ptr.To[int64](1), AvailableReplicas: 2, UpdatedReplicas: 2,
+				Conditions: conds(grovecorev1alpha1.ConditionTypeMinAvailableBreached, metav1.ConditionFalse)}}},
+		PodCliques: []grovecorev1alpha1.PodClique{clique("fx-0-w", 2), clique("fx-0-sg-0-x", 1), clique("fx-0-sg-1-x", 1)},
+		PodGangs: []groveschedulerv1alpha1.PodGang{
 			gang("fx-0", group("fx-0-w", 2, "fx-0-w-p0", "fx-0-w-p1"), group("fx-0-sg-0-x", 1, "fx-0-sg-0-x-p0")),
 			gang("fx-0-sg-0", group("fx-0-sg-1-x", 1, "fx-0-sg-1-x-p0")),
 		},
@@ -136,7 +144,7 @@ func TestCheckSettled(t *testing.T) {
 			name: "two pods with pod index 0 and hostname fx-0-w-0, index 1 missing",
 			mutate: func(s *Snapshot) {
 				p := findPod(s, "fx-0-w-p1")
-				p.Labels[common.LabelPodCliquePodIndex] = "0"
+				p.Labels[apicommon.LabelPodCliquePodIndex] = "0"
 				p.Spec.Hostname = "fx-0-w-0"
 			},
 			want: []string{
@@ -150,7 +158,7 @@ func TestCheckSettled(t *testing.T) {
 			mutate: func(s *Snapshot) {
 				s.Pods = append(s.Pods, pod("fx-0-w", 2, "fx-0"))
 				s.PodGangs[0].Spec.PodGroups[0].PodReferences = append(s.PodGangs[0].Spec.PodGroups[0].PodReferences,
-					schedv1alpha1.NamespacedName{Namespace: testNS, Name: "fx-0-w-p2"})
+					groveschedulerv1alpha1.NamespacedName{Namespace: testNS, Name: "fx-0-w-p2"})
 			},
 			want: []string{
 				"[pod-count] PodClique/fx-0-w: 3 live pods, spec.replicas 2",
@@ -178,7 +186,7 @@ func TestCheckSettled(t *testing.T) {
 			mutate: func(s *Snapshot) {
 				p := findPod(s, "fx-0-sg-1-x-p0")
 				p.Spec.NodeName, p.Status.Phase = "", corev1.PodPending
-				p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: common.PodGangSchedulingGate}}
+				p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: apicommon.PodGangSchedulingGate}}
 			},
 			want: []string{"[running] Pod/fx-0-sg-1-x-p0: still has scheduling gates [grove.io/podgang-pending-creation]"},
 		},
@@ -233,7 +241,7 @@ func TestCheckSettled(t *testing.T) {
 			name: "lastErrors and a stale observedGeneration",
 			mutate: func(s *Snapshot) {
 				s.PCS.Generation = 2
-				s.PodCliques[0].Status.LastErrors = []corev1alpha1.LastError{{Code: "ERR_CREATE_POD", Description: "creating pods: connection refused"}}
+				s.PodCliques[0].Status.LastErrors = []grovecorev1alpha1.LastError{{Code: "ERR_CREATE_POD", Description: "creating pods: connection refused"}}
 			},
 			want: []string{
 				"[status] PodCliqueSet/fx: observedGeneration 1, generation 2",
@@ -243,8 +251,8 @@ func TestCheckSettled(t *testing.T) {
 		{
 			name: "a PodGang the scheduler has not reported Running",
 			mutate: func(s *Snapshot) {
-				s.PodGangs[1].Status = schedv1alpha1.PodGangStatus{Phase: schedv1alpha1.PodGangPhasePending}
-				s.PCS.Status.PodGangStatuses[1].Phase = schedv1alpha1.PodGangPhasePending
+				s.PodGangs[1].Status = groveschedulerv1alpha1.PodGangStatus{Phase: groveschedulerv1alpha1.PodGangPhasePending}
+				s.PCS.Status.PodGangStatuses[1].Phase = groveschedulerv1alpha1.PodGangPhasePending
 			},
 			want: []string{
 				"[status] PodCliqueSet/fx: status.podGangStatuses does not show PodGang fx-0-sg-0 Running",
@@ -255,10 +263,33 @@ func TestCheckSettled(t *testing.T) {
 			},
 		},
 		{
-			name:   "an update of the template image not propagated to the PodCliques",
+			name: "a rollout that left a pod on the old template and is still reported in progress",
+			mutate: func(s *Snapshot) {
+				findPod(s, "fx-0-w-p1").Labels[apicommon.LabelPodTemplateHash] = "h0"
+				s.PodCliques[0].Status.UpdatedReplicas = 1
+				s.PCS.Status.UpdatedReplicas = 0
+				s.PCS.Status.Conditions = []metav1.Condition{{Type: grovecorev1alpha1.ConditionTypeUpdateInProgress, Status: metav1.ConditionTrue,
+					Reason: grovecorev1alpha1.ConditionReasonRollingUpdate, Message: "updating replica 0"}}
+				s.PodCliques[0].Status.Conditions = append(s.PodCliques[0].Status.Conditions, metav1.Condition{
+					Type: grovecorev1alpha1.ConditionTypeUpdateInProgress, Status: metav1.ConditionTrue, Reason: grovecorev1alpha1.ConditionReasonRollingUpdate})
+			},
+			want: []string{
+				"[updated] Pod/fx-0-w-p1: pod-template hash \"h0\", its PodClique's is \"h1\"",
+				"[updated] PodCliqueSet/fx: status updated 0, spec.replicas 1",
+				"[updated] PodCliqueSet/fx: condition UpdateInProgress=True (RollingUpdate: updating replica 0), want False",
+				"[updated] PodClique/fx-0-w: status updated 1, spec.replicas 2",
+				"[updated] PodClique/fx-0-w: condition UpdateInProgress=True (RollingUpdate: ), want False",
+			},
+		},
+		{
+			name:   "an update of the template image reaching neither the PodCliques nor the pods",
 			mutate: func(*Snapshot) {},
 			exp:    Expectations{Image: "busybox:1.37"},
 			want: []string{
+				"[updated] Pod/fx-0-w-p0: image [busybox:1.36], want busybox:1.37",
+				"[updated] Pod/fx-0-w-p1: image [busybox:1.36], want busybox:1.37",
+				"[updated] Pod/fx-0-sg-0-x-p0: image [busybox:1.36], want busybox:1.37",
+				"[updated] Pod/fx-0-sg-1-x-p0: image [busybox:1.36], want busybox:1.37",
 				"[status] PodClique/fx-0-w: pod template image [busybox:1.36], want busybox:1.37 (the PodCliqueSet's template)",
 				"[status] PodClique/fx-0-sg-0-x: pod template image [busybox:1.36], want busybox:1.37 (the PodCliqueSet's template)",
 				"[status] PodClique/fx-0-sg-1-x: pod template image [busybox:1.36], want busybox:1.37 (the PodCliqueSet's template)",
@@ -292,8 +323,8 @@ func TestCheckGone(t *testing.T) {
 			name: "a Service, an HPA and the PodCliqueSet held by its finalizer left",
 			snap: func() *Snapshot {
 				s := &Snapshot{Namespace: testNS, Name: "fx", Services: settled().Services}
-				s.PCS = &corev1alpha1.PodCliqueSet{ObjectMeta: objMeta("fx")}
-				s.PCS.Finalizers = []string{common.FinalizerPodCliqueSet}
+				s.PCS = &grovecorev1alpha1.PodCliqueSet{ObjectMeta: objMeta("fx")}
+				s.PCS.Finalizers = []string{apicommon.FinalizerPodCliqueSet}
 				s.HPAs = append(s.HPAs, settled().HPAs...)
 				return s
 			}(),

@@ -36,8 +36,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 // Component is one process of the local cluster, named as hack/local-cluster names it.
@@ -95,7 +95,7 @@ func Connect(root, dir string, qps float32, burst int) (*Local, error) {
 	}
 	cfg.QPS, cfg.Burst = qps, burst
 	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, corev1alpha1.AddToScheme, schedv1alpha1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, grovecorev1alpha1.AddToScheme, groveschedulerv1alpha1.AddToScheme} {
 		if err := add(scheme); err != nil {
 			return nil, fmt.Errorf("building the scheme: %w", err)
 		}

@@ -30,7 +30,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/grove-project/grove/api/common"
+	apicommon "github.com/grove-project/grove/api/common"
 )
 
 // podLife is what a PodWatch knows of one pod: which index of which
@@ -104,10 +104,16 @@ func (c PodCounts) String() string {
 
 // Counts counts the pods as the watch sees them now.
 func (w *PodWatch) Counts() PodCounts {
+	return w.CountsWithImage("")
+}
+
+// CountsWithImage counts the pods whose first container runs image (all
+// pods when image is empty).
+func (w *PodWatch) CountsWithImage(image string) PodCounts {
 	var c PodCounts
 	for _, obj := range w.store.List() {
 		p, ok := obj.(*corev1.Pod)
-		if !ok {
+		if !ok || image != "" && (len(p.Spec.Containers) == 0 || p.Spec.Containers[0].Image != image) {
 			continue
 		}
 		if p.DeletionTimestamp != nil {
@@ -188,7 +194,7 @@ func (w *PodWatch) observe(obj any) {
 // record notes what pod p says about its life. A pod deleted while unbound
 // goes at once, without a deletionTimestamp: its end stays unknown.
 func (w *PodWatch) record(p *corev1.Pod) {
-	clique := p.Labels[common.LabelPodClique]
+	clique := p.Labels[apicommon.LabelPodClique]
 	idx, ok := podIndex(p)
 	if clique == "" || !ok {
 		return

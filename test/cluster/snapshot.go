@@ -26,9 +26,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/grove-project/grove/api/common"
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
-	schedv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 // Snapshot is the PodCliqueSet and every object labelled as part of it
@@ -36,10 +36,10 @@ import (
 type Snapshot struct {
 	Namespace, Name string
 	// PCS is nil once the PodCliqueSet is gone.
-	PCS             *corev1alpha1.PodCliqueSet
-	ScalingGroups   []corev1alpha1.PodCliqueScalingGroup
-	PodCliques      []corev1alpha1.PodClique
-	PodGangs        []schedv1alpha1.PodGang
+	PCS             *grovecorev1alpha1.PodCliqueSet
+	ScalingGroups   []grovecorev1alpha1.PodCliqueScalingGroup
+	PodCliques      []grovecorev1alpha1.PodClique
+	PodGangs        []groveschedulerv1alpha1.PodGang
 	Pods            []corev1.Pod
 	Services        []corev1.Service
 	HPAs            []autoscalingv2.HorizontalPodAutoscaler
@@ -52,7 +52,7 @@ type Snapshot struct {
 // TakeSnapshot lists the PodCliqueSet ns/name and everything part of it.
 func TakeSnapshot(ctx context.Context, c client.Reader, ns, name string) (*Snapshot, error) {
 	s := &Snapshot{Namespace: ns, Name: name}
-	pcs := &corev1alpha1.PodCliqueSet{}
+	pcs := &grovecorev1alpha1.PodCliqueSet{}
 	switch err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, pcs); {
 	case apierrors.IsNotFound(err):
 	case err != nil:
@@ -60,14 +60,14 @@ func TakeSnapshot(ctx context.Context, c client.Reader, ns, name string) (*Snaps
 	default:
 		s.PCS = pcs
 	}
-	opts := []client.ListOption{client.InNamespace(ns), client.MatchingLabels{common.LabelPartOfKey: name}}
+	opts := []client.ListOption{client.InNamespace(ns), client.MatchingLabels{apicommon.LabelPartOfKey: name}}
 	lists := []struct {
 		kind string
 		list client.ObjectList
 	}{
-		{"PodCliqueScalingGroups", &corev1alpha1.PodCliqueScalingGroupList{}},
-		{"PodCliques", &corev1alpha1.PodCliqueList{}},
-		{"PodGangs", &schedv1alpha1.PodGangList{}},
+		{"PodCliqueScalingGroups", &grovecorev1alpha1.PodCliqueScalingGroupList{}},
+		{"PodCliques", &grovecorev1alpha1.PodCliqueList{}},
+		{"PodGangs", &groveschedulerv1alpha1.PodGangList{}},
 		{"Pods", &corev1.PodList{}},
 		{"Services", &corev1.ServiceList{}},
 		{"HorizontalPodAutoscalers", &autoscalingv2.HorizontalPodAutoscalerList{}},
@@ -81,11 +81,11 @@ func TakeSnapshot(ctx context.Context, c client.Reader, ns, name string) (*Snaps
 			return nil, fmt.Errorf("listing %s of PodCliqueSet %s/%s: %w", l.kind, ns, name, err)
 		}
 		switch list := l.list.(type) {
-		case *corev1alpha1.PodCliqueScalingGroupList:
+		case *grovecorev1alpha1.PodCliqueScalingGroupList:
 			s.ScalingGroups = list.Items
-		case *corev1alpha1.PodCliqueList:
+		case *grovecorev1alpha1.PodCliqueList:
 			s.PodCliques = list.Items
-		case *schedv1alpha1.PodGangList:
+		case *groveschedulerv1alpha1.PodGangList:
 			s.PodGangs = list.Items
 		case *corev1.PodList:
 			s.Pods = list.Items
