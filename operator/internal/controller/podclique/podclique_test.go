@@ -26,8 +26,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -506,6 +508,35 @@ var _ = Describe("PodClique controller", func() {
 				Expect(v.Name).NotTo(BeElementOf("pod-info-vol", "sa-token-secret-vol"))
 			}
 		}
+	})
+
+	It("keeps a deleted PodClique until its pods are gone, so its name and hostnames are never held twice", func() {
+		pclq := podCliqueOf(pcs, "frontend", -1)
+		Expect(k8sClient.Create(ctx, pclq)).To(Succeed())
+		Eventually(func() []string { return hostnames(podsOf(pclq)) }, timeout, interval).
+			Should(Equal([]string{"svc-0-frontend-0", "svc-0-frontend-1", "svc-0-frontend-2"}))
+		Eventually(func() []string { return getPCLQ(pclq).Finalizers }, timeout, interval).Should(ContainElement(apicommon.FinalizerPodClique))
+		// A finalizer of the test's own keeps one pod terminating, as a
+		// kubelet that has not confirmed the pod's end yet would.
+		const holdPod = "test.grove.io/hold"
+		slow := podsOf(pclq)[1]
+		Expect(k8sClient.Patch(ctx, &slow, client.RawPatch(types.MergePatchType,
+			[]byte(fmt.Sprintf(`{"metadata":{"finalizers":[%q]}}`, holdPod))))).To(Succeed())
+
+		Expect(k8sClient.Delete(ctx, pclq)).To(Succeed())
+		// envtest runs no garbage collector: the controller itself deletes the pods.
+		Eventually(func(g Gomega) {
+			pods := podsOf(pclq)
+			g.Expect(hostnames(pods)).To(Equal([]string{"svc-0-frontend-1"}))
+			g.Expect(pods[0].DeletionTimestamp).NotTo(BeNil())
+		}, timeout, interval).Should(Succeed())
+		Consistently(func() []string { return getPCLQ(pclq).Finalizers }, 2*time.Second, interval).Should(ContainElement(apicommon.FinalizerPodClique))
+
+		Expect(k8sClient.Patch(ctx, &slow, client.RawPatch(types.JSONPatchType, []byte(`[{"op":"remove","path":"/metadata/finalizers"}]`)))).To(Succeed())
+		Eventually(func() bool {
+			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(pclq), &grovecorev1alpha1.PodClique{}))
+		}, timeout, interval).Should(BeTrue())
+		Expect(podsOf(pclq)).To(BeEmpty())
 	})
 
 	It("releases the PodClique when it is deleted", func() {

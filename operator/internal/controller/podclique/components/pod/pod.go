@@ -224,6 +224,41 @@ func (c *Component) Sync(ctx context.Context, log logr.Logger, pclq *grovecorev1
 	return res, err
 }
 
+// Drain deletes the pods of a PodClique that is being deleted and returns
+// how many are left: pods still listed (terminating ones included) and
+// creates the cache has not shown yet. The PodClique is released only when
+// none is left, so that a PodClique recreated under the same name (a
+// scaling-group replica replaced by an update, a replica recreated after gang
+// termination) never runs a pod next to an old one holding the same index and
+// hostname, whether or not the garbage collector is running. recheckAfter is
+// set while creates are pending: by then they are settled even if no pod
+// event arrives.
+func (c *Component) Drain(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique) (left int, recheckAfter time.Duration, err error) {
+	pods, err := c.listPods(ctx, c.client, pclq)
+	if err != nil {
+		return 0, 0, err
+	}
+	pending, err := c.settleExpectations(ctx, pclq, pods)
+	if err != nil {
+		return 0, 0, err
+	}
+	var remove []*corev1.Pod
+	for _, p := range pods {
+		if _, deleting := pending.PendingDeletes[p.UID]; p.DeletionTimestamp == nil && !deleting {
+			remove = append(remove, p)
+		}
+	}
+	if len(remove) > 0 {
+		if err := c.deletePods(ctx, log, pclq, remove); err != nil {
+			return 0, 0, err
+		}
+	}
+	if len(pending.ReservedIndices) > 0 {
+		recheckAfter = pending.RecheckAfter
+	}
+	return len(pods) + len(pending.ReservedIndices), recheckAfter, nil
+}
+
 // settleExpectations settles the PodClique's pending creates and deletes
 // against the cached pods and, for creates past their deadline, against a
 // live list from the API server.
