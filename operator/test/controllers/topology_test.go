@@ -28,12 +28,12 @@ import (
 )
 
 var _ = Describe("Topology constraints in PodGangs", func() {
-	It("translates PodCliqueSet, scaling-group and clique constraints into node label keys of the named ClusterTopology", func() {
+	It("translates PodCliqueSet, scaling-group and clique constraints into node label keys of the named ClusterTopologyBinding", func() {
 		ns := newNamespace()
 		zone, rack, host := grovecorev1alpha1.TopologyDomainZone, grovecorev1alpha1.TopologyDomainRack, grovecorev1alpha1.TopologyDomainHost
-		ct := &grovecorev1alpha1.ClusterTopology{
+		ct := &grovecorev1alpha1.ClusterTopologyBinding{
 			ObjectMeta: metav1.ObjectMeta{Name: "dc-" + ns},
-			Spec: grovecorev1alpha1.ClusterTopologySpec{Levels: []grovecorev1alpha1.TopologyLevel{
+			Spec: grovecorev1alpha1.ClusterTopologyBindingSpec{Levels: []grovecorev1alpha1.TopologyLevel{
 				{Domain: zone, Key: "topology.kubernetes.io/zone"},
 				{Domain: rack, Key: "example.com/rack"},
 				{Domain: host, Key: "kubernetes.io/hostname"},
@@ -60,9 +60,9 @@ var _ = Describe("Topology constraints in PodGangs", func() {
 		}
 		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
 		Eventually(podGangs(ns, "topo")).Should(Equal([]string{"topo-0", "topo-0-sg-0"}))
-		Expect(podGang(ns, "topo-0").Spec.TopologyConstraint).To(BeNil(), "no ClusterTopology yet: nothing to translate with")
+		Expect(podGang(ns, "topo-0").Spec.TopologyConstraint).To(BeNil(), "no ClusterTopologyBinding yet: nothing to translate with")
 
-		By("creating the ClusterTopology the constraints name")
+		By("creating the ClusterTopologyBinding the constraints name")
 		Expect(k8sClient.Create(ctx, ct)).To(Succeed())
 		Eventually(func() map[string]string { return podGang(ns, "topo-0").Annotations }).Should(HaveKeyWithValue("grove.io/topology-name", ct.Name))
 

@@ -29,14 +29,14 @@ import (
 )
 
 // translator turns topology domains into the node label keys of one
-// ClusterTopology. The zero value translates nothing (topology-aware
+// ClusterTopologyBinding. The zero value translates nothing (topology-aware
 // scheduling off, or no topology named).
 type translator struct {
 	name string
 	keys map[grovecorev1alpha1.TopologyDomain]string
 }
 
-// TopologyName is the ClusterTopology a PodCliqueSet's constraints refer to:
+// TopologyName is the ClusterTopologyBinding a PodCliqueSet's constraints refer to:
 // the first name set on the PodCliqueSet, a scaling group or a clique (the
 // webhook makes them agree).
 func TopologyName(pcs *grovecorev1alpha1.PodCliqueSet) string {
@@ -62,13 +62,13 @@ func (o operator) loadTopology(ctx context.Context, log logr.Logger, pcs *grovec
 	if name == "" {
 		return translator{}, nil
 	}
-	ct := &grovecorev1alpha1.ClusterTopology{}
+	ct := &grovecorev1alpha1.ClusterTopologyBinding{}
 	if err := o.d.Client.Get(ctx, client.ObjectKey{Name: name}, ct); err != nil {
 		if apierrors.IsNotFound(err) {
-			log.Info("ClusterTopology not found; PodGangs get no topology constraints", "clusterTopology", name)
+			log.Info("ClusterTopologyBinding not found; PodGangs get no topology constraints", "clusterTopologyBinding", name)
 			return translator{}, nil
 		}
-		return translator{}, groveerr.Wrap(err, "ERR_GET_CLUSTERTOPOLOGY", groveerr.OperationSync, "reading ClusterTopology "+name)
+		return translator{}, groveerr.Wrap(err, "ERR_GET_CLUSTERTOPOLOGY", groveerr.OperationSync, "reading ClusterTopologyBinding "+name)
 	}
 	t := translator{name: name, keys: map[grovecorev1alpha1.TopologyDomain]string{}}
 	for _, l := range ct.Spec.Levels {
