@@ -42,7 +42,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/config"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/childsync"
-	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/podgang"
+	"github.com/grove-project/grove/operator/internal/topology"
 )
 
 // Setup registers the PodCliqueSet controller with the manager.
@@ -102,7 +102,7 @@ func podCliqueSetsUsingTopology(c client.Client) handler.MapFunc {
 		}
 		var reqs []reconcile.Request
 		for i := range list.Items {
-			if podgang.TopologyName(&list.Items[i]) == obj.GetName() {
+			if topology.Name(&list.Items[i]) == obj.GetName() {
 				reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: list.Items[i].Namespace, Name: list.Items[i].Name}})
 			}
 		}
