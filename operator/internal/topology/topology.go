@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 // Package topology resolves a PodCliqueSet's topology constraints against the
 // ClusterTopologyBinding they name: it translates domains into node label keys
 // for the PodGangs and says, in the PodCliqueSet's TopologyLevelsUnavailable

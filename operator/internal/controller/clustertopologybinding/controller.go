@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 // Package clustertopologybinding is the ClusterTopologyBinding controller: it
 // reports in the NodesLabelled condition how many nodes, and how many
 // distinct domains, carry the label key of each level, so an administrator

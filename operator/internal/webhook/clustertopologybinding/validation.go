@@ -14,8 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package clustertopology holds the validating admission webhook for
-// ClusterTopologyBindings: every level names a distinct domain and node label key.
+// Package clustertopologybinding holds the validating admission webhook for
+// ClusterTopologyBindings: every level names a distinct domain and node label
+// key, and scheduler topology bindings name an enabled backend that keeps a
+// topology object of its own.
 package clustertopologybinding
 
 import (

@@ -101,7 +101,7 @@ type state struct {
 
 // Sync builds the expected PodGangs, deletes the others, and creates or
 // patches each, then sets its Initialized condition.
-func (o operator) Sync(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
+func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
 	st, err := o.read(ctx, pcs)
 	if err != nil {
 		return err
