@@ -138,7 +138,7 @@ var _ = Describe("simple1 naming example", func() {
 			"simple1-1-pca", "simple1-1-pcd", "simple1-1-sga-0-pcb", "simple1-1-sga-0-pcc",
 		}))
 		Expect(scalingGroups(ns, "simple1")()).To(Equal([]string{"simple1-0-sga", "simple1-1-sga"}))
-		Expect(services(ns, "simple1")()).To(Equal([]string{"simple1-0", "simple1-1"}))
+		Eventually(services(ns, "simple1")).Should(Equal([]string{"simple1-0", "simple1-1"}))
 		Eventually(hpas(ns, "simple1")).Should(Equal([]string{"simple1-0-pca", "simple1-1-pca"}))
 
 		By("scale-in of the PodCliqueSet removes the Services, HPAs, PodGangs and children of index 1")
