@@ -47,6 +47,7 @@ import (
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/config"
+	"github.com/grove-project/grove/operator/internal/controller/clustertopologybinding"
 	"github.com/grove-project/grove/operator/internal/controller/podclique"
 	"github.com/grove-project/grove/operator/internal/controller/podcliquescalinggroup"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset"
@@ -137,8 +138,8 @@ func New(cfg *config.OperatorConfiguration, restConfig *rest.Config, options ...
 	return mgr, nil
 }
 
-// RegisterControllers registers the PodCliqueSet, PodCliqueScalingGroup and
-// PodClique controllers. (Webhooks are registered next to it by the caller.)
+// RegisterControllers registers the PodCliqueSet, PodCliqueScalingGroup,
+// PodClique and ClusterTopologyBinding controllers. (Webhooks are registered next to it by the caller.)
 func RegisterControllers(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry) error {
 	if err := podcliqueset.Setup(mgr, cfg, backends); err != nil {
 		return fmt.Errorf("setting up %s: %w", podcliqueset.ControllerName, err)
@@ -148,6 +149,9 @@ func RegisterControllers(mgr ctrl.Manager, cfg *config.OperatorConfiguration, ba
 	}
 	if err := podclique.Setup(mgr, cfg, backends); err != nil {
 		return fmt.Errorf("setting up %s: %w", podclique.ControllerName, err)
+	}
+	if err := clustertopologybinding.Setup(mgr); err != nil {
+		return fmt.Errorf("setting up %s: %w", clustertopologybinding.ControllerName, err)
 	}
 	return nil
 }

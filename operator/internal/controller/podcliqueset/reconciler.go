@@ -68,6 +68,8 @@ type Reconciler struct {
 	groups [][]component.Operator[*grovecorev1alpha1.PodCliqueSet]
 	// deleted remembers the PodCliques gang termination deleted.
 	deleted *gangtermination.Tracker
+	// tasEnabled says whether topology constraints are translated.
+	tasEnabled bool
 }
 
 // NewReconciler wires the reconciler's component operators.
@@ -86,7 +88,8 @@ func NewReconciler(c client.Client, d childsync.Deps, cfg *config.OperatorConfig
 			{podclique.New(d), podcliquescalinggroup.New(d), podgang.New(d, backends, tas)},
 			append(initcaccess.Operators(d), service.New(d), hpa.New(d)),
 		},
-		deleted: gangtermination.NewTracker(),
+		deleted:    gangtermination.NewTracker(),
+		tasEnabled: tas,
 	}
 }
 

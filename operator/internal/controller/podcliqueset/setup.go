@@ -42,7 +42,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/config"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/childsync"
-	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/podgang"
+	"github.com/grove-project/grove/operator/internal/topology"
 )
 
 // Setup registers the PodCliqueSet controller with the manager.
@@ -51,7 +51,7 @@ import (
 // grove.io/reconcile-trigger annotation); its PodCliques, scaling groups and
 // PodGangs, mapped to the owning PodCliqueSet through the part-of label, when
 // something the sync or the status reads changes; the
-// ClusterTopologies their constraints name; deletion of
+// ClusterTopologyBindings their constraints name; deletion of
 // the other objects it owns, to recreate them.
 func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry) error {
 	d := childsync.Deps{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorderFor(ControllerName)}
@@ -71,7 +71,7 @@ func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backen
 		Watches(&grovecorev1alpha1.PodClique{}, toPCS, builder.WithPredicates(podCliqueChanged())).
 		Watches(&grovecorev1alpha1.PodCliqueScalingGroup{}, toPCS, builder.WithPredicates(scalingGroupChanged())).
 		Watches(&groveschedulerv1alpha1.PodGang{}, toPCS, builder.WithPredicates(podGangChanged())).
-		Watches(&grovecorev1alpha1.ClusterTopology{}, handler.EnqueueRequestsFromMapFunc(podCliqueSetsUsingTopology(mgr.GetClient())),
+		Watches(&grovecorev1alpha1.ClusterTopologyBinding{}, handler.EnqueueRequestsFromMapFunc(podCliqueSetsUsingTopology(mgr.GetClient())),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Owns(&corev1.Service{}, deleteOnly).
 		Owns(&autoscalingv2.HorizontalPodAutoscaler{}, deleteOnly).
@@ -91,18 +91,18 @@ func mapToPodCliqueSet(_ context.Context, obj client.Object) []reconcile.Request
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: labels[apicommon.LabelPartOfKey]}}}
 }
 
-// podCliqueSetsUsingTopology maps a ClusterTopology to the PodCliqueSets
+// podCliqueSetsUsingTopology maps a ClusterTopologyBinding to the PodCliqueSets
 // whose constraints name it, so PodGangs follow changes of its levels.
 func podCliqueSetsUsingTopology(c client.Client) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
 		list := &grovecorev1alpha1.PodCliqueSetList{}
 		if err := c.List(ctx, list); err != nil {
-			ctrl.LoggerFrom(ctx).Error(err, "Listing PodCliqueSets for ClusterTopology", "clusterTopology", obj.GetName())
+			ctrl.LoggerFrom(ctx).Error(err, "Listing PodCliqueSets for ClusterTopologyBinding", "clusterTopologyBinding", obj.GetName())
 			return nil
 		}
 		var reqs []reconcile.Request
 		for i := range list.Items {
-			if podgang.TopologyName(&list.Items[i]) == obj.GetName() {
+			if topology.Name(&list.Items[i]) == obj.GetName() {
 				reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: list.Items[i].Namespace, Name: list.Items[i].Name}})
 			}
 		}

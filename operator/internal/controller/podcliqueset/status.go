@@ -43,8 +43,11 @@ func (r *Reconciler) writeStatus(ctx context.Context, base, pcs *grovecorev1alph
 	}
 	// Optimistic lock: a status computed on a stale cached object must not
 	// overwrite a newer update record; the reconciler retries on conflict.
-	return groveerr.Wrap(r.client.Status().Patch(ctx, pcs, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})),
-		"ERR_UPDATE_PCS_STATUS", groveerr.OperationSync, "patching PodCliqueSet status")
+	if err := r.client.Status().Patch(ctx, pcs, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		return groveerr.Wrap(err, "ERR_UPDATE_PCS_STATUS", groveerr.OperationSync, "patching PodCliqueSet status")
+	}
+	r.recordTopologyChange(pcs, base.Status.Conditions)
+	return nil
 }
 
 // computeStatus computes the PodCliqueSet status from its children in the
@@ -97,7 +100,7 @@ func (r *Reconciler) computeStatus(ctx context.Context, pcs *grovecorev1alpha1.P
 	st.HPAPodSelector = apicommon.PodCliqueSetSelector(pcs.Name)
 	st.PodGangStatuses = podGangStatuses(gangs.Items)
 	r.trackUpdate(pcs, genHash, templateHashes, byName, pcsgByName, metav1.Now())
-	return nil
+	return r.setTopologyCondition(ctx, pcs)
 }
 
 // replicaAvailable says whether PodCliqueSet replica i is available: every

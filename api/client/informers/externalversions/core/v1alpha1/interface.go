@@ -24,8 +24,8 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
-	// ClusterTopologies returns a ClusterTopologyInformer.
-	ClusterTopologies() ClusterTopologyInformer
+	// ClusterTopologyBindings returns a ClusterTopologyBindingInformer.
+	ClusterTopologyBindings() ClusterTopologyBindingInformer
 	// PodCliques returns a PodCliqueInformer.
 	PodCliques() PodCliqueInformer
 	// PodCliqueScalingGroups returns a PodCliqueScalingGroupInformer.
@@ -45,9 +45,9 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
 }
 
-// ClusterTopologies returns a ClusterTopologyInformer.
-func (v *version) ClusterTopologies() ClusterTopologyInformer {
-	return &clusterTopologyInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
+// ClusterTopologyBindings returns a ClusterTopologyBindingInformer.
+func (v *version) ClusterTopologyBindings() ClusterTopologyBindingInformer {
+	return &clusterTopologyBindingInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
 }
 
 // PodCliques returns a PodCliqueInformer.

@@ -51,6 +51,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/groveerr"
 	"github.com/grove-project/grove/operator/internal/metrics"
 	"github.com/grove-project/grove/operator/internal/podganginit"
+	"github.com/grove-project/grove/operator/internal/topology"
 )
 
 const kind = "PodGang"
@@ -92,15 +93,15 @@ type groupConfig struct {
 
 // state is what one sync reads from the cache.
 type state struct {
-	pclqs      map[string]*grovecorev1alpha1.PodClique
-	pcsgs      map[string]*grovecorev1alpha1.PodCliqueScalingGroup
-	translator translator
+	pclqs    map[string]*grovecorev1alpha1.PodClique
+	pcsgs    map[string]*grovecorev1alpha1.PodCliqueScalingGroup
+	topology topology.Resolution
 }
 
 // Sync builds the expected PodGangs, deletes the others, and creates or
 // patches each, then sets its Initialized condition.
-func (o operator) Sync(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
-	st, err := o.read(ctx, log, pcs)
+func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
+	st, err := o.read(ctx, pcs)
 	if err != nil {
 		return err
 	}
@@ -128,7 +129,7 @@ func (o operator) Sync(ctx context.Context, log logr.Logger, pcs *grovecorev1alp
 	return err
 }
 
-func (o operator) read(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) (*state, error) {
+func (o operator) read(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet) (*state, error) {
 	st := &state{
 		pclqs: map[string]*grovecorev1alpha1.PodClique{},
 		pcsgs: map[string]*grovecorev1alpha1.PodCliqueScalingGroup{},
@@ -148,13 +149,11 @@ func (o operator) read(ctx context.Context, log logr.Logger, pcs *grovecorev1alp
 	for i := range pcsgs.Items {
 		st.pcsgs[pcsgs.Items[i].Name] = &pcsgs.Items[i]
 	}
-	if o.tasEnabled {
-		t, err := o.loadTopology(ctx, log, pcs)
-		if err != nil {
-			return nil, err
-		}
-		st.translator = t
+	t, err := topology.Resolve(ctx, o.d.Client, pcs, o.tasEnabled)
+	if err != nil {
+		return nil, err
 	}
+	st.topology = t
 	return st, nil
 }
 
@@ -350,7 +349,7 @@ func (o operator) build(pcs *grovecorev1alpha1.PodCliqueSet, st *state, g *gang,
 	}
 	translated := false
 	tr := func(tc *grovecorev1alpha1.TopologyConstraint) *groveschedulerv1alpha1.TopologyConstraint {
-		out := st.translator.translate(tc)
+		out := st.topology.Translate(tc)
 		if out != nil {
 			translated = true
 		}
@@ -373,7 +372,7 @@ func (o operator) build(pcs *grovecorev1alpha1.PodCliqueSet, st *state, g *gang,
 		}
 	}
 	if translated {
-		annotations[apicommon.AnnotationTopologyName] = st.translator.name
+		annotations[apicommon.AnnotationTopologyName] = st.topology.BindingName()
 	}
 	pg := &groveschedulerv1alpha1.PodGang{
 		ObjectMeta: metav1.ObjectMeta{Name: g.name, Namespace: pcs.Namespace, Labels: labels, Annotations: annotations},
