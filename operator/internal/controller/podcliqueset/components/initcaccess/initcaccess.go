@@ -19,6 +19,16 @@ limitations under the License.
 // PodCliqueSet. Each kind is its own component operator.
 package initcaccess
 
+// ServiceAccounts, Roles and RoleBindings are watched (label-filtered cache)
+// to recreate them when deleted. The Role grants pods get/list/watch, which
+// the operator holds itself, so neither bind nor escalate is needed.
+// Secrets get no list or watch: the operator's cache leaves them out and the
+// token Secret is read by name straight from the API server.
+//
+// +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;patch;delete
+
 import (
 	"context"
 
