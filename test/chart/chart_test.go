@@ -136,7 +136,40 @@ var renderCases = []renderCase{
 		set: []string{"webhooks.certProvisionMode=manual", "webhooks.caBundle=Zm9v", "operator.serviceAccountName=grove-ctrl"}},
 	{name: "local cluster: webhook URL, no leader election, PriorityClass", namespace: "grove-system", operatorSA: "grove-operator",
 		set: []string{"webhooks.url=https://127.0.0.1:9443", "operator.config.leaderElection.enabled=false",
-			"scheduler.leaderElect=false", "priorityClass.enabled=true"}},
+			"scheduler.leaderElect=false", "priorityClass.enabled=true", "metrics.serviceMonitor.enabled=true"}},
+}
+
+// TestRenderedObjects checks the value-gated objects: ServiceMonitors and
+// the PriorityClass.
+func TestRenderedObjects(t *testing.T) {
+	root := repoRoot(t)
+	for _, tc := range []struct {
+		name            string
+		set             []string
+		serviceMonitors int
+		priorityClasses int
+	}{
+		{name: "default values"},
+		{name: "ServiceMonitors and PriorityClass", set: []string{"metrics.serviceMonitor.enabled=true", "priorityClass.enabled=true"},
+			serviceMonitors: 2, priorityClasses: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := render(t, root, "grove-system", tc.set...)
+			count := map[string]int{}
+			for _, o := range objs {
+				count[o.Kind]++
+			}
+			if count["ServiceMonitor"] != tc.serviceMonitors || count["PriorityClass"] != tc.priorityClasses {
+				t.Errorf("rendered %d ServiceMonitors and %d PriorityClasses, want %d and %d",
+					count["ServiceMonitor"], count["PriorityClass"], tc.serviceMonitors, tc.priorityClasses)
+			}
+			for _, name := range []string{"grove-operator", "grove-scheduler"} {
+				if _, ok := Find(objs, "ServiceMonitor", "grove-system", name); ok != (tc.serviceMonitors > 0) {
+					t.Errorf("ServiceMonitor grove-system/%s rendered = %v, want %v", name, ok, tc.serviceMonitors > 0)
+				}
+			}
+		})
+	}
 }
 
 // TestRenderedRBAC renders the chart with each set of values and checks
