@@ -20,11 +20,14 @@ limitations under the License.
 package initcaccess
 
 // ServiceAccounts, Roles and RoleBindings are watched (label-filtered cache)
-// to recreate them when deleted. The Role grants pods get/list/watch, which
-// the operator holds itself, so neither bind nor escalate is needed.
+// to recreate them when deleted. The Role grants pods and pods/status
+// get/list/watch; the API server lets the operator create that Role and bind
+// it only because it holds those permissions itself, so it needs neither bind
+// nor escalate (pods/status is held for that reason alone).
 // Secrets get no list or watch: the operator's cache leaves them out and the
 // token Secret is read by name straight from the API server.
 //
+// +kubebuilder:rbac:groups="",resources=pods;pods/status,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;patch;delete
