@@ -103,6 +103,16 @@ func (s serviceAccount) Delete(ctx context.Context, _ logr.Logger, pcs *grovecor
 	return remove(ctx, s.d, pcs, s.Kind(), "ERR_DELETE_SERVICEACCOUNT", &corev1.ServiceAccount{ObjectMeta: objectMeta(pcs, apicommon.InitcServiceAccountName(pcs.Name), "")})
 }
 
+// RoleRules are the rules of the grove-initc Role: grove-initc reads the
+// pods of its PodGang to wait for the cliques it starts after.
+func RoleRules() []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{{
+		APIGroups: []string{""},
+		Resources: []string{"pods", "pods/status"},
+		Verbs:     []string{"get", "list", "watch"},
+	}}
+}
+
 type role struct{ d childsync.Deps }
 
 func (role) Kind() string { return "Role" }
@@ -111,11 +121,7 @@ func (r role) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.Po
 	name := apicommon.InitcRoleName(pcs.Name)
 	desired := &rbacv1.Role{
 		ObjectMeta: objectMeta(pcs, name, apicommon.LabelComponentRole),
-		Rules: []rbacv1.PolicyRule{{
-			APIGroups: []string{""},
-			Resources: []string{"pods", "pods/status"},
-			Verbs:     []string{"get", "list", "watch"},
-		}},
+		Rules:      RoleRules(),
 	}
 	return apply(ctx, r.d, pcs, r.Kind(), "ERR_SYNC_ROLE", desired, &rbacv1.Role{}, func(l *rbacv1.Role) {
 		l.Rules = desired.Rules
