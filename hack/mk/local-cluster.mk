@@ -44,7 +44,7 @@ UPGRADE_FROM ?= HEAD~1
 UPGRADE_DIR ?= $(ROOT)/.local-cluster-upgrade
 
 .PHONY: e2e-upgrade
-e2e-upgrade: ## Fresh cluster in UPGRADE_DIR with the chart of commit UPGRADE_FROM, helm upgrade to the checkout's chart, then the e2e suite; the cluster is stopped and deleted afterwards.
+e2e-upgrade: ## Fresh cluster in UPGRADE_DIR with the chart of commit UPGRADE_FROM, helm upgrade to the checkout's chart, then the e2e suite; the cluster is stopped afterwards (logs stay in UPGRADE_DIR/cluster).
 	@rc=0; rm -rf $(UPGRADE_DIR); mkdir -p $(UPGRADE_DIR)/previous; \
 	git archive $(UPGRADE_FROM) charts/grove | tar -x -C $(UPGRADE_DIR)/previous && \
 	GROVE_LOCAL_DIR=$(UPGRADE_DIR)/cluster GROVE_LOCAL_CHART=$(UPGRADE_DIR)/previous/charts/grove $(LOCAL_CLUSTER) up --nodes $(NODES) --without operator,scheduler && \
