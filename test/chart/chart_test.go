@@ -93,7 +93,7 @@ func markerRules(t *testing.T, root string) (cluster, namespaced []rbacv1.Policy
 			markersErr = err
 			return
 		}
-		defer os.RemoveAll(out)
+		defer func() { _ = os.RemoveAll(out) }()
 		cmd := exec.Command(filepath.Join(root, "bin", "tools", "controller-gen"),
 			"rbac:roleName=grove-operator", "paths=./...", "output:rbac:dir="+out)
 		cmd.Dir = filepath.Join(root, "operator")
