@@ -19,6 +19,10 @@ limitations under the License.
 // validation. Certificates are handled by the certs sub-package.
 package webhook
 
+// The PodCliqueSet validating webhook reads the ClusterTopology a constraint names.
+//
+// +kubebuilder:rbac:groups=grove.io,resources=clustertopologybindings,verbs=get;list;watch
+
 import (
 	"fmt"
 

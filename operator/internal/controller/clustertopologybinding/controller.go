@@ -55,6 +55,14 @@ type Reconciler struct {
 	recorder record.EventRecorder
 }
 
+// The controller reads ClusterTopologyBindings and patches their status,
+// watches the metadata of nodes, and records Events.
+//
+// +kubebuilder:rbac:groups=grove.io,resources=clustertopologybindings,verbs=get;list;watch
+// +kubebuilder:rbac:groups=grove.io,resources=clustertopologybindings/status,verbs=patch
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+
 // Setup registers the controller with the manager.
 //
 // Watches: ClusterTopologyBindings (create, spec changes); nodes, as metadata

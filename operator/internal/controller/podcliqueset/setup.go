@@ -45,6 +45,19 @@ import (
 	"github.com/grove-project/grove/operator/internal/topology"
 )
 
+// The PodCliqueSet controller reads and patches PodCliqueSets (finalizer,
+// status), watches the ClusterTopologyBindings their constraints name, records
+// Events, and sets blockOwnerDeletion on the children it owns (which needs
+// update on podcliquesets/finalizers where OwnerReferencesPermissionEnforcement
+// is on). Secrets are not watched: that needs list/watch of Secrets in every
+// namespace; a deleted token Secret is recreated at the PodCliqueSet's next sync.
+//
+// +kubebuilder:rbac:groups=grove.io,resources=podcliquesets,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=grove.io,resources=podcliquesets/status,verbs=patch
+// +kubebuilder:rbac:groups=grove.io,resources=podcliquesets/finalizers,verbs=update
+// +kubebuilder:rbac:groups=grove.io,resources=clustertopologybindings,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+
 // Setup registers the PodCliqueSet controller with the manager.
 //
 // Watches: the PodCliqueSet itself (spec changes, deletion, the
@@ -52,7 +65,7 @@ import (
 // PodGangs, mapped to the owning PodCliqueSet through the part-of label, when
 // something the sync or the status reads changes; the
 // ClusterTopologyBindings their constraints name; deletion of
-// the other objects it owns, to recreate them.
+// the other objects it owns but Secrets, to recreate them.
 func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry) error {
 	d := childsync.Deps{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorderFor(ControllerName)}
 	r := NewReconciler(mgr.GetClient(), d, cfg, backends)
@@ -78,7 +91,6 @@ func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backen
 		Owns(&corev1.ServiceAccount{}, deleteOnly).
 		Owns(&rbacv1.Role{}, deleteOnly).
 		Owns(&rbacv1.RoleBinding{}, deleteOnly).
-		Owns(&corev1.Secret{}, deleteOnly).
 		Complete(r)
 }
 

@@ -77,14 +77,6 @@ func ServiceClientConfig(namespace, name string, port int32, caBundle []byte) Cl
 	}
 }
 
-// URLClientConfig reaches the handlers at baseURL (for example
-// https://127.0.0.1:2750), as for an operator running outside the cluster.
-func URLClientConfig(baseURL string, caBundle []byte) ClientConfigFunc {
-	return func(path string) admissionregistrationv1.WebhookClientConfig {
-		return admissionregistrationv1.WebhookClientConfig{URL: ptr.To(baseURL + path), CABundle: caBundle}
-	}
-}
-
 // MutatingConfigurations returns the MutatingWebhookConfigurations of Grove.
 func MutatingConfigurations(cc ClientConfigFunc) []*admissionregistrationv1.MutatingWebhookConfiguration {
 	return []*admissionregistrationv1.MutatingWebhookConfiguration{{

@@ -21,6 +21,8 @@ limitations under the License.
 // replica indices, are deleted.
 package hpa
 
+// +kubebuilder:rbac:groups=autoscaling,resources=horizontalpodautoscalers,verbs=get;list;watch;create;patch;delete
+
 import (
 	"context"
 

@@ -19,6 +19,19 @@ limitations under the License.
 // PodCliqueSet. Each kind is its own component operator.
 package initcaccess
 
+// ServiceAccounts, Roles and RoleBindings are watched (label-filtered cache)
+// to recreate them when deleted. The Role grants pods and pods/status
+// get/list/watch; the API server lets the operator create that Role and bind
+// it only because it holds those permissions itself, so it needs neither bind
+// nor escalate (pods/status is held for that reason alone).
+// Secrets get no list or watch: the operator's cache leaves them out and the
+// token Secret is read by name straight from the API server.
+//
+// +kubebuilder:rbac:groups="",resources=pods;pods/status,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;patch;delete
+
 import (
 	"context"
 
@@ -80,6 +93,16 @@ func (s serviceAccount) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev
 	})
 }
 
+// RoleRules are the rules of the grove-initc Role: grove-initc reads the
+// pods of its PodGang to wait for the cliques it starts after.
+func RoleRules() []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{{
+		APIGroups: []string{""},
+		Resources: []string{"pods", "pods/status"},
+		Verbs:     []string{"get", "list", "watch"},
+	}}
+}
+
 type role struct{ d childsync.Deps }
 
 func (role) Kind() string { return "Role" }
@@ -88,11 +111,7 @@ func (r role) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.Po
 	name := apicommon.InitcRoleName(pcs.Name)
 	desired := &rbacv1.Role{
 		ObjectMeta: objectMeta(pcs, name, apicommon.LabelComponentRole),
-		Rules: []rbacv1.PolicyRule{{
-			APIGroups: []string{""},
-			Resources: []string{"pods", "pods/status"},
-			Verbs:     []string{"get", "list", "watch"},
-		}},
+		Rules:      RoleRules(),
 	}
 	return apply(ctx, r.d, pcs, r.Kind(), "ERR_SYNC_ROLE", desired, &rbacv1.Role{}, func(l *rbacv1.Role) {
 		l.Rules = desired.Rules

@@ -19,6 +19,8 @@ limitations under the License.
 // group. Scaling-group members belong to the PodCliqueScalingGroup controller.
 package podclique
 
+// +kubebuilder:rbac:groups=grove.io,resources=podcliques,verbs=get;list;watch;create;patch;delete
+
 import (
 	"context"
 

@@ -18,6 +18,8 @@ limitations under the License.
 // PodCliqueSet, <pcs>-<i>-<sg> for every replica i and scaling-group config.
 package podcliquescalinggroup
 
+// +kubebuilder:rbac:groups=grove.io,resources=podcliquescalinggroups,verbs=get;list;watch;create;patch;delete
+
 import (
 	"context"
 	"strconv"

@@ -28,6 +28,13 @@ limitations under the License.
 // the scheduler owns the rest of the status.
 package podgang
 
+// PodGangs are created, patched (pod references, scheduling gates) and deleted;
+// their status carries the Initialized condition.
+//
+// +kubebuilder:rbac:groups=scheduler.grove.io,resources=podgangs,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=scheduler.grove.io,resources=podgangs/status,verbs=patch
+// +kubebuilder:rbac:groups=grove.io,resources=clustertopologybindings,verbs=get;list;watch
+
 import (
 	"context"
 	"strings"

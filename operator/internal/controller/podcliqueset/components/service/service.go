@@ -19,6 +19,8 @@ limitations under the License.
 // replica indices are deleted on scale-in.
 package service
 
+// +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch;delete
+
 import (
 	"context"
 
