@@ -25,13 +25,12 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/desired"
 	"github.com/grove-project/grove/operator/internal/gangtermination"
 	"github.com/grove-project/grove/operator/internal/groveerr"
@@ -183,9 +182,6 @@ func (r *Reconciler) clearGangTermination(pcsg *grovecorev1alpha1.PodCliqueScali
 func (r *Reconciler) setGangTermination(ctx context.Context, pcsg *grovecorev1alpha1.PodCliqueScalingGroup, cond metav1.Condition) error {
 	base := pcsg.DeepCopy()
 	meta.SetStatusCondition(&pcsg.Status.Conditions, cond)
-	if equality.Semantic.DeepEqual(base.Status, pcsg.Status) {
-		return nil
-	}
-	return groveerr.Wrap(r.d.Client.Status().Patch(ctx, pcsg, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})),
-		"ERR_UPDATE_PCSG_STATUS", groveerr.OperationSync, "patching GangTerminationInProgress of PodCliqueScalingGroup")
+	_, err := common.PatchStatusIfChanged(ctx, r.d.Client, base, pcsg, pcsgStatus)
+	return groveerr.Wrap(err, "ERR_UPDATE_PCSG_STATUS", groveerr.OperationSync, "patching GangTerminationInProgress of PodCliqueScalingGroup")
 }

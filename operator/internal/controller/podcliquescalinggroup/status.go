@@ -22,14 +22,13 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/desired"
 	"github.com/grove-project/grove/operator/internal/groveerr"
 	"github.com/grove-project/grove/operator/internal/update"
@@ -94,14 +93,11 @@ func (r *Reconciler) computeStatus(ctx context.Context, base *grovecorev1alpha1.
 // timestamps changed since base, the object as the reconcile read it. It is
 // the reconcile's one status write.
 func (r *Reconciler) writeStatus(ctx context.Context, base, pcsg *grovecorev1alpha1.PodCliqueScalingGroup) error {
-	if equality.Semantic.DeepEqual(base.Status, pcsg.Status) {
-		return nil
-	}
-	// Optimistic lock: a status computed on a stale cached object must not
-	// overwrite a newer update record; the reconciler retries on conflict.
-	return groveerr.Wrap(r.d.Client.Status().Patch(ctx, pcsg, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})),
-		"ERR_UPDATE_PCSG_STATUS", groveerr.OperationSync, "patching PodCliqueScalingGroup status")
+	_, err := common.PatchStatusIfChanged(ctx, r.d.Client, base, pcsg, pcsgStatus)
+	return groveerr.Wrap(err, "ERR_UPDATE_PCSG_STATUS", groveerr.OperationSync, "patching PodCliqueScalingGroup status")
 }
+
+func pcsgStatus(pcsg *grovecorev1alpha1.PodCliqueScalingGroup) any { return pcsg.Status }
 
 // replica evaluates scaling-group replica j: complete when all its member
 // PodCliques exist; scheduled when each has PodCliqueScheduled=True;

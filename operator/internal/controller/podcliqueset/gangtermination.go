@@ -24,13 +24,13 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/desired"
 	"github.com/grove-project/grove/operator/internal/gangtermination"
 	"github.com/grove-project/grove/operator/internal/groveerr"
@@ -245,9 +245,6 @@ func (r *Reconciler) clearGangTermination(pcs *grovecorev1alpha1.PodCliqueSet, v
 func (r *Reconciler) setGangTermination(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, cond metav1.Condition) error {
 	base := pcs.DeepCopy()
 	meta.SetStatusCondition(&pcs.Status.Conditions, cond)
-	if equality.Semantic.DeepEqual(base.Status, pcs.Status) {
-		return nil
-	}
-	return groveerr.Wrap(r.client.Status().Patch(ctx, pcs, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})),
-		"ERR_UPDATE_PCS_STATUS", groveerr.OperationSync, "patching GangTerminationInProgress of PodCliqueSet")
+	_, err := common.PatchStatusIfChanged(ctx, r.client, base, pcs, pcsStatus)
+	return groveerr.Wrap(err, "ERR_UPDATE_PCS_STATUS", groveerr.OperationSync, "patching GangTerminationInProgress of PodCliqueSet")
 }

@@ -20,7 +20,6 @@ import (
 	"context"
 	"sort"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -28,6 +27,7 @@ import (
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/desired"
 	"github.com/grove-project/grove/operator/internal/groveerr"
 	"github.com/grove-project/grove/operator/internal/hash"
@@ -38,17 +38,17 @@ import (
 // timestamps changed since base, the object as the reconcile read it. It is
 // the reconcile's one status write.
 func (r *Reconciler) writeStatus(ctx context.Context, base, pcs *grovecorev1alpha1.PodCliqueSet) error {
-	if equality.Semantic.DeepEqual(base.Status, pcs.Status) {
-		return nil
-	}
-	// Optimistic lock: a status computed on a stale cached object must not
-	// overwrite a newer update record; the reconciler retries on conflict.
-	if err := r.client.Status().Patch(ctx, pcs, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+	wrote, err := common.PatchStatusIfChanged(ctx, r.client, base, pcs, pcsStatus)
+	if err != nil {
 		return groveerr.Wrap(err, "ERR_UPDATE_PCS_STATUS", groveerr.OperationSync, "patching PodCliqueSet status")
 	}
-	r.recordTopologyChange(pcs, base.Status.Conditions)
+	if wrote {
+		r.recordTopologyChange(pcs, base.Status.Conditions)
+	}
 	return nil
 }
+
+func pcsStatus(pcs *grovecorev1alpha1.PodCliqueSet) any { return pcs.Status }
 
 // computeStatus computes the PodCliqueSet status from its children in the
 // cache. observedGeneration advances only after a sync without errors.
