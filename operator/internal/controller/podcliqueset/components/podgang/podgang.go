@@ -244,7 +244,7 @@ func (o operator) syncGang(ctx context.Context, pcs *grovecorev1alpha1.PodClique
 		// Created concurrently and not in the cache yet; its watch event brings the next sync.
 		return false, nil
 	}
-	return o.syncInitialized(ctx, live, allPodsReferenced(st, g, live))
+	return o.syncInitialized(ctx, live, allPodsReferenced(st, live))
 }
 
 // apply creates the PodGang or patches what this component owns in it: its
@@ -291,13 +291,9 @@ func (o operator) apply(ctx context.Context, want, live *groveschedulerv1alpha1.
 }
 
 // allPodsReferenced reports whether every PodClique of the gang exists and
-// its group references at least spec.replicas pods.
-func allPodsReferenced(st *state, g *gang, pg *groveschedulerv1alpha1.PodGang) bool {
-	for _, m := range g.members {
-		if pclq, ok := st.pclqs[m.pclqName]; !ok || pclq.DeletionTimestamp != nil {
-			return false
-		}
-	}
+// its group references at least spec.replicas pods. pg was just created or
+// patched from the gang, so its groups are the gang's PodCliques.
+func allPodsReferenced(st *state, pg *groveschedulerv1alpha1.PodGang) bool {
 	return podganginit.Complete(pg, func(name string) (int32, bool) {
 		pclq, ok := st.pclqs[name]
 		if !ok || pclq.DeletionTimestamp != nil {
