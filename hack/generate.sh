@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Generates the API module's code: deepcopy functions and CRD manifests
 # (controller-gen), and the clientset, listers, informers and apply
-# configurations (code-generator's kube_codegen.sh, from the module cache).
+# configurations (code-generator's kube_codegen.sh, from the module cache);
+# and grove-operator's RBAC rules from the +kubebuilder:rbac markers in
+# operator/ (controller-gen) into the Helm chart.
 # Idempotent: running it twice leaves no diff.
 set -euo pipefail
 
@@ -47,4 +49,13 @@ log "copying CRDs into the Helm chart"
 mkdir -p "$ROOT/charts/grove/crds"
 rm -f "$ROOT/charts/grove/crds/"*.yaml
 cp "$ROOT"/api/core/v1alpha1/crds/*.yaml "$ROOT"/api/scheduler/v1alpha1/crds/*.yaml "$ROOT/charts/grove/crds/"
+log "operator RBAC from +kubebuilder:rbac markers"
+# charts/grove/files/operator-rbac.yaml holds controller-gen's output as is: a
+# ClusterRole (cluster-wide rules) and a Role (rules in the operator's
+# namespace); templates/operator-rbac.yaml takes the rules from it.
+mkdir -p "$ROOT/charts/grove/files"
+rbac_out=$(mktemp -d)
+(cd "$ROOT/operator" && "$TOOLS_BIN/controller-gen" rbac:roleName=grove-operator paths=./... output:rbac:dir="$rbac_out")
+cp "$rbac_out/role.yaml" "$ROOT/charts/grove/files/operator-rbac.yaml"
+rm -rf "$rbac_out"
 log "done"

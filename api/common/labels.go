@@ -74,7 +74,7 @@ const (
 const (
 	// AnnotationReconcileTrigger on a PodCliqueSet forces a reconcile when its value changes.
 	AnnotationReconcileTrigger = "grove.io/reconcile-trigger"
-	// AnnotationTopologyName on a PodGang names the ClusterTopology its constraints were translated with.
+	// AnnotationTopologyName on a PodGang names the ClusterTopologyBinding its constraints were translated with.
 	AnnotationTopologyName = "grove.io/topology-name"
 	// AnnotationStartsAfter on a pod lists the PodCliques it waits for, comma separated.
 	AnnotationStartsAfter = "grove.io/starts-after"

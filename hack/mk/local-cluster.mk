@@ -37,6 +37,20 @@ e2e: ## Run the end-to-end suite against the local cluster (brought up, or updat
 e2e-ci: ## As e2e, then stop the cluster whatever the outcome (logs and diagnostics stay in .local-cluster/).
 	@rc=0; $(MAKE) --no-print-directory e2e || rc=$$?; $(LOCAL_CLUSTER) down; exit $$rc
 
+# Chart upgrade: a fresh cluster gets the chart of UPGRADE_FROM (a commit), is
+# upgraded to the checkout's chart (CRDs by server-side apply, then helm
+# upgrade) and runs the e2e suite (docs/installation.md, "Upgrade").
+UPGRADE_FROM ?= HEAD~1
+UPGRADE_DIR ?= $(ROOT)/.local-cluster-upgrade
+
+.PHONY: e2e-upgrade
+e2e-upgrade: ## Fresh cluster in UPGRADE_DIR with the chart of commit UPGRADE_FROM, helm upgrade to the checkout's chart, then the e2e suite; the cluster is stopped afterwards (logs stay in UPGRADE_DIR/cluster).
+	@rc=0; rm -rf $(UPGRADE_DIR); mkdir -p $(UPGRADE_DIR)/previous; \
+	git archive $(UPGRADE_FROM) charts/grove | tar -x -C $(UPGRADE_DIR)/previous && \
+	GROVE_LOCAL_DIR=$(UPGRADE_DIR)/cluster GROVE_LOCAL_CHART=$(UPGRADE_DIR)/previous/charts/grove $(LOCAL_CLUSTER) up --nodes $(NODES) --without operator,scheduler && \
+	$(MAKE) --no-print-directory e2e GROVE_LOCAL_DIR=$(UPGRADE_DIR)/cluster || rc=$$?; \
+	GROVE_LOCAL_DIR=$(UPGRADE_DIR)/cluster $(LOCAL_CLUSTER) down; rm -rf $(UPGRADE_DIR)/previous; exit $$rc
+
 # Fault suite (test/faults, docs/testing.md): ROUNDS per fault, FAULTS to kill,
 # SEED to replay a run (0 draws one), PODS in the PodCliqueSet once created.
 ROUNDS ?= 5

@@ -57,6 +57,9 @@ const (
 	GangReferences Invariant = "gang-references"
 	// Running: every pod is bound, Running and ungated; none is terminating.
 	Running Invariant = "running"
+	// Updated: every pod runs its PodClique's current template (pod-template
+	// hash, and the expected image); the update is reported complete.
+	Updated Invariant = "updated"
 	// Status: status is current (observedGeneration), lastErrors is empty
 	// and the counts and conditions say everything is scheduled and available.
 	Status Invariant = "status"
@@ -110,7 +113,7 @@ func (vs Violations) Invariants() []Invariant {
 // Expectations says what CheckSettled expects beyond the invariants.
 type Expectations struct {
 	// Image, when set, is the image the first container of every PodClique's
-	// pod template must have (after an update of the PodCliqueSet's template).
+	// pod template, and of every pod, must have (the PodCliqueSet's template).
 	Image string
 }
 
@@ -241,7 +244,7 @@ func CheckSettled(s *Snapshot, exp Expectations) Violations {
 	compareNames(&vs, "RoleBinding", boolSet([]string{apicommon.InitcRoleBindingName(s.Name)}), objects(s.RoleBindings))
 	compareNames(&vs, "Secret", boolSet([]string{apicommon.InitcTokenSecretName(s.Name)}), objects(s.Secrets))
 
-	checkPods(&vs, s)
+	checkPods(&vs, s, exp)
 	checkGangs(&vs, s, e)
 	checkStatus(&vs, s, exp)
 	return vs
@@ -285,8 +288,8 @@ func podIndex(p *corev1.Pod) (int, bool) {
 	return i, err == nil && i >= 0
 }
 
-// checkPods checks counts, indices, hostnames and that every pod runs.
-func checkPods(vs *Violations, s *Snapshot) {
+// checkPods checks counts, indices, hostnames, templates and that every pod runs.
+func checkPods(vs *Violations, s *Snapshot, exp Expectations) {
 	byClique := map[string][]*corev1.Pod{}
 	for _, p := range s.LivePods() {
 		byClique[p.Labels[apicommon.LabelPodClique]] = append(byClique[p.Labels[apicommon.LabelPodClique]], p)
@@ -322,6 +325,12 @@ func checkPods(vs *Violations, s *Snapshot) {
 			}
 			if subdomain != "" && p.Spec.Subdomain != subdomain {
 				vs.add(Hostname, "Pod/"+p.Name, "subdomain %q, want the headless Service %q", p.Spec.Subdomain, subdomain)
+			}
+			if want := q.Labels[apicommon.LabelPodTemplateHash]; p.Labels[apicommon.LabelPodTemplateHash] != want {
+				vs.add(Updated, "Pod/"+p.Name, "pod-template hash %q, its PodClique's is %q", p.Labels[apicommon.LabelPodTemplateHash], want)
+			}
+			if exp.Image != "" && (len(p.Spec.Containers) == 0 || p.Spec.Containers[0].Image != exp.Image) {
+				vs.add(Updated, "Pod/"+p.Name, "image %v, want %s", containerImages(p.Spec.Containers), exp.Image)
 			}
 		}
 		for _, idx := range slices.Sorted(maps.Keys(holders)) {
@@ -511,6 +520,12 @@ func checkStatus(vs *Violations, s *Snapshot, exp Expectations) {
 	if pcs.Status.Replicas != pcs.Spec.Replicas || pcs.Status.AvailableReplicas != pcs.Spec.Replicas {
 		vs.add(Status, obj, "status replicas %d, available %d; spec.replicas %d", pcs.Status.Replicas, pcs.Status.AvailableReplicas, pcs.Spec.Replicas)
 	}
+	if pcs.Status.UpdatedReplicas != pcs.Spec.Replicas {
+		vs.add(Updated, obj, "status updated %d, spec.replicas %d", pcs.Status.UpdatedReplicas, pcs.Spec.Replicas)
+	}
+	if ok, msg := conditionIs(pcs.Status.Conditions, grovecorev1alpha1.ConditionTypeUpdateInProgress, metav1.ConditionFalse); !ok {
+		vs.add(Updated, obj, "%s", msg)
+	}
 	running := map[string]bool{}
 	for _, g := range pcs.Status.PodGangStatuses {
 		if g.Phase == groveschedulerv1alpha1.PodGangPhaseRunning {
@@ -542,6 +557,10 @@ func checkStatus(vs *Violations, s *Snapshot, exp Expectations) {
 		if ok, msg := conditionIs(st.Conditions, grovecorev1alpha1.ConditionTypeMinAvailableBreached, metav1.ConditionFalse); !ok {
 			vs.add(Status, obj, "%s", msg)
 		}
+		if st.UpdatedReplicas != q.Spec.Replicas {
+			vs.add(Updated, obj, "status updated %d, spec.replicas %d", st.UpdatedReplicas, q.Spec.Replicas)
+		}
+		updateNotInProgress(vs, obj, st.Conditions)
 		if exp.Image != "" {
 			if cs := q.Spec.PodSpec.Containers; len(cs) == 0 || cs[0].Image != exp.Image {
 				vs.add(Status, obj, "pod template image %v, want %s (the PodCliqueSet's template)", containerImages(cs), exp.Image)
@@ -563,6 +582,10 @@ func checkStatus(vs *Violations, s *Snapshot, exp Expectations) {
 		if ok, msg := conditionIs(g.Status.Conditions, grovecorev1alpha1.ConditionTypeMinAvailableBreached, metav1.ConditionFalse); !ok {
 			vs.add(Status, obj, "%s", msg)
 		}
+		if g.Status.UpdatedReplicas != g.Spec.Replicas {
+			vs.add(Updated, obj, "status updated %d, spec.replicas %d", g.Status.UpdatedReplicas, g.Spec.Replicas)
+		}
+		updateNotInProgress(vs, obj, g.Status.Conditions)
 	}
 	for i := range s.PodGangs {
 		pg := &s.PodGangs[i]
@@ -575,6 +598,14 @@ func checkStatus(vs *Violations, s *Snapshot, exp Expectations) {
 				vs.add(Status, obj, "%s", msg)
 			}
 		}
+	}
+}
+
+// updateNotInProgress checks a child's UpdateInProgress condition is False
+// when it has one (a child gets it with its first update).
+func updateNotInProgress(vs *Violations, obj string, conds []metav1.Condition) {
+	if c := meta.FindStatusCondition(conds, grovecorev1alpha1.ConditionTypeUpdateInProgress); c != nil && c.Status != metav1.ConditionFalse {
+		vs.add(Updated, obj, "condition UpdateInProgress=%s (%s: %s), want False", c.Status, c.Reason, c.Message)
 	}
 }
 

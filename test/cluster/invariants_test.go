@@ -49,11 +49,16 @@ func conds(kv ...any) []metav1.Condition {
 	return out
 }
 
+// testHash is the pod-template hash of every PodClique and pod of the fixture.
+const testHash = "h1"
+
 func clique(name string, replicas int32) grovecorev1alpha1.PodClique {
+	m := objMeta(name)
+	m.Labels[apicommon.LabelPodTemplateHash] = testHash
 	return grovecorev1alpha1.PodClique{
-		ObjectMeta: objMeta(name),
+		ObjectMeta: m,
 		Spec:       grovecorev1alpha1.PodCliqueSpec{Replicas: replicas, PodSpec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox:1.36"}}}},
-		Status: grovecorev1alpha1.PodCliqueStatus{ObservedGeneration: ptr.To[int64](1), Replicas: replicas, ReadyReplicas: replicas, ScheduledReplicas: replicas,
+		Status: grovecorev1alpha1.PodCliqueStatus{ObservedGeneration: ptr.To[int64](1), Replicas: replicas, ReadyReplicas: replicas, ScheduledReplicas: replicas, UpdatedReplicas: replicas,
 			Conditions: conds(grovecorev1alpha1.ConditionTypePodCliqueScheduled, metav1.ConditionTrue, grovecorev1alpha1.ConditionTypeMinAvailableBreached, metav1.ConditionFalse)},
 	}
 }
@@ -63,9 +68,11 @@ func pod(pclq string, index int, gang string) corev1.Pod {
 	m.Labels[apicommon.LabelPodClique] = pclq
 	m.Labels[apicommon.LabelPodGang] = gang
 	m.Labels[apicommon.LabelPodCliquePodIndex] = fmt.Sprint(index)
+	m.Labels[apicommon.LabelPodTemplateHash] = testHash
 	m.OwnerReferences = []metav1.OwnerReference{{Kind: "PodClique", Name: pclq, UID: types.UID("uid-" + pclq), Controller: ptr.To(true)}}
 	return corev1.Pod{ObjectMeta: m,
-		Spec:   corev1.PodSpec{Hostname: apicommon.PodHostname(pclq, index), Subdomain: "fx-0", NodeName: "fake-node-001"},
+		Spec: corev1.PodSpec{Hostname: apicommon.PodHostname(pclq, index), Subdomain: "fx-0", NodeName: "fake-node-001",
+			Containers: []corev1.Container{{Name: "c", Image: "busybox:1.36"}}},
 		Status: corev1.PodStatus{Phase: corev1.PodRunning}}
 }
 
@@ -93,12 +100,13 @@ func settled() *Snapshot {
 			Cliques:                      []grovecorev1alpha1.PodCliqueTemplateSpec{{Name: "w", Spec: grovecorev1alpha1.PodCliqueSpec{Replicas: 2}}, {Name: "x", Spec: grovecorev1alpha1.PodCliqueSpec{Replicas: 1}}},
 			PodCliqueScalingGroupConfigs: []grovecorev1alpha1.PodCliqueScalingGroupConfig{{Name: "sg", CliqueNames: []string{"x"}, Replicas: ptr.To[int32](2), MinAvailable: ptr.To[int32](1)}},
 		}},
-		Status: grovecorev1alpha1.PodCliqueSetStatus{ObservedGeneration: ptr.To[int64](1), Replicas: 1, AvailableReplicas: 1,
+		Status: grovecorev1alpha1.PodCliqueSetStatus{ObservedGeneration: ptr.To[int64](1), Replicas: 1, AvailableReplicas: 1, UpdatedReplicas: 1,
+			Conditions:      conds(grovecorev1alpha1.ConditionTypeUpdateInProgress, metav1.ConditionFalse),
 			PodGangStatuses: []grovecorev1alpha1.PodGangStatus{{Name: "fx-0", Phase: groveschedulerv1alpha1.PodGangPhaseRunning}, {Name: "fx-0-sg-0", Phase: groveschedulerv1alpha1.PodGangPhaseRunning}}}}
 	return &Snapshot{Namespace: testNS, Name: "fx", PCS: pcs,
 		ScalingGroups: []grovecorev1alpha1.PodCliqueScalingGroup{{ObjectMeta: objMeta("fx-0-sg"),
 			Spec: grovecorev1alpha1.PodCliqueScalingGroupSpec{Replicas: 2, MinAvailable: ptr.To[int32](1), CliqueNames: []string{"x"}},
-			Status: grovecorev1alpha1.PodCliqueScalingGroupStatus{ObservedGeneration: ptr.To[int64](1), AvailableReplicas: 2,
+			Status: grovecorev1alpha1.PodCliqueScalingGroupStatus{ObservedGeneration: ptr.To[int64](1), AvailableReplicas: 2, UpdatedReplicas: 2,
 				Conditions: conds(grovecorev1alpha1.ConditionTypeMinAvailableBreached, metav1.ConditionFalse)}}},
 		PodCliques: []grovecorev1alpha1.PodClique{clique("fx-0-w", 2), clique("fx-0-sg-0-x", 1), clique("fx-0-sg-1-x", 1)},
 		PodGangs: []groveschedulerv1alpha1.PodGang{
@@ -255,10 +263,33 @@ func TestCheckSettled(t *testing.T) {
 			},
 		},
 		{
-			name:   "an update of the template image not propagated to the PodCliques",
+			name: "a rollout that left a pod on the old template and is still reported in progress",
+			mutate: func(s *Snapshot) {
+				findPod(s, "fx-0-w-p1").Labels[apicommon.LabelPodTemplateHash] = "h0"
+				s.PodCliques[0].Status.UpdatedReplicas = 1
+				s.PCS.Status.UpdatedReplicas = 0
+				s.PCS.Status.Conditions = []metav1.Condition{{Type: grovecorev1alpha1.ConditionTypeUpdateInProgress, Status: metav1.ConditionTrue,
+					Reason: grovecorev1alpha1.ConditionReasonRollingUpdate, Message: "updating replica 0"}}
+				s.PodCliques[0].Status.Conditions = append(s.PodCliques[0].Status.Conditions, metav1.Condition{
+					Type: grovecorev1alpha1.ConditionTypeUpdateInProgress, Status: metav1.ConditionTrue, Reason: grovecorev1alpha1.ConditionReasonRollingUpdate})
+			},
+			want: []string{
+				"[updated] Pod/fx-0-w-p1: pod-template hash \"h0\", its PodClique's is \"h1\"",
+				"[updated] PodCliqueSet/fx: status updated 0, spec.replicas 1",
+				"[updated] PodCliqueSet/fx: condition UpdateInProgress=True (RollingUpdate: updating replica 0), want False",
+				"[updated] PodClique/fx-0-w: status updated 1, spec.replicas 2",
+				"[updated] PodClique/fx-0-w: condition UpdateInProgress=True (RollingUpdate: ), want False",
+			},
+		},
+		{
+			name:   "an update of the template image reaching neither the PodCliques nor the pods",
 			mutate: func(*Snapshot) {},
 			exp:    Expectations{Image: "busybox:1.37"},
 			want: []string{
+				"[updated] Pod/fx-0-w-p0: image [busybox:1.36], want busybox:1.37",
+				"[updated] Pod/fx-0-w-p1: image [busybox:1.36], want busybox:1.37",
+				"[updated] Pod/fx-0-sg-0-x-p0: image [busybox:1.36], want busybox:1.37",
+				"[updated] Pod/fx-0-sg-1-x-p0: image [busybox:1.36], want busybox:1.37",
 				"[status] PodClique/fx-0-w: pod template image [busybox:1.36], want busybox:1.37 (the PodCliqueSet's template)",
 				"[status] PodClique/fx-0-sg-0-x: pod template image [busybox:1.36], want busybox:1.37 (the PodCliqueSet's template)",
 				"[status] PodClique/fx-0-sg-1-x: pod template image [busybox:1.36], want busybox:1.37 (the PodCliqueSet's template)",

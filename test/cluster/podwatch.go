@@ -104,10 +104,16 @@ func (c PodCounts) String() string {
 
 // Counts counts the pods as the watch sees them now.
 func (w *PodWatch) Counts() PodCounts {
+	return w.CountsWithImage("")
+}
+
+// CountsWithImage counts the pods whose first container runs image (all
+// pods when image is empty).
+func (w *PodWatch) CountsWithImage(image string) PodCounts {
 	var c PodCounts
 	for _, obj := range w.store.List() {
 		p, ok := obj.(*corev1.Pod)
-		if !ok {
+		if !ok || image != "" && (len(p.Spec.Containers) == 0 || p.Spec.Containers[0].Image != image) {
 			continue
 		}
 		if p.DeletionTimestamp != nil {

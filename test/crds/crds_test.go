@@ -95,18 +95,55 @@ var _ = Describe("Grove CRDs", func() {
 			Expect(created.Spec.MinAvailable).To(HaveValue(BeEquivalentTo(1)))
 		})
 
-		It("accepts a cluster-scoped ClusterTopology", func() {
-			ct := &grovecorev1alpha1.ClusterTopology{
+		It("accepts a cluster-scoped ClusterTopologyBinding", func() {
+			ct := &grovecorev1alpha1.ClusterTopologyBinding{
 				ObjectMeta: metav1.ObjectMeta{Name: "datacenter"},
-				Spec: grovecorev1alpha1.ClusterTopologySpec{Levels: []grovecorev1alpha1.TopologyLevel{
+				Spec: grovecorev1alpha1.ClusterTopologyBindingSpec{Levels: []grovecorev1alpha1.TopologyLevel{
 					{Domain: "zone", Key: "topology.kubernetes.io/zone"},
 					{Domain: "rack", Key: "example.com/rack"},
 					{Domain: "host", Key: "kubernetes.io/hostname"},
 				}},
 			}
-			created, err := clients.GroveV1alpha1().ClusterTopologies().Create(ctx, ct, metav1.CreateOptions{})
+			created, err := clients.GroveV1alpha1().ClusterTopologyBindings().Create(ctx, ct, metav1.CreateOptions{})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(created.Namespace).To(BeEmpty())
+		})
+
+		It("serves ClusterTopologyBinding as clustertopologybindings, short name ct, and no ClusterTopology kind", func() {
+			resources, err := clients.Discovery().ServerResourcesForGroupVersion("grove.io/v1alpha1")
+			Expect(err).NotTo(HaveOccurred())
+			kinds := map[string]metav1.APIResource{}
+			for _, r := range resources.APIResources {
+				kinds[r.Kind+"/"+r.Name] = r
+			}
+			Expect(kinds).To(HaveKey("ClusterTopologyBinding/clustertopologybindings"))
+			ctb := kinds["ClusterTopologyBinding/clustertopologybindings"]
+			Expect(ctb.Namespaced).To(BeFalse())
+			Expect(ctb.ShortNames).To(Equal([]string{"ct"}))
+			Expect(kinds).To(HaveKey("ClusterTopologyBinding/clustertopologybindings/status"))
+			for k := range kinds {
+				Expect(k).NotTo(HavePrefix("ClusterTopology/"))
+			}
+		})
+
+		It("rejects duplicate domains, duplicate keys and duplicate scheduler bindings, naming the field", func() {
+			level := func(d, k string) grovecorev1alpha1.TopologyLevel {
+				return grovecorev1alpha1.TopologyLevel{Domain: grovecorev1alpha1.TopologyDomain(d), Key: k}
+			}
+			ctbs := clients.GroveV1alpha1().ClusterTopologyBindings()
+			_, err := ctbs.Create(ctx, &grovecorev1alpha1.ClusterTopologyBinding{ObjectMeta: metav1.ObjectMeta{Name: "dup-domain"},
+				Spec: grovecorev1alpha1.ClusterTopologyBindingSpec{Levels: []grovecorev1alpha1.TopologyLevel{level("zone", "a/zone"), level("zone", "a/rack")}}}, metav1.CreateOptions{})
+			expectInvalid(err, "spec.levels", "domains must be unique")
+			_, err = ctbs.Create(ctx, &grovecorev1alpha1.ClusterTopologyBinding{ObjectMeta: metav1.ObjectMeta{Name: "dup-key"},
+				Spec: grovecorev1alpha1.ClusterTopologyBindingSpec{Levels: []grovecorev1alpha1.TopologyLevel{level("zone", "a/zone"), level("rack", "a/zone")}}}, metav1.CreateOptions{})
+			expectInvalid(err, "spec.levels", "keys must be unique")
+			_, err = ctbs.Create(ctx, &grovecorev1alpha1.ClusterTopologyBinding{ObjectMeta: metav1.ObjectMeta{Name: "dup-binding"},
+				Spec: grovecorev1alpha1.ClusterTopologyBindingSpec{
+					Levels: []grovecorev1alpha1.TopologyLevel{level("zone", "a/zone")},
+					SchedulerTopologyBindings: []grovecorev1alpha1.SchedulerTopologyBinding{
+						{SchedulerName: "kai-scheduler", TopologyReference: "a"}, {SchedulerName: "kai-scheduler", TopologyReference: "b"}},
+				}}, metav1.CreateOptions{})
+			expectInvalid(err, "spec.schedulerTopologyBindings[1]", "Duplicate value")
 		})
 
 		It("accepts a PodGang and lets its status be written through the status subresource", func() {
@@ -365,21 +402,21 @@ var _ = Describe("Grove CRDs", func() {
 			})).To(Succeed())
 		})
 
-		It("rejects a ClusterTopology with duplicate domains or keys", func() {
-			ct := &grovecorev1alpha1.ClusterTopology{
+		It("rejects a ClusterTopologyBinding with duplicate domains or keys", func() {
+			ct := &grovecorev1alpha1.ClusterTopologyBinding{
 				ObjectMeta: metav1.ObjectMeta{Name: "duplicated"},
-				Spec: grovecorev1alpha1.ClusterTopologySpec{Levels: []grovecorev1alpha1.TopologyLevel{
+				Spec: grovecorev1alpha1.ClusterTopologyBindingSpec{Levels: []grovecorev1alpha1.TopologyLevel{
 					{Domain: "rack", Key: "example.com/rack"},
 					{Domain: "rack", Key: "example.com/rack"},
 				}},
 			}
-			_, err := clients.GroveV1alpha1().ClusterTopologies().Create(ctx, ct, metav1.CreateOptions{})
+			_, err := clients.GroveV1alpha1().ClusterTopologyBindings().Create(ctx, ct, metav1.CreateOptions{})
 			expectInvalid(err, "spec.levels", "domains must be unique", "keys must be unique")
 		})
 
-		It("rejects a ClusterTopology without levels", func() {
-			ct := &grovecorev1alpha1.ClusterTopology{ObjectMeta: metav1.ObjectMeta{Name: "empty"}}
-			_, err := clients.GroveV1alpha1().ClusterTopologies().Create(ctx, ct, metav1.CreateOptions{})
+		It("rejects a ClusterTopologyBinding without levels", func() {
+			ct := &grovecorev1alpha1.ClusterTopologyBinding{ObjectMeta: metav1.ObjectMeta{Name: "empty"}}
+			_, err := clients.GroveV1alpha1().ClusterTopologyBindings().Create(ctx, ct, metav1.CreateOptions{})
 			expectInvalid(err, "spec.levels")
 		})
 	})

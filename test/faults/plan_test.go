@@ -61,8 +61,7 @@ type round struct {
 	// n counts the fault's rounds from 1 to of.
 	n, of int
 	phase phase
-	// injectAt is how much of the phase's work is done when the kill comes
-	// (for an update, which has no pod work, the fraction of updateWindow).
+	// injectAt is how much of the phase's pod work is done when the kill comes.
 	injectAt float64
 	outage   time.Duration
 }

@@ -38,7 +38,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/test/cluster"
 )
 
@@ -46,9 +46,6 @@ const (
 	pcsName = "fx"
 	// podsPerReplica is what one replica of testdata/workload.yaml runs.
 	podsPerReplica = 4
-	// settleTimeout bounds how long the cluster may take to become quiet with
-	// every invariant holding after the restarted component is healthy.
-	settleTimeout = 3 * time.Minute
 	// confirmAfter is how long the invariants must keep holding, with no
 	// object created or deleted, before the cluster counts as quiet.
 	confirmAfter = 2 * time.Second
@@ -113,24 +110,47 @@ func workDone(c cluster.PodCounts, before, target int) float64 {
 	}
 }
 
-// updateWindow is the span after an update's API call within which the
-// fault hits: the update changes the PodCliques' spec, no pods.
-const updateWindow = 2 * time.Second
-
 // maxInjectionWait bounds the wait for the phase's work to reach the round's
 // injection point; a phase stuck before it is hit where it stands.
-const maxInjectionWait = 90 * time.Second
+const maxInjectionWait = 5 * time.Minute
 
-// awaitInjectionPoint returns once the phase has done the round's fraction
-// of its work.
-func awaitInjectionPoint(r round, watch *cluster.PodWatch, began time.Time, before, target int) {
-	if r.phase == phaseUpdate {
-		time.Sleep(time.Until(began.Add(time.Duration(r.injectAt * float64(updateWindow)))))
-		return
+// phaseWork is how much of the phase's pod work is done: for an update, the
+// growth of pods with the new image from none to all; otherwise the change
+// from before to target pods.
+func phaseWork(lc *lifecycle, p phase, watch *cluster.PodWatch, before, target int) (float64, cluster.PodCounts) {
+	if p == phaseUpdate {
+		c := watch.CountsWithImage(lc.image)
+		return workDone(c, 0, target), c
 	}
-	for time.Since(began) < maxInjectionWait && workDone(watch.Counts(), before, target) < r.injectAt {
+	c := watch.Counts()
+	return workDone(c, before, target), c
+}
+
+// awaitInjectionPoint waits until the phase has done the round's fraction of
+// its work and describes the work done then.
+func awaitInjectionPoint(lc *lifecycle, r round, watch *cluster.PodWatch, began time.Time, before, target int) string {
+	for {
+		done, c := phaseWork(lc, r.phase, watch, before, target)
+		if done >= r.injectAt || time.Since(began) >= maxInjectionWait {
+			what := ""
+			if r.phase == phaseUpdate {
+				what = "with " + lc.image + ": "
+			}
+			return fmt.Sprintf("%s%s, %.0f%% of the work", what, c, 100*min(1, done))
+		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// settleTimeout bounds how long the cluster may take to become quiet with
+// every invariant holding after the restarted component is healthy: 3
+// minutes, and for an update 10 s more per replica, as a rolling update
+// replaces one replica after the other.
+func settleTimeout(p phase, replicas int32) time.Duration {
+	if p == phaseUpdate {
+		return 3*time.Minute + time.Duration(replicas)*10*time.Second
+	}
+	return 3 * time.Minute
 }
 
 func runRound(lc *lifecycle, r round) {
@@ -167,9 +187,7 @@ func runRound(lc *lifecycle, r round) {
 	if r.phase == phaseDelete {
 		target = 0
 	}
-	awaitInjectionPoint(r, watch, began, before, target)
-	c := watch.Counts()
-	res.Progress = fmt.Sprintf("%s, %.0f%% of the work", c, 100*min(1, workDone(c, before, target)))
+	res.Progress = awaitInjectionPoint(lc, r, watch, began, before, target)
 	killedAt := time.Now()
 	res.Delay = killedAt.Sub(began)
 	res.Stage = stageFault
@@ -241,7 +259,7 @@ func startPhase(lc *lifecycle, p phase) {
 			next = images[1]
 		}
 		Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			pcs := &corev1alpha1.PodCliqueSet{}
+			pcs := &grovecorev1alpha1.PodCliqueSet{}
 			if err := k8s.Get(ctx, client.ObjectKey{Namespace: lc.ns, Name: pcsName}, pcs); err != nil {
 				return err
 			}
@@ -252,16 +270,16 @@ func startPhase(lc *lifecycle, p phase) {
 		})).To(Succeed())
 		lc.image = next
 	case phaseDelete:
-		Expect(k8s.Delete(ctx, &corev1alpha1.PodCliqueSet{ObjectMeta: metav1.ObjectMeta{Namespace: lc.ns, Name: pcsName}})).To(Succeed())
+		Expect(k8s.Delete(ctx, &grovecorev1alpha1.PodCliqueSet{ObjectMeta: metav1.ObjectMeta{Namespace: lc.ns, Name: pcsName}})).To(Succeed())
 		lc.exists = false
 	}
 }
 
 // workload reads testdata/workload.yaml.
-func workload() *corev1alpha1.PodCliqueSet {
+func workload() *grovecorev1alpha1.PodCliqueSet {
 	data, err := os.ReadFile(filepath.Join(repoRoot, "test", "faults", "testdata", "workload.yaml"))
 	Expect(err).NotTo(HaveOccurred())
-	pcs := &corev1alpha1.PodCliqueSet{}
+	pcs := &grovecorev1alpha1.PodCliqueSet{}
 	Expect(yaml.UnmarshalStrict(data, pcs)).To(Succeed())
 	return pcs
 }
@@ -270,7 +288,7 @@ func workload() *corev1alpha1.PodCliqueSet {
 func scale(ns string, replicas int32) int32 {
 	patch := client.RawPatch(types.MergePatchType, []byte(fmt.Sprintf(`{"spec":{"replicas":%d}}`, replicas)))
 	s := &autoscalingv1.Scale{}
-	pcs := &corev1alpha1.PodCliqueSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: pcsName}}
+	pcs := &grovecorev1alpha1.PodCliqueSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: pcsName}}
 	Expect(k8s.SubResource("scale").Patch(ctx, pcs, patch, &client.SubResourcePatchOptions{SubResourceBody: s})).To(Succeed())
 	Expect(s.Spec.Replicas).To(Equal(replicas))
 	return replicas
@@ -281,12 +299,14 @@ func scale(ns string, replicas int32) int32 {
 // snapshot, and the violations of the last check when the cluster did not
 // get there within settleTimeout. A snapshot lists every kind the
 // PodCliqueSet owns, so it is taken only when the pod watch shows the pods
-// the phase should end with (all Running, none terminating), or every
-// fullCheckEvery, to keep the suite's own load on the API server low.
+// the phase should end with (all Running the template's image, none
+// terminating), or every fullCheckEvery, to keep the suite's own load on the
+// API server low.
 //
-// Pods that wait on kwok (bound but Pending, or past their deletion deadline)
-// for kubeletPatience are annotated so kwok replays their stage, as a
-// kubelet's resync would; nudged counts them.
+// Pods that wait on kwok (bound but Pending, Running but not Ready, or past
+// their deletion deadline) for kubeletPatience are annotated, at most once
+// per kubeletPatience, so kwok replays their stage, as a kubelet's resync
+// would; nudged counts the pods.
 func waitQuiet(lc *lifecycle, p phase, watch *cluster.PodWatch, nudged *int) (time.Time, *cluster.Snapshot, cluster.Violations) {
 	check := func(s *cluster.Snapshot) cluster.Violations {
 		if p == phaseDelete {
@@ -298,15 +318,26 @@ func waitQuiet(lc *lifecycle, p phase, watch *cluster.PodWatch, nudged *int) (ti
 	if p == phaseDelete {
 		wantPods = 0
 	}
-	deadline := time.Now().Add(settleTimeout)
+	timeout := settleTimeout(p, lc.replicas)
+	deadline := time.Now().Add(timeout)
 	var last cluster.Violations
 	var lastSnap *cluster.Snapshot
 	lastFull := time.Now()
+	lastNudge := map[types.UID]time.Time{}
 	for {
 		at := time.Now()
-		if stuck := watch.StuckAtKubelet(at, kubeletPatience); len(stuck) > 0 {
+		var stuck []*corev1.Pod
+		for _, pod := range watch.StuckAtKubelet(at, kubeletPatience) {
+			if last, ok := lastNudge[pod.UID]; !ok || at.Sub(last) >= kubeletPatience {
+				if !ok {
+					*nudged++
+				}
+				lastNudge[pod.UID] = at
+				stuck = append(stuck, pod)
+			}
+		}
+		if len(stuck) > 0 {
 			names, err := local.NudgeKwok(ctx, stuck)
-			*nudged += len(names)
 			if len(names) > 0 {
 				fmt.Fprintf(GinkgoWriter, "kwok resync: annotated %d pods that waited on kwok for %s: %v\n", len(names), kubeletPatience, names)
 			}
@@ -314,8 +345,8 @@ func waitQuiet(lc *lifecycle, p phase, watch *cluster.PodWatch, nudged *int) (ti
 				fmt.Fprintf(GinkgoWriter, "kwok resync: %v\n", err)
 			}
 		}
-		c := watch.Counts()
-		podsDone := c.Live == wantPods && c.Running == wantPods && c.Terminating == 0
+		c, all := watch.CountsWithImage(lc.image), watch.Counts()
+		podsDone := c.Live == wantPods && c.Running == wantPods && all.Live == wantPods && all.Terminating == 0
 		timedOut := at.After(deadline)
 		if podsDone || timedOut || at.Sub(lastFull) >= fullCheckEvery {
 			lastFull = at
@@ -338,7 +369,7 @@ func waitQuiet(lc *lifecycle, p phase, watch *cluster.PodWatch, nudged *int) (ti
 		}
 		if timedOut {
 			return time.Time{}, lastSnap, append(cluster.Violations{{Invariant: cluster.Status, Object: "PodCliqueSet/" + pcsName,
-				Detail: fmt.Sprintf("not quiet with every invariant holding within %s (pod watch: %s); the last check found:", settleTimeout, c)}}, last...)
+				Detail: fmt.Sprintf("not quiet with every invariant holding within %s (pod watch: %s); the last check found:", timeout, c)}}, last...)
 		}
 		time.Sleep(pollInterval)
 	}

@@ -36,12 +36,12 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 	// Group=grove.io, Version=v1alpha1
 	case v1alpha1.SchemeGroupVersion.WithKind("AutoScalingConfig"):
 		return &corev1alpha1.AutoScalingConfigApplyConfiguration{}
-	case v1alpha1.SchemeGroupVersion.WithKind("ClusterTopology"):
-		return &corev1alpha1.ClusterTopologyApplyConfiguration{}
-	case v1alpha1.SchemeGroupVersion.WithKind("ClusterTopologySpec"):
-		return &corev1alpha1.ClusterTopologySpecApplyConfiguration{}
-	case v1alpha1.SchemeGroupVersion.WithKind("ClusterTopologyStatus"):
-		return &corev1alpha1.ClusterTopologyStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ClusterTopologyBinding"):
+		return &corev1alpha1.ClusterTopologyBindingApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ClusterTopologyBindingSpec"):
+		return &corev1alpha1.ClusterTopologyBindingSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ClusterTopologyBindingStatus"):
+		return &corev1alpha1.ClusterTopologyBindingStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("HeadlessServiceConfig"):
 		return &corev1alpha1.HeadlessServiceConfigApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("LastError"):
@@ -90,6 +90,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &corev1alpha1.PodsSelectedToUpdateApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("RollingUpdateConfig"):
 		return &corev1alpha1.RollingUpdateConfigApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("SchedulerTopologyBinding"):
+		return &corev1alpha1.SchedulerTopologyBindingApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("TopologyConstraint"):
 		return &corev1alpha1.TopologyConstraintApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("TopologyLevel"):

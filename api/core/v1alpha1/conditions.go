@@ -28,6 +28,10 @@ const (
 	// ConditionTypeTopologyLevelsUnavailable reports whether the topology levels a
 	// PodCliqueSet's constraints name exist.
 	ConditionTypeTopologyLevelsUnavailable = "TopologyLevelsUnavailable"
+	// ConditionTypeNodesLabelled on a ClusterTopologyBinding is True when at
+	// least one node carries the label key of every level; its message counts
+	// the nodes and domains of each level.
+	ConditionTypeNodesLabelled = "NodesLabelled"
 
 	// ConditionReasonSufficientScheduledPods goes with PodCliqueScheduled=True.
 	ConditionReasonSufficientScheduledPods = "SufficientScheduledPods"
@@ -61,4 +65,13 @@ const (
 	ConditionReasonClusterTopologyNotFound = "ClusterTopologyNotFound"
 	// ConditionReasonTopologyNameMissing goes with TopologyLevelsUnavailable=Unknown.
 	ConditionReasonTopologyNameMissing = "TopologyNameMissing"
+	// ConditionReasonTopologyAwareSchedulingDisabled goes with
+	// TopologyLevelsUnavailable=Unknown when the operator does not translate
+	// topology constraints.
+	ConditionReasonTopologyAwareSchedulingDisabled = "TopologyAwareSchedulingDisabled"
+	// ConditionReasonAllLevelsLabelled goes with NodesLabelled=True.
+	ConditionReasonAllLevelsLabelled = "AllLevelsLabelled"
+	// ConditionReasonLevelsNotLabelled goes with NodesLabelled=False: some
+	// level's label key is on no node.
+	ConditionReasonLevelsNotLabelled = "LevelsNotLabelled"
 )

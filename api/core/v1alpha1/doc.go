@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Package v1alpha1 holds the grove.io/v1alpha1 API: PodCliqueSet, PodClique,
-// PodCliqueScalingGroup and ClusterTopology.
+// PodCliqueScalingGroup and ClusterTopologyBinding.
 //
 // +kubebuilder:object:generate=true
 // +groupName=grove.io

@@ -47,7 +47,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&PodCliqueSet{}, &PodCliqueSetList{},
 		&PodClique{}, &PodCliqueList{},
 		&PodCliqueScalingGroup{}, &PodCliqueScalingGroupList{},
-		&ClusterTopology{}, &ClusterTopologyList{},
+		&ClusterTopologyBinding{}, &ClusterTopologyBindingList{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil

@@ -21,7 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// TopologyDomain names one level of a ClusterTopology, for example "zone", "block", "rack" or "host".
+// TopologyDomain names one level of a ClusterTopologyBinding, for example "zone", "block", "rack" or "host".
 // +kubebuilder:validation:MinLength=1
 // +kubebuilder:validation:MaxLength=63
 // +kubebuilder:validation:Pattern=`^[a-z][a-z0-9-]*$`
@@ -43,7 +43,7 @@ const (
 // scaling group (all pods of one scaling-group replica) and on a clique (all
 // pods of one PodClique).
 type TopologyConstraint struct {
-	// topologyName is the name of the ClusterTopology whose levels the domains
+	// topologyName is the name of the ClusterTopologyBinding whose levels the domains
 	// refer to. It may be omitted on a scaling group or clique, which then
 	// inherits it from the nearest constrained parent (PodCliqueSet, then scaling group).
 	// +optional

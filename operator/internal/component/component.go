@@ -35,7 +35,4 @@ type Operator[T client.Object] interface {
 	// they match the owner's spec. It must be idempotent and safe to run on a
 	// stale cache.
 	Sync(ctx context.Context, log logr.Logger, owner T) error
-	// Delete removes the owner's objects of this kind (when the owner goes away
-	// and garbage collection alone is not enough).
-	Delete(ctx context.Context, log logr.Logger, owner T) error
 }

@@ -18,6 +18,11 @@ limitations under the License.
 // the operator configuration and registers the controllers on it.
 package manager
 
+// Leader election takes a Lease in the operator's namespace (namespace below
+// is a placeholder the chart replaces with the release namespace).
+//
+// +kubebuilder:rbac:groups=coordination.k8s.io,namespace=grove-system,resources=leases,verbs=get;create;update
+
 import (
 	"fmt"
 	"net"
@@ -47,6 +52,7 @@ import (
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/config"
+	"github.com/grove-project/grove/operator/internal/controller/clustertopologybinding"
 	"github.com/grove-project/grove/operator/internal/controller/podclique"
 	"github.com/grove-project/grove/operator/internal/controller/podcliquescalinggroup"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset"
@@ -120,6 +126,7 @@ func New(cfg *config.OperatorConfiguration, restConfig *rest.Config, options ...
 		GracefulShutdownTimeout: ptrTo(GracefulShutdownTimeout),
 		PprofBindAddress:        pprofAddress(cfg.Debugging),
 		Cache:                   cacheOptions(),
+		Client:                  clientOptions(),
 	}
 	for _, o := range options {
 		o(&opts)
@@ -137,8 +144,8 @@ func New(cfg *config.OperatorConfiguration, restConfig *rest.Config, options ...
 	return mgr, nil
 }
 
-// RegisterControllers registers the PodCliqueSet, PodCliqueScalingGroup and
-// PodClique controllers. (Webhooks are registered next to it by the caller.)
+// RegisterControllers registers the PodCliqueSet, PodCliqueScalingGroup,
+// PodClique and ClusterTopologyBinding controllers. (Webhooks are registered next to it by the caller.)
 func RegisterControllers(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry) error {
 	if err := podcliqueset.Setup(mgr, cfg, backends); err != nil {
 		return fmt.Errorf("setting up %s: %w", podcliqueset.ControllerName, err)
@@ -149,19 +156,22 @@ func RegisterControllers(mgr ctrl.Manager, cfg *config.OperatorConfiguration, ba
 	if err := podclique.Setup(mgr, cfg, backends); err != nil {
 		return fmt.Errorf("setting up %s: %w", podclique.ControllerName, err)
 	}
+	if err := clustertopologybinding.Setup(mgr); err != nil {
+		return fmt.Errorf("setting up %s: %w", clustertopologybinding.ControllerName, err)
+	}
 	return nil
 }
 
 // cacheOptions caches core objects only when Grove manages them: the
-// operator never needs the cluster's other pods, Services or Secrets, and
-// caching them all would cost memory in proportion to the cluster.
+// operator never needs the cluster's other pods or Services, and caching them
+// all would cost memory in proportion to the cluster. Secrets are not cached
+// at all (see clientOptions).
 func cacheOptions() cache.Options {
 	managed := cache.ByObject{Label: labels.SelectorFromSet(labels.Set{apicommon.LabelManagedByKey: apicommon.LabelManagedByValue})}
 	return cache.Options{ByObject: map[client.Object]cache.ByObject{
 		&corev1.Pod{}:                            managed,
 		&corev1.Service{}:                        managed,
 		&corev1.ServiceAccount{}:                 managed,
-		&corev1.Secret{}:                         managed,
 		&rbacv1.Role{}:                           managed,
 		&rbacv1.RoleBinding{}:                    managed,
 		&autoscalingv2.HorizontalPodAutoscaler{}: managed,
@@ -170,6 +180,14 @@ func cacheOptions() cache.Options {
 
 // pprofAddress is where Go's pprof handlers are served: nowhere ("") unless
 // profiling is enabled.
+// clientOptions makes the manager's client read Secrets straight from the API
+// server by name: a Secret informer would need list and watch of Secrets in
+// every namespace, which would let the operator read every Secret of the
+// cluster (a label selector does not narrow what RBAC grants).
+func clientOptions() client.Options {
+	return client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}}
+}
+
 func pprofAddress(d config.Debugging) string {
 	if d.EnableProfiling == nil || !*d.EnableProfiling {
 		return ""

@@ -36,7 +36,7 @@ func TestRequestKind(t *testing.T) {
 		{"PATCH", "/api/v1/namespaces/default/pods/p-1/status", "PATCH", "pods/status"},
 		{"PATCH", "/apis/scheduler.grove.io/v1alpha1/namespaces/ns/podgangs/pg-0/status", "PATCH", "podgangs/status"},
 		{"PUT", "/apis/grove.io/v1alpha1/namespaces/ns/podcliques/a/scale", "PUT", "podcliques/scale"},
-		{"GET", "/apis/grove.io/v1alpha1/clustertopologies", "LIST", "clustertopologies"},
+		{"GET", "/apis/grove.io/v1alpha1/clustertopologybindings", "LIST", "clustertopologybindings"},
 		{"DELETE", "/api/v1/namespaces/ns", "DELETE", "namespaces"},
 		{"GET", "/healthz", "GET", "other"},
 	} {

@@ -15,9 +15,13 @@ limitations under the License.
 */
 
 // Package webhook registers Grove's admission webhooks on the manager's
-// webhook server: PodCliqueSet defaulting and validation and ClusterTopology
+// webhook server: PodCliqueSet defaulting and validation and ClusterTopologyBinding
 // validation. Certificates are handled by the certs sub-package.
 package webhook
+
+// The PodCliqueSet validating webhook reads the ClusterTopology a constraint names.
+//
+// +kubebuilder:rbac:groups=grove.io,resources=clustertopologybindings,verbs=get;list;watch
 
 import (
 	"fmt"
@@ -29,17 +33,17 @@ import (
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/config"
-	"github.com/grove-project/grove/operator/internal/webhook/clustertopology"
+	"github.com/grove-project/grove/operator/internal/webhook/clustertopologybinding"
 	"github.com/grove-project/grove/operator/internal/webhook/configuration"
 	"github.com/grove-project/grove/operator/internal/webhook/podcliqueset"
 )
 
 // Setup registers the three admission handlers on mgr's webhook server at the
 // paths of the configuration package. The manager's scheme must hold the
-// grove.io types; ClusterTopologies are read through the manager's client.
+// grove.io types; ClusterTopologyBindings are read through the manager's client.
 func Setup(mgr manager.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry) error {
 	scheme := mgr.GetScheme()
-	for _, kind := range []string{"PodCliqueSet", "ClusterTopology"} {
+	for _, kind := range []string{"PodCliqueSet", "ClusterTopologyBinding"} {
 		if gvk := grovecorev1alpha1.SchemeGroupVersion.WithKind(kind); !scheme.Recognizes(gvk) {
 			return fmt.Errorf("setting up webhooks: the manager's scheme does not know %s", gvk)
 		}
@@ -55,6 +59,6 @@ func Setup(mgr manager.Manager, cfg *config.OperatorConfiguration, backends *bac
 	server := mgr.GetWebhookServer()
 	server.Register(configuration.DefaultPodCliqueSetPath, &admission.Webhook{Handler: podcliqueset.NewDefaultingHandler(scheme)})
 	server.Register(configuration.ValidatePodCliqueSetPath, &admission.Webhook{Handler: podcliqueset.NewValidatingHandler(scheme, validator)})
-	server.Register(configuration.ValidateClusterTopologyPath, &admission.Webhook{Handler: clustertopology.NewValidatingHandler(scheme)})
+	server.Register(configuration.ValidateClusterTopologyBindingPath, &admission.Webhook{Handler: clustertopologybinding.NewValidatingHandler(scheme, backends.Names())})
 	return nil
 }

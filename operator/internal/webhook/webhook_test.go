@@ -174,26 +174,40 @@ var _ = Describe("PodCliqueSet validation on update", func() {
 	}
 })
 
-var _ = Describe("ClusterTopology validation", func() {
+var _ = Describe("ClusterTopologyBinding validation", func() {
 	level := func(d, k string) grovecorev1alpha1.TopologyLevel {
 		return grovecorev1alpha1.TopologyLevel{Domain: grovecorev1alpha1.TopologyDomain(d), Key: k}
 	}
 	It("rejects duplicate domains and accepts the corrected twin", func(ctx SpecContext) {
-		bad := &grovecorev1alpha1.ClusterTopology{ObjectMeta: metav1.ObjectMeta{Name: "dup-domain"},
-			Spec: grovecorev1alpha1.ClusterTopologySpec{Levels: []grovecorev1alpha1.TopologyLevel{level("zone", "a/zone"), level("zone", "a/rack")}}}
+		bad := &grovecorev1alpha1.ClusterTopologyBinding{ObjectMeta: metav1.ObjectMeta{Name: "dup-domain"},
+			Spec: grovecorev1alpha1.ClusterTopologyBindingSpec{Levels: []grovecorev1alpha1.TopologyLevel{level("zone", "a/zone"), level("zone", "a/rack")}}}
 		Expect(k8sClient.Create(ctx, bad)).To(MatchError(And(ContainSubstring("spec.levels"), ContainSubstring("domains must be unique"))))
 		bad.Spec.Levels[1].Domain = "rack"
 		Expect(k8sClient.Create(ctx, bad)).To(Succeed())
 	})
 	It("rejects duplicate keys and accepts the corrected twin", func(ctx SpecContext) {
-		bad := &grovecorev1alpha1.ClusterTopology{ObjectMeta: metav1.ObjectMeta{Name: "dup-key"},
-			Spec: grovecorev1alpha1.ClusterTopologySpec{Levels: []grovecorev1alpha1.TopologyLevel{level("zone", "a/zone"), level("rack", "a/zone")}}}
+		bad := &grovecorev1alpha1.ClusterTopologyBinding{ObjectMeta: metav1.ObjectMeta{Name: "dup-key"},
+			Spec: grovecorev1alpha1.ClusterTopologyBindingSpec{Levels: []grovecorev1alpha1.TopologyLevel{level("zone", "a/zone"), level("rack", "a/zone")}}}
 		Expect(k8sClient.Create(ctx, bad)).To(MatchError(And(ContainSubstring("spec.levels"), ContainSubstring("keys must be unique"))))
 		bad.Spec.Levels[1].Key = "a/rack"
 		Expect(k8sClient.Create(ctx, bad)).To(Succeed())
 	})
+	It("rejects a scheduler topology binding for a backend without a topology object, naming the field", func(ctx SpecContext) {
+		bad := &grovecorev1alpha1.ClusterTopologyBinding{ObjectMeta: metav1.ObjectMeta{Name: "bound"},
+			Spec: grovecorev1alpha1.ClusterTopologyBindingSpec{
+				Levels:                    []grovecorev1alpha1.TopologyLevel{level("zone", "a/zone")},
+				SchedulerTopologyBindings: []grovecorev1alpha1.SchedulerTopologyBinding{{SchedulerName: "kai-scheduler", TopologyReference: "dc"}},
+			}}
+		Expect(k8sClient.Create(ctx, bad)).To(MatchError(And(ContainSubstring("spec.schedulerTopologyBindings[0].schedulerName"),
+			ContainSubstring(`Unsupported value: "kai-scheduler"`))))
+		bad.Spec.SchedulerTopologyBindings = []grovecorev1alpha1.SchedulerTopologyBinding{
+			{SchedulerName: "grove-scheduler", TopologyReference: "a"}, {SchedulerName: "grove-scheduler", TopologyReference: "b"}}
+		Expect(k8sClient.Create(ctx, bad)).To(MatchError(And(ContainSubstring("spec.schedulerTopologyBindings[1]"), ContainSubstring("Duplicate value"))))
+		bad.Spec.SchedulerTopologyBindings = nil
+		Expect(k8sClient.Create(ctx, bad)).To(Succeed())
+	})
 	It("rejects a topology without levels", func(ctx SpecContext) {
-		bad := &grovecorev1alpha1.ClusterTopology{ObjectMeta: metav1.ObjectMeta{Name: "no-levels"}, Spec: grovecorev1alpha1.ClusterTopologySpec{Levels: []grovecorev1alpha1.TopologyLevel{}}}
+		bad := &grovecorev1alpha1.ClusterTopologyBinding{ObjectMeta: metav1.ObjectMeta{Name: "no-levels"}, Spec: grovecorev1alpha1.ClusterTopologyBindingSpec{Levels: []grovecorev1alpha1.TopologyLevel{}}}
 		Expect(k8sClient.Create(ctx, bad)).To(MatchError(ContainSubstring("spec.levels")))
 	})
 	It("registers the three webhooks with the contract settings", func(ctx SpecContext) {
@@ -210,8 +224,8 @@ var _ = Describe("ClusterTopology validation", func() {
 		Expect(m.Webhooks[0].Name).To(Equal(configuration.PodCliqueSetDefaultingWebhookName))
 		check(m.Name, m.Webhooks[0].FailurePolicy, m.Webhooks[0].SideEffects, m.Webhooks[0].MatchPolicy, m.Webhooks[0].TimeoutSeconds)
 		for name, hook := range map[string]string{
-			configuration.PodCliqueSetValidatingConfigurationName:    configuration.PodCliqueSetValidatingWebhookName,
-			configuration.ClusterTopologyValidatingConfigurationName: configuration.ClusterTopologyValidatingWebhookName,
+			configuration.PodCliqueSetValidatingConfigurationName:           configuration.PodCliqueSetValidatingWebhookName,
+			configuration.ClusterTopologyBindingValidatingConfigurationName: configuration.ClusterTopologyBindingValidatingWebhookName,
 		} {
 			var v admissionregistrationv1.ValidatingWebhookConfiguration
 			Expect(k8sClient.Get(ctx, client.ObjectKey{Name: name}, &v)).To(Succeed())

@@ -60,8 +60,9 @@ var _ = Describe("simple1 naming example", func() {
 		}))
 		Expect(scalingGroups(ns, "simple1")()).To(Equal([]string{"simple1-0-sga"}))
 		Eventually(podGangs(ns, "simple1")).Should(Equal([]string{"simple1-0"}))
-		Expect(services(ns, "simple1")()).To(Equal([]string{"simple1-0"}))
-		Expect(hpas(ns, "simple1")()).To(Equal([]string{"simple1-0-pca"}))
+		// Services and HPAs are synced after the PodGangs, in a later component group.
+		Eventually(services(ns, "simple1")).Should(Equal([]string{"simple1-0"}))
+		Eventually(hpas(ns, "simple1")).Should(Equal([]string{"simple1-0-pca"}))
 
 		By("standalone PodClique: template labels, Grove labels, finalizer, PodCliqueSet as controller")
 		pca := &grovecorev1alpha1.PodClique{}
@@ -137,7 +138,7 @@ var _ = Describe("simple1 naming example", func() {
 			"simple1-1-pca", "simple1-1-pcd", "simple1-1-sga-0-pcb", "simple1-1-sga-0-pcc",
 		}))
 		Expect(scalingGroups(ns, "simple1")()).To(Equal([]string{"simple1-0-sga", "simple1-1-sga"}))
-		Expect(services(ns, "simple1")()).To(Equal([]string{"simple1-0", "simple1-1"}))
+		Eventually(services(ns, "simple1")).Should(Equal([]string{"simple1-0", "simple1-1"}))
 		Eventually(hpas(ns, "simple1")).Should(Equal([]string{"simple1-0-pca", "simple1-1-pca"}))
 
 		By("scale-in of the PodCliqueSet removes the Services, HPAs, PodGangs and children of index 1")

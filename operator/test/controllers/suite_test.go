@@ -105,10 +105,14 @@ func testConfig() *config.OperatorConfiguration {
 }
 
 // startManager runs grove-operator's manager with every controller, as
-// cmd/grove-operator wires it. Controller names are registered once per
-// process, so a restarted manager skips that check.
-func startManager(cfg *rest.Config) (context.CancelFunc, chan struct{}) {
+// cmd/grove-operator wires it, on the test configuration changed by mods.
+// Controller names are registered once per process, so a restarted manager
+// skips that check.
+func startManager(cfg *rest.Config, mods ...func(*config.OperatorConfiguration)) (context.CancelFunc, chan struct{}) {
 	opCfg := testConfig()
+	for _, m := range mods {
+		m(opCfg)
+	}
 	mgr, err := manager.New(opCfg, cfg, func(o *ctrl.Options) {
 		o.Controller = ctrlconfig.Controller{SkipNameValidation: ptr.To(true)}
 	})

@@ -112,15 +112,20 @@ var _ = Describe("RollingRecreate updates", func() {
 			g.Expect(p.Status.UpdatedReplicas).To(Equal(int32(1)))
 			g.Expect(condition(p.Status.Conditions, grovecorev1alpha1.ConditionTypeUpdateInProgress)).To(Equal("False/UpdateCompleted"))
 		}).Should(Succeed())
-		q := getPCLQ(ns, "ru-0-fe")()
-		Expect(q.Status.CurrentPodTemplateHash).To(Equal(ptr.To(newHash)))
-		Expect(q.Status.CurrentPodCliqueSetGenerationHash).To(Equal(ptr.To(newGen)))
-		Expect(q.Status.UpdatedReplicas).To(Equal(int32(3)))
-		Expect(q.Status.UpdateProgress.UpdateEndedAt).NotTo(BeNil())
-		Expect(q.Status.UpdateProgress.ReadyPodsSelectedToUpdate).To(Equal(&grovecorev1alpha1.PodsSelectedToUpdate{
-			Current: oldPods[2].Name, Completed: []string{oldPods[0].Name, oldPods[1].Name},
-		}))
-		Expect(condition(q.Status.Conditions, grovecorev1alpha1.ConditionTypeMinAvailableBreached)).To(Equal("False/SufficientReadyPods"))
+		// The PodClique writes its own status; it may land after the
+		// PodCliqueSet's.
+		Eventually(func(g Gomega) {
+			q := getPCLQ(ns, "ru-0-fe")()
+			g.Expect(q.Status.CurrentPodTemplateHash).To(Equal(ptr.To(newHash)))
+			g.Expect(q.Status.CurrentPodCliqueSetGenerationHash).To(Equal(ptr.To(newGen)))
+			g.Expect(q.Status.UpdatedReplicas).To(Equal(int32(3)))
+			g.Expect(q.Status.UpdateProgress).NotTo(BeNil())
+			g.Expect(q.Status.UpdateProgress.UpdateEndedAt).NotTo(BeNil())
+			g.Expect(q.Status.UpdateProgress.ReadyPodsSelectedToUpdate).To(Equal(&grovecorev1alpha1.PodsSelectedToUpdate{
+				Current: oldPods[2].Name, Completed: []string{oldPods[0].Name, oldPods[1].Name},
+			}))
+			g.Expect(condition(q.Status.Conditions, grovecorev1alpha1.ConditionTypeMinAvailableBreached)).To(Equal("False/SufficientReadyPods"))
+		}).Should(Succeed())
 		after := livePods(Default, ns, "ru")
 		for name, pods := range before {
 			if name != "ru-0-fe" {

@@ -18,14 +18,18 @@ package podclique
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -34,6 +38,7 @@ import (
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/controller/podclique/components/pod"
 )
 
@@ -51,6 +56,14 @@ type faultyAPI struct {
 	// hideNew hides each pod created from now on for this long.
 	hideNew time.Duration
 	hidden  map[types.UID]time.Time
+	// staleGates keeps showing Grove's scheduling gate on a pod whose gate
+	// was removed, for this long; gatePatches counts the removals per pod.
+	staleGates  time.Duration
+	ungatedAt   map[types.UID]time.Time
+	gatePatches map[types.UID]int
+	// podGangStatusConflicts is how many of the next PodGang status writes
+	// fail with a conflict, as when another writer came in between.
+	podGangStatusConflicts int
 }
 
 func (f *faultyAPI) set(mutate func(f *faultyAPI)) {
@@ -84,6 +97,43 @@ func (f *faultyAPI) wrap(c client.WithWatch) client.WithWatch {
 			}
 			return nil
 		},
+		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+			p, isPod := obj.(*corev1.Pod)
+			if !isPod || p.Namespace != f.namespace {
+				return c.Patch(ctx, obj, patch, opts...)
+			}
+			data, err := patch.Data(obj)
+			if err != nil {
+				return err
+			}
+			uid := p.UID
+			if err := c.Patch(ctx, obj, patch, opts...); err != nil {
+				return err
+			}
+			if strings.Contains(string(data), apicommon.PodGangSchedulingGate) {
+				f.set(func(f *faultyAPI) {
+					f.gatePatches[uid]++
+					if f.staleGates > 0 {
+						f.ungatedAt[uid] = time.Now()
+					}
+				})
+			}
+			return nil
+		},
+		SubResourcePatch: func(ctx context.Context, c client.Client, subResource string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			if pg, isPodGang := obj.(*groveschedulerv1alpha1.PodGang); isPodGang && subResource == "status" && pg.Namespace == f.namespace {
+				f.mu.Lock()
+				conflict := f.podGangStatusConflicts > 0
+				if conflict {
+					f.podGangStatusConflicts--
+				}
+				f.mu.Unlock()
+				if conflict {
+					return apierrors.NewConflict(groveschedulerv1alpha1.Resource("podgangs"), pg.Name, errors.New("the object has been modified"))
+				}
+			}
+			return c.SubResource(subResource).Patch(ctx, obj, patch, opts...)
+		},
 		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
 			if err := c.List(ctx, list, opts...); err != nil {
 				return err
@@ -96,6 +146,9 @@ func (f *faultyAPI) wrap(c client.WithWatch) client.WithWatch {
 			defer f.mu.Unlock()
 			kept := pods.Items[:0]
 			for _, p := range pods.Items {
+				if at, ungated := f.ungatedAt[p.UID]; ungated && time.Since(at) < f.staleGates {
+					p.Spec.SchedulingGates = append(p.Spec.SchedulingGates, corev1.PodSchedulingGate{Name: apicommon.PodGangSchedulingGate})
+				}
 				if until, hidden := f.hidden[p.UID]; !hidden || time.Now().After(until) {
 					kept = append(kept, p)
 				}
@@ -156,7 +209,7 @@ var _ = Describe("PodClique controller under API faults", Ordered, func() {
 	BeforeAll(func() {
 		// This container runs its own manager, whose client injects faults.
 		stopMgr()
-		faults = &faultyAPI{hidden: map[types.UID]time.Time{}}
+		faults = &faultyAPI{hidden: map[types.UID]time.Time{}, ungatedAt: map[types.UID]time.Time{}, gatePatches: map[types.UID]int{}}
 		stopOwn = startManagerWith(faults.wrap, expectationTimeout)
 		DeferCleanup(func() {
 			stopOwn()
@@ -168,7 +221,7 @@ var _ = Describe("PodClique controller under API faults", Ordered, func() {
 		pcs = inferencePCS(ns)
 		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
 		faults.set(func(f *faultyAPI) {
-			f.namespace, f.loseAnswers, f.createOnLoss, f.hideNew = ns, 0, false, 0
+			f.namespace, f.loseAnswers, f.createOnLoss, f.hideNew, f.staleGates, f.podGangStatusConflicts = ns, 0, false, 0, 0, 0
 		})
 	})
 
@@ -221,6 +274,55 @@ var _ = Describe("PodClique controller under API faults", Ordered, func() {
 			g.Expect(pods[0].UID).NotTo(Equal(first.UID))
 			g.Expect(pods[0].Spec.Hostname).To(Equal("svc-0-frontend-0"))
 		}, timeout, interval).Should(Succeed())
+	})
+
+	It("removes each pod's scheduling gate once and reports it lifted while the cache still shows the gate", func() {
+		const lag = 4 * time.Second
+		faults.set(func(f *faultyAPI) { f.staleGates = lag })
+		pclq := podCliqueOf(pcs, "frontend", -1)
+		Expect(k8sClient.Create(ctx, pclq)).To(Succeed())
+		Eventually(func() []corev1.Pod { return podsOf(pclq) }, timeout, interval).Should(HaveLen(3))
+		pg := podGang(ns, "svc-0", map[string][]corev1.Pod{pclq.Name: nil}, map[string]int32{pclq.Name: 3})
+		Expect(k8sClient.Create(ctx, pg)).To(Succeed())
+
+		patches := func() []int {
+			var out []int
+			for _, p := range podsOf(pclq) {
+				faults.mu.Lock()
+				out = append(out, faults.gatePatches[p.UID])
+				faults.mu.Unlock()
+			}
+			return out
+		}
+		start := time.Now()
+		Eventually(patches, timeout, interval).Should(Equal([]int{1, 1, 1}))
+		// Well inside the lag the status already counts the pods ungated, and
+		// every later reconcile (pod events, status events) sends no second
+		// removal although the controller's reads still show the gates.
+		Eventually(func(g Gomega) {
+			st := getPCLQ(pclq).Status
+			g.Expect(st.ScheduleGatedReplicas).To(BeZero())
+			g.Expect(st.LastOperation.Description).To(Equal("3 pods released to the scheduler"))
+		}, timeout, interval).Should(Succeed())
+		Expect(time.Since(start)).To(BeNumerically("<", lag), "the status was written before the controller's reads showed the gates gone")
+		Consistently(patches, lag, interval).Should(Equal([]int{1, 1, 1}))
+		Expect(gated(podsOf(pclq))).To(BeEmpty())
+	})
+
+	It("marks the PodGang initialized after its status write met a conflict", func() {
+		faults.set(func(f *faultyAPI) { f.podGangStatusConflicts = 2 })
+		pclq := podCliqueOf(pcs, "frontend", -1)
+		pg := podGang(ns, "svc-0", map[string][]corev1.Pod{pclq.Name: nil}, map[string]int32{pclq.Name: 2})
+		Expect(k8sClient.Create(ctx, pg)).To(Succeed())
+		Expect(k8sClient.Create(ctx, pclq)).To(Succeed())
+		Eventually(func(g Gomega) {
+			got := &groveschedulerv1alpha1.PodGang{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pg), got)).To(Succeed())
+			g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeInitialized)).To(BeTrue())
+		}, timeout, interval).Should(Succeed())
+		faults.mu.Lock()
+		defer faults.mu.Unlock()
+		Expect(faults.podGangStatusConflicts).To(BeZero(), "both conflicts were met")
 	})
 
 	It("replaces pods that share an index, one ready pod at a time, keeping the oldest", func() {

@@ -26,8 +26,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -276,6 +278,40 @@ var _ = Describe("PodClique controller", func() {
 		Eventually(func() []string { return refsOf(pclq.Name) }, timeout, interval).Should(Equal(podNames()))
 	})
 
+	It("marks its PodGang initialized when its references complete the gang, and not before", func() {
+		leader, worker := podCliqueOf(pcs, "leader", 0), podCliqueOf(pcs, "worker", 0)
+		pg := podGang(ns, "svc-0", map[string][]corev1.Pod{leader.Name: nil, worker.Name: nil},
+			map[string]int32{leader.Name: 1, worker.Name: 2})
+		Expect(k8sClient.Create(ctx, pg)).To(Succeed())
+		initialized := func(g Gomega) *metav1.Condition {
+			got := &groveschedulerv1alpha1.PodGang{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pg), got)).To(Succeed())
+			return meta.FindStatusCondition(got.Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeInitialized)
+		}
+
+		// Only the leader exists: its references are written, the gang is
+		// not complete, and no PodCliqueSet controller runs in this suite.
+		Expect(k8sClient.Create(ctx, leader)).To(Succeed())
+		Eventually(func(g Gomega) {
+			got := &groveschedulerv1alpha1.PodGang{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pg), got)).To(Succeed())
+			g.Expect(got.Spec.PodGroups[0].PodReferences).To(HaveLen(1))
+		}, timeout, interval).Should(Succeed())
+		Consistently(initialized, time.Second, interval).Should(BeNil())
+
+		// The worker's write completes the gang.
+		Expect(k8sClient.Create(ctx, worker)).To(Succeed())
+		Eventually(func(g Gomega) {
+			c := initialized(g)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect([]string{string(c.Status), c.Reason, c.Message}).To(Equal([]string{"True", "PodGangPodsCreated", "PodGang is fully initialized"}))
+			got := &groveschedulerv1alpha1.PodGang{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pg), got)).To(Succeed())
+			g.Expect(got.Status.Phase).To(Equal(groveschedulerv1alpha1.PodGangPhasePending))
+			g.Expect(got.Spec.PodGroups[1].PodReferences).To(HaveLen(2))
+		}, timeout, interval).Should(Succeed())
+	})
+
 	It("keeps other controllers' scheduling gates when lifting its own", func() {
 		pcs.Spec.Template.Cliques[0].Spec.PodSpec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/quota"}}
 		pclq := podCliqueOf(pcs, "frontend", -1)
@@ -472,6 +508,35 @@ var _ = Describe("PodClique controller", func() {
 				Expect(v.Name).NotTo(BeElementOf("pod-info-vol", "sa-token-secret-vol"))
 			}
 		}
+	})
+
+	It("keeps a deleted PodClique until its pods are gone, so its name and hostnames are never held twice", func() {
+		pclq := podCliqueOf(pcs, "frontend", -1)
+		Expect(k8sClient.Create(ctx, pclq)).To(Succeed())
+		Eventually(func() []string { return hostnames(podsOf(pclq)) }, timeout, interval).
+			Should(Equal([]string{"svc-0-frontend-0", "svc-0-frontend-1", "svc-0-frontend-2"}))
+		Eventually(func() []string { return getPCLQ(pclq).Finalizers }, timeout, interval).Should(ContainElement(apicommon.FinalizerPodClique))
+		// A finalizer of the test's own keeps one pod terminating, as a
+		// kubelet that has not confirmed the pod's end yet would.
+		const holdPod = "test.grove.io/hold"
+		slow := podsOf(pclq)[1]
+		Expect(k8sClient.Patch(ctx, &slow, client.RawPatch(types.MergePatchType,
+			[]byte(fmt.Sprintf(`{"metadata":{"finalizers":[%q]}}`, holdPod))))).To(Succeed())
+
+		Expect(k8sClient.Delete(ctx, pclq)).To(Succeed())
+		// envtest runs no garbage collector: the controller itself deletes the pods.
+		Eventually(func(g Gomega) {
+			pods := podsOf(pclq)
+			g.Expect(hostnames(pods)).To(Equal([]string{"svc-0-frontend-1"}))
+			g.Expect(pods[0].DeletionTimestamp).NotTo(BeNil())
+		}, timeout, interval).Should(Succeed())
+		Consistently(func() []string { return getPCLQ(pclq).Finalizers }, 2*time.Second, interval).Should(ContainElement(apicommon.FinalizerPodClique))
+
+		Expect(k8sClient.Patch(ctx, &slow, client.RawPatch(types.JSONPatchType, []byte(`[{"op":"remove","path":"/metadata/finalizers"}]`)))).To(Succeed())
+		Eventually(func() bool {
+			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(pclq), &grovecorev1alpha1.PodClique{}))
+		}, timeout, interval).Should(BeTrue())
+		Expect(podsOf(pclq)).To(BeEmpty())
 	})
 
 	It("releases the PodClique when it is deleted", func() {

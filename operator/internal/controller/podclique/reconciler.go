@@ -73,7 +73,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, fmt.Errorf("getting PodClique: %w", err)
 	}
 	if !pclq.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, r.reconcileDelete(ctx, log, pclq)
+		return r.reconcileDelete(ctx, log, pclq)
 	}
 	if err := r.ensureFinalizer(ctx, pclq); err != nil {
 		return ctrl.Result{}, err
@@ -118,20 +118,32 @@ func (r *Reconciler) ensureFinalizer(ctx context.Context, pclq *grovecorev1alpha
 	return nil
 }
 
-// reconcileDelete lets the garbage collector remove the pods (they are owned
-// by the PodClique) and releases the PodClique.
-func (r *Reconciler) reconcileDelete(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique) error {
-	r.pods.Forget(client.ObjectKeyFromObject(pclq).String())
+// reconcileDelete deletes the PodClique's pods and releases the PodClique
+// once they are gone (pod events bring the reconciles in between). Waiting
+// keeps an index from being held twice: the PodClique's name, and with it its
+// pods' hostnames, stays taken until no pod of it is left.
+func (r *Reconciler) reconcileDelete(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique) (ctrl.Result, error) {
+	key := client.ObjectKeyFromObject(pclq).String()
 	if !controllerutil.ContainsFinalizer(pclq, apicommon.FinalizerPodClique) {
-		return nil
+		r.pods.Forget(key)
+		return ctrl.Result{}, nil
 	}
+	left, recheckAfter, err := r.pods.Drain(ctx, log, pclq)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if left > 0 {
+		log.V(1).Info("Waiting for the pods of the deleted PodClique to be gone", "left", left)
+		return ctrl.Result{RequeueAfter: recheckAfter}, nil
+	}
+	r.pods.Forget(key)
 	base := pclq.DeepCopy()
 	controllerutil.RemoveFinalizer(pclq, apicommon.FinalizerPodClique)
 	if err := r.client.Patch(ctx, pclq, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("removing finalizer from PodClique %s: %w", pclq.Name, err)
+		return ctrl.Result{}, fmt.Errorf("removing finalizer from PodClique %s: %w", pclq.Name, err)
 	}
 	log.V(1).Info("Released PodClique")
-	return nil
+	return ctrl.Result{}, nil
 }
 
 // updateStatus computes the status from the pods Sync listed and writes it in
@@ -139,7 +151,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, log logr.Logger, pclq 
 // progress deadline passes, to be reconciled then.
 func (r *Reconciler) updateStatus(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique, res pod.Result, syncErr error) (time.Duration, error) {
 	base := pclq.DeepCopy()
-	counts := countPods(res.Pods, pclq.Labels[apicommon.LabelPodTemplateHash])
+	counts := countPods(res.Pods, pclq.Labels[apicommon.LabelPodTemplateHash], res.Lifted)
 	// Sync may fail before it lists the pods; then the counts it would give are
 	// unknown, and the last ones stay while the error is recorded.
 	var upd updateOutcome

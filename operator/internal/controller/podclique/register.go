@@ -45,6 +45,21 @@ import (
 	"github.com/grove-project/grove/operator/internal/version"
 )
 
+// The PodClique controller reads and patches PodCliques (finalizer, status),
+// creates, patches and deletes their pods, reads the PodCliqueSet and the
+// PodGangs the pods belong to (and patches a PodGang's pod references, and
+// its Initialized condition when its references complete the gang), records
+// Events, and sets blockOwnerDeletion on the pods it owns.
+//
+// +kubebuilder:rbac:groups=grove.io,resources=podcliques,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=grove.io,resources=podcliques/status,verbs=patch
+// +kubebuilder:rbac:groups=grove.io,resources=podcliques/finalizers,verbs=update
+// +kubebuilder:rbac:groups=grove.io,resources=podcliquesets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=scheduler.grove.io,resources=podgangs,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=scheduler.grove.io,resources=podgangs/status,verbs=patch
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+
 // Setup registers the PodClique controller with the manager.
 func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry) error {
 	return setup(mgr, cfg, backends, expect.DefaultTimeout)

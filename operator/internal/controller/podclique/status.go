@@ -22,6 +22,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	apicommon "github.com/grove-project/grove/api/common"
@@ -37,7 +38,11 @@ type podCounts struct {
 	unhealthy int32
 }
 
-func countPods(pods []*corev1.Pod, templateHash string) podCounts {
+// countPods counts the active pods. Pods in lifted had their scheduling gate
+// removed by this controller although the cache still shows it: they count
+// as ungated, so the status is not written once with the gate and again when
+// the cache catches up.
+func countPods(pods []*corev1.Pod, templateHash string, lifted map[types.UID]bool) podCounts {
 	var c podCounts
 	for _, p := range pods {
 		if !pod.IsActive(p) {
@@ -47,7 +52,7 @@ func countPods(pods []*corev1.Pod, templateHash string) podCounts {
 		if pod.IsReady(p) {
 			c.ready++
 		}
-		if len(p.Spec.SchedulingGates) > 0 {
+		if len(p.Spec.SchedulingGates) > 0 && !lifted[p.UID] {
 			c.gated++
 		}
 		if pod.IsScheduled(p) {

@@ -25,13 +25,12 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/desired"
 	"github.com/grove-project/grove/operator/internal/gangtermination"
 	"github.com/grove-project/grove/operator/internal/groveerr"
@@ -98,9 +97,7 @@ func (r *Reconciler) terminateBreachedReplicas(ctx context.Context, log logr.Log
 		replicas = append(replicas, rb)
 	}
 
-	if err := r.clearGangTermination(ctx, pcsg, expected, byName); err != nil {
-		return 0, err
-	}
+	r.clearGangTermination(pcsg, expected, byName)
 	if gangtermination.Suspended(pcs) ||
 		meta.IsStatusConditionPresentAndEqual(pcsg.Status.Conditions, grovecorev1alpha1.ConditionTypeMinAvailableBreached, metav1.ConditionUnknown) ||
 		!gangtermination.Settled(expected, byName, r.deleted) {
@@ -168,27 +165,23 @@ func (r *Reconciler) recreateReplicas(ctx context.Context, log logr.Logger, pcsg
 // clearGangTermination removes GangTerminationInProgress once every replica
 // is back: all member PodCliques exist and those recreated since the
 // termination started had minAvailable pods scheduled.
-func (r *Reconciler) clearGangTermination(ctx context.Context, pcsg *grovecorev1alpha1.PodCliqueScalingGroup,
-	expected []string, byName map[string]*grovecorev1alpha1.PodClique) error {
+func (r *Reconciler) clearGangTermination(pcsg *grovecorev1alpha1.PodCliqueScalingGroup,
+	expected []string, byName map[string]*grovecorev1alpha1.PodClique) {
 	c := meta.FindStatusCondition(pcsg.Status.Conditions, grovecorev1alpha1.ConditionTypeGangTerminationInProgress)
 	if c == nil || !gangtermination.Back(expected, byName, c.LastTransitionTime, r.deleted) {
-		return nil
+		return
 	}
-	return r.setGangTermination(ctx, pcsg, metav1.Condition{Type: c.Type})
+	// Cleared in memory: the reconcile's status write carries it, and a write
+	// that fails is followed by a reconcile that clears it again.
+	meta.RemoveStatusCondition(&pcsg.Status.Conditions, c.Type)
 }
 
-// setGangTermination sets the condition, or removes it when cond has no
-// status, in a status patch of its own.
+// setGangTermination sets the condition in a status patch of its own, right
+// after the PodCliques were deleted: the recreated PodCliques carry no breach,
+// so a condition lost with a failed status write would never be set again.
 func (r *Reconciler) setGangTermination(ctx context.Context, pcsg *grovecorev1alpha1.PodCliqueScalingGroup, cond metav1.Condition) error {
 	base := pcsg.DeepCopy()
-	if cond.Status == "" {
-		meta.RemoveStatusCondition(&pcsg.Status.Conditions, cond.Type)
-	} else {
-		meta.SetStatusCondition(&pcsg.Status.Conditions, cond)
-	}
-	if equality.Semantic.DeepEqual(base.Status, pcsg.Status) {
-		return nil
-	}
-	return groveerr.Wrap(r.d.Client.Status().Patch(ctx, pcsg, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})),
-		"ERR_UPDATE_PCSG_STATUS", groveerr.OperationSync, "patching GangTerminationInProgress of PodCliqueScalingGroup")
+	meta.SetStatusCondition(&pcsg.Status.Conditions, cond)
+	_, err := common.PatchStatusIfChanged(ctx, r.d.Client, base, pcsg, pcsgStatus)
+	return groveerr.Wrap(err, "ERR_UPDATE_PCSG_STATUS", groveerr.OperationSync, "patching GangTerminationInProgress of PodCliqueScalingGroup")
 }

@@ -85,10 +85,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // than the stored one; the reconcile is retried once the cache caught up.
 var errStatusConflict = errors.New("status computed on a stale PodCliqueScalingGroup")
 
-// reconcileSpec: ensure finalizer → record start → sync member PodCliques →
-// roll group replicas of an older template → status → gang termination →
-// record completion. It returns when to reconcile again: an update's progress
-// deadline or the next breached replica's terminationDelay.
+// reconcileSpec: ensure finalizer → sync member PodCliques → roll group
+// replicas of an older template → gang termination → status and
+// lastOperation, written in one patch when something but a timestamp
+// changed. It returns when to reconcile again: an update's progress deadline
+// or the next breached replica's terminationDelay.
 func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcsg *grovecorev1alpha1.PodCliqueScalingGroup) (time.Duration, error) {
 	pcs, err := r.owningPodCliqueSet(ctx, pcsg)
 	if err != nil || pcs == nil {
@@ -97,9 +98,7 @@ func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcsg *g
 	if err := r.ensureFinalizer(ctx, pcsg); err != nil {
 		return 0, err
 	}
-	if err := r.status.RecordStart(ctx, pcsg, grovecorev1alpha1.LastOperationTypeReconcile, "Reconciling PodCliqueScalingGroup"); err != nil {
-		return 0, err
-	}
+	base := pcsg.DeepCopy()
 	upd, err := r.updateStateOf(pcs, pcsg)
 	if err != nil {
 		return 0, err
@@ -113,25 +112,25 @@ func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcsg *g
 		log.Error(syncErr, "Syncing member PodCliques failed")
 		errs = append(errs, syncErr)
 	}
-	requeueAfter, err := r.updateStatus(ctx, pcs, pcsg, syncErr == nil, upd)
-	if apierrors.IsConflict(err) && syncErr == nil {
-		return 0, errStatusConflict
+	var requeueAfter time.Duration
+	if len(errs) == 0 {
+		if requeueAfter, err = r.terminateBreachedReplicas(ctx, log, pcs, pcsg); err != nil {
+			errs = append(errs, err)
+		}
 	}
+	updateAfter, err := r.computeStatus(ctx, base, pcs, pcsg, syncErr == nil, upd)
 	if err != nil {
 		errs = append(errs, err)
 	}
-	if len(errs) == 0 {
-		terminateAfter, err := r.terminateBreachedReplicas(ctx, log, pcs, pcsg)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		requeueAfter = common.Earliest(requeueAfter, terminateAfter)
-	}
+	requeueAfter = common.Earliest(requeueAfter, updateAfter)
 	description := "PodCliqueScalingGroup reconciled"
 	if len(errs) > 0 {
 		description = "PodCliqueScalingGroup reconcile failed"
 	}
-	if err := r.status.RecordCompletion(ctx, pcsg, grovecorev1alpha1.LastOperationTypeReconcile, description, errs...); err != nil {
+	common.ApplyOperation(pcsg, grovecorev1alpha1.LastOperationTypeReconcile, description, errs...)
+	if err := r.writeStatus(ctx, base, pcsg); apierrors.IsConflict(err) && len(errs) == 0 {
+		return 0, errStatusConflict
+	} else if err != nil {
 		errs = append(errs, err)
 	}
 	if len(errs) > 0 {

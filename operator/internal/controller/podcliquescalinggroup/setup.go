@@ -37,6 +37,18 @@ import (
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/childsync"
 )
 
+// The PodCliqueScalingGroup controller reads and patches scaling groups
+// (finalizer, status), reads the PodCliqueSet, reads and deletes member
+// PodCliques (gang termination), records Events, and sets blockOwnerDeletion
+// on the PodCliques it owns.
+//
+// +kubebuilder:rbac:groups=grove.io,resources=podcliquescalinggroups,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=grove.io,resources=podcliquescalinggroups/status,verbs=patch
+// +kubebuilder:rbac:groups=grove.io,resources=podcliquescalinggroups/finalizers,verbs=update
+// +kubebuilder:rbac:groups=grove.io,resources=podcliques,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=grove.io,resources=podcliquesets,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+
 // Setup registers the PodCliqueScalingGroup controller with the manager.
 //
 // Watches: the scaling group (spec changes such as /scale, deletion); its

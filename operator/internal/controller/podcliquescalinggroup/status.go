@@ -22,14 +22,13 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/desired"
 	"github.com/grove-project/grove/operator/internal/groveerr"
 	"github.com/grove-project/grove/operator/internal/update"
@@ -40,9 +39,10 @@ type replicaState struct {
 	complete, scheduled, available, updated, breached bool
 }
 
-// updateStatus computes the status from the member PodCliques in the cache
-// and patches it when it changed.
-func (r *Reconciler) updateStatus(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, pcsg *grovecorev1alpha1.PodCliqueScalingGroup, synced bool, upd *updateState) (time.Duration, error) {
+// computeStatus computes the status in memory from the member PodCliques in
+// the cache; base is the object as the reconcile read it. It returns when
+// the update's progress deadline passes.
+func (r *Reconciler) computeStatus(ctx context.Context, base *grovecorev1alpha1.PodCliqueScalingGroup, pcs *grovecorev1alpha1.PodCliqueSet, pcsg *grovecorev1alpha1.PodCliqueScalingGroup, synced bool, upd *updateState) (time.Duration, error) {
 	members, err := r.memberPodCliques(ctx, pcsg)
 	if err != nil {
 		return 0, err
@@ -53,7 +53,6 @@ func (r *Reconciler) updateStatus(ctx context.Context, pcs *grovecorev1alpha1.Po
 	}
 	hashes := upd.hashes
 
-	base := pcsg.DeepCopy()
 	st := &pcsg.Status
 	st.Replicas = pcsg.Spec.Replicas
 	st.ScheduledReplicas, st.AvailableReplicas, st.UpdatedReplicas = 0, 0, 0
@@ -87,14 +86,18 @@ func (r *Reconciler) updateStatus(ctx context.Context, pcs *grovecorev1alpha1.Po
 		r.recorder.Eventf(pcsg, corev1.EventTypeWarning, update.ReasonProgressDeadlineExceeded,
 			"No update progress for more than progressDeadline %s; the update continues", update.ProgressDeadline(pcsg.Spec.RollingUpdate))
 	}
-	if equality.Semantic.DeepEqual(base.Status, pcsg.Status) {
-		return requeueAfter, nil
-	}
-	// Optimistic lock: a status computed on a stale cached object must not
-	// overwrite a newer update record; the reconciler retries on conflict.
-	return requeueAfter, groveerr.Wrap(r.d.Client.Status().Patch(ctx, pcsg, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})),
-		"ERR_UPDATE_PCSG_STATUS", groveerr.OperationSync, "patching PodCliqueScalingGroup status")
+	return requeueAfter, nil
 }
+
+// writeStatus patches the status computed in memory when anything but
+// timestamps changed since base, the object as the reconcile read it. It is
+// the reconcile's one status write.
+func (r *Reconciler) writeStatus(ctx context.Context, base, pcsg *grovecorev1alpha1.PodCliqueScalingGroup) error {
+	_, err := common.PatchStatusIfChanged(ctx, r.d.Client, base, pcsg, pcsgStatus)
+	return groveerr.Wrap(err, "ERR_UPDATE_PCSG_STATUS", groveerr.OperationSync, "patching PodCliqueScalingGroup status")
+}
+
+func pcsgStatus(pcsg *grovecorev1alpha1.PodCliqueScalingGroup) any { return pcsg.Status }
 
 // replica evaluates scaling-group replica j: complete when all its member
 // PodCliques exist; scheduled when each has PodCliqueScheduled=True;

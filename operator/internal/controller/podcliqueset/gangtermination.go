@@ -24,13 +24,13 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/desired"
 	"github.com/grove-project/grove/operator/internal/gangtermination"
 	"github.com/grove-project/grove/operator/internal/groveerr"
@@ -70,9 +70,7 @@ func (r *Reconciler) terminateBreachedReplicas(ctx context.Context, log logr.Log
 	if err != nil {
 		return 0, err
 	}
-	if err := r.clearGangTermination(ctx, pcs, v); err != nil {
-		return 0, err
-	}
+	r.clearGangTermination(pcs, v)
 	if gangtermination.Suspended(pcs) {
 		return 0, nil
 	}
@@ -225,32 +223,28 @@ func (r *Reconciler) recreateReplica(ctx context.Context, log logr.Logger, pcs *
 // clearGangTermination removes GangTerminationInProgress once every replica
 // is back: all its PodCliques exist and those recreated since the
 // termination started had minAvailable pods scheduled.
-func (r *Reconciler) clearGangTermination(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, v *gangView) error {
+func (r *Reconciler) clearGangTermination(pcs *grovecorev1alpha1.PodCliqueSet, v *gangView) {
 	c := meta.FindStatusCondition(pcs.Status.Conditions, grovecorev1alpha1.ConditionTypeGangTerminationInProgress)
 	if c == nil {
-		return nil
+		return
 	}
 	for i := int32(0); i < pcs.Spec.Replicas; i++ {
 		expected, ok := v.expectedPodCliques(pcs, i)
 		if !ok || !gangtermination.Back(expected, v.pclqs, c.LastTransitionTime, r.deleted) {
-			return nil
+			return
 		}
 	}
-	return r.setGangTermination(ctx, pcs, metav1.Condition{Type: c.Type})
+	// Cleared in memory: the reconcile's status write carries it, and a write
+	// that fails is followed by a reconcile that clears it again.
+	meta.RemoveStatusCondition(&pcs.Status.Conditions, c.Type)
 }
 
-// setGangTermination sets the condition, or removes it when cond has no
-// status, in a status patch of its own.
+// setGangTermination sets the condition in a status patch of its own, right
+// after the PodCliques were deleted: the recreated PodCliques carry no breach,
+// so a condition lost with a failed status write would never be set again.
 func (r *Reconciler) setGangTermination(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, cond metav1.Condition) error {
 	base := pcs.DeepCopy()
-	if cond.Status == "" {
-		meta.RemoveStatusCondition(&pcs.Status.Conditions, cond.Type)
-	} else {
-		meta.SetStatusCondition(&pcs.Status.Conditions, cond)
-	}
-	if equality.Semantic.DeepEqual(base.Status, pcs.Status) {
-		return nil
-	}
-	return groveerr.Wrap(r.client.Status().Patch(ctx, pcs, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})),
-		"ERR_UPDATE_PCS_STATUS", groveerr.OperationSync, "patching GangTerminationInProgress of PodCliqueSet")
+	meta.SetStatusCondition(&pcs.Status.Conditions, cond)
+	_, err := common.PatchStatusIfChanged(ctx, r.client, base, pcs, pcsStatus)
+	return groveerr.Wrap(err, "ERR_UPDATE_PCS_STATUS", groveerr.OperationSync, "patching GangTerminationInProgress of PodCliqueSet")
 }

@@ -68,24 +68,28 @@ type Reconciler struct {
 	groups [][]component.Operator[*grovecorev1alpha1.PodCliqueSet]
 	// deleted remembers the PodCliques gang termination deleted.
 	deleted *gangtermination.Tracker
+	// tasEnabled says whether topology constraints are translated.
+	tasEnabled bool
 }
 
 // NewReconciler wires the reconciler's component operators.
 func NewReconciler(c client.Client, d childsync.Deps, cfg *config.OperatorConfiguration, backends *backend.Registry) *Reconciler {
 	tas := cfg.TopologyAwareScheduling.Enabled != nil && *cfg.TopologyAwareScheduling.Enabled
-	// PodCliques and scaling groups come first: they are the critical path to
-	// pods. PodGangs need them; the Services, HPAs and grove-initc access
-	// objects depend on nothing and are needed only once pods run.
+	// PodCliques, scaling groups and PodGangs come first and together: they
+	// are the critical path to pods, and a PodGang that exists when its
+	// PodClique's pods appear takes their references at once instead of
+	// costing the PodClique another reconcile and status write. The Services,
+	// HPAs and grove-initc access objects are needed only once pods run.
 	return &Reconciler{
 		client:   c,
 		recorder: d.Recorder,
 		status:   common.StatusRecorder{Client: c},
 		groups: [][]component.Operator[*grovecorev1alpha1.PodCliqueSet]{
-			{podclique.New(d), podcliquescalinggroup.New(d)},
-			{podgang.New(d, backends, tas)},
+			{podclique.New(d), podcliquescalinggroup.New(d), podgang.New(d, backends, tas)},
 			append(initcaccess.Operators(d), service.New(d), hpa.New(d)),
 		},
-		deleted: gangtermination.NewTracker(),
+		deleted:    gangtermination.NewTracker(),
+		tasEnabled: tas,
 	}
 }
 
@@ -110,22 +114,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // than the stored one; the reconcile is retried once the cache caught up.
 var errStatusConflict = errors.New("status computed on a stale PodCliqueSet")
 
-// reconcileSpec: ensure finalizer → record start → sync components → status
-// → gang termination → record completion. It returns when the next breach's
-// terminationDelay expires.
+// reconcileSpec: ensure finalizer → sync components → gang termination →
+// status and lastOperation, written in one patch when something but a
+// timestamp changed. It returns when the next breach's terminationDelay
+// expires.
 func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) (time.Duration, error) {
 	if err := r.ensureFinalizer(ctx, pcs); err != nil {
 		return 0, err
 	}
-	if err := r.status.RecordStart(ctx, pcs, grovecorev1alpha1.LastOperationTypeReconcile, "Reconciling PodCliqueSet"); err != nil {
-		return 0, err
-	}
+	base := pcs.DeepCopy()
 	errs := r.syncComponents(ctx, log, pcs)
-	if err := r.updateStatus(ctx, pcs, len(errs) == 0); apierrors.IsConflict(err) && len(errs) == 0 {
-		return 0, errStatusConflict
-	} else if err != nil {
-		errs = append(errs, err)
-	}
 	var requeueAfter time.Duration
 	if len(errs) == 0 {
 		var err error
@@ -133,11 +131,17 @@ func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcs *gr
 			errs = append(errs, err)
 		}
 	}
+	if err := r.computeStatus(ctx, pcs, len(errs) == 0); err != nil {
+		errs = append(errs, err)
+	}
 	description := "PodCliqueSet reconciled"
 	if len(errs) > 0 {
 		description = "PodCliqueSet reconcile failed"
 	}
-	if err := r.status.RecordCompletion(ctx, pcs, grovecorev1alpha1.LastOperationTypeReconcile, description, errs...); err != nil {
+	common.ApplyOperation(pcs, grovecorev1alpha1.LastOperationTypeReconcile, description, errs...)
+	if err := r.writeStatus(ctx, base, pcs); apierrors.IsConflict(err) && len(errs) == 0 {
+		return 0, errStatusConflict
+	} else if err != nil {
 		errs = append(errs, err)
 	}
 	if len(errs) > 0 {

@@ -42,8 +42,21 @@ import (
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/config"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/childsync"
-	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/podgang"
+	"github.com/grove-project/grove/operator/internal/topology"
 )
+
+// The PodCliqueSet controller reads and patches PodCliqueSets (finalizer,
+// status), watches the ClusterTopologyBindings their constraints name, records
+// Events, and sets blockOwnerDeletion on the children it owns (which needs
+// update on podcliquesets/finalizers where OwnerReferencesPermissionEnforcement
+// is on). Secrets are not watched: that needs list/watch of Secrets in every
+// namespace; a deleted token Secret is recreated at the PodCliqueSet's next sync.
+//
+// +kubebuilder:rbac:groups=grove.io,resources=podcliquesets,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=grove.io,resources=podcliquesets/status,verbs=patch
+// +kubebuilder:rbac:groups=grove.io,resources=podcliquesets/finalizers,verbs=update
+// +kubebuilder:rbac:groups=grove.io,resources=clustertopologybindings,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 
 // Setup registers the PodCliqueSet controller with the manager.
 //
@@ -51,8 +64,8 @@ import (
 // grove.io/reconcile-trigger annotation); its PodCliques, scaling groups and
 // PodGangs, mapped to the owning PodCliqueSet through the part-of label, when
 // something the sync or the status reads changes; the
-// ClusterTopologies their constraints name; deletion of
-// the other objects it owns, to recreate them.
+// ClusterTopologyBindings their constraints name; deletion of
+// the other objects it owns but Secrets, to recreate them.
 func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry) error {
 	d := childsync.Deps{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorderFor(ControllerName)}
 	r := NewReconciler(mgr.GetClient(), d, cfg, backends)
@@ -71,14 +84,13 @@ func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backen
 		Watches(&grovecorev1alpha1.PodClique{}, toPCS, builder.WithPredicates(podCliqueChanged())).
 		Watches(&grovecorev1alpha1.PodCliqueScalingGroup{}, toPCS, builder.WithPredicates(scalingGroupChanged())).
 		Watches(&groveschedulerv1alpha1.PodGang{}, toPCS, builder.WithPredicates(podGangChanged())).
-		Watches(&grovecorev1alpha1.ClusterTopology{}, handler.EnqueueRequestsFromMapFunc(podCliqueSetsUsingTopology(mgr.GetClient())),
+		Watches(&grovecorev1alpha1.ClusterTopologyBinding{}, handler.EnqueueRequestsFromMapFunc(podCliqueSetsUsingTopology(mgr.GetClient())),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Owns(&corev1.Service{}, deleteOnly).
 		Owns(&autoscalingv2.HorizontalPodAutoscaler{}, deleteOnly).
 		Owns(&corev1.ServiceAccount{}, deleteOnly).
 		Owns(&rbacv1.Role{}, deleteOnly).
 		Owns(&rbacv1.RoleBinding{}, deleteOnly).
-		Owns(&corev1.Secret{}, deleteOnly).
 		Complete(r)
 }
 
@@ -91,18 +103,18 @@ func mapToPodCliqueSet(_ context.Context, obj client.Object) []reconcile.Request
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: labels[apicommon.LabelPartOfKey]}}}
 }
 
-// podCliqueSetsUsingTopology maps a ClusterTopology to the PodCliqueSets
+// podCliqueSetsUsingTopology maps a ClusterTopologyBinding to the PodCliqueSets
 // whose constraints name it, so PodGangs follow changes of its levels.
 func podCliqueSetsUsingTopology(c client.Client) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
 		list := &grovecorev1alpha1.PodCliqueSetList{}
 		if err := c.List(ctx, list); err != nil {
-			ctrl.LoggerFrom(ctx).Error(err, "Listing PodCliqueSets for ClusterTopology", "clusterTopology", obj.GetName())
+			ctrl.LoggerFrom(ctx).Error(err, "Listing PodCliqueSets for ClusterTopologyBinding", "clusterTopologyBinding", obj.GetName())
 			return nil
 		}
 		var reqs []reconcile.Request
 		for i := range list.Items {
-			if podgang.TopologyName(&list.Items[i]) == obj.GetName() {
+			if topology.Name(&list.Items[i]) == obj.GetName() {
 				reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: list.Items[i].Namespace, Name: list.Items[i].Name}})
 			}
 		}

@@ -20,7 +20,6 @@ import (
 	"context"
 	"sort"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -28,33 +27,35 @@ import (
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/desired"
 	"github.com/grove-project/grove/operator/internal/groveerr"
 	"github.com/grove-project/grove/operator/internal/hash"
 	"github.com/grove-project/grove/operator/internal/update"
 )
 
-// updateStatus computes the PodCliqueSet status from its children in the
-// cache and patches it when it changed. observedGeneration advances only
-// after a sync without errors.
-func (r *Reconciler) updateStatus(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, synced bool) error {
-	base := pcs.DeepCopy()
-	if err := r.computeStatus(ctx, pcs); err != nil {
-		return err
+// writeStatus patches the status computed in memory when anything but
+// timestamps changed since base, the object as the reconcile read it. It is
+// the reconcile's one status write.
+func (r *Reconciler) writeStatus(ctx context.Context, base, pcs *grovecorev1alpha1.PodCliqueSet) error {
+	wrote, err := common.PatchStatusIfChanged(ctx, r.client, base, pcs, pcsStatus)
+	if err != nil {
+		return groveerr.Wrap(err, "ERR_UPDATE_PCS_STATUS", groveerr.OperationSync, "patching PodCliqueSet status")
 	}
+	if wrote {
+		r.recordTopologyChange(pcs, base.Status.Conditions)
+	}
+	return nil
+}
+
+func pcsStatus(pcs *grovecorev1alpha1.PodCliqueSet) any { return pcs.Status }
+
+// computeStatus computes the PodCliqueSet status from its children in the
+// cache. observedGeneration advances only after a sync without errors.
+func (r *Reconciler) computeStatus(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, synced bool) error {
 	if synced {
 		pcs.Status.ObservedGeneration = ptr.To(pcs.Generation)
 	}
-	if equality.Semantic.DeepEqual(base.Status, pcs.Status) {
-		return nil
-	}
-	// Optimistic lock: a status computed on a stale cached object must not
-	// overwrite a newer update record; the reconciler retries on conflict.
-	return groveerr.Wrap(r.client.Status().Patch(ctx, pcs, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})),
-		"ERR_UPDATE_PCS_STATUS", groveerr.OperationSync, "patching PodCliqueSet status")
-}
-
-func (r *Reconciler) computeStatus(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet) error {
 	ns, sel := client.InNamespace(pcs.Namespace), client.MatchingLabels(apicommon.DefaultLabels(pcs.Name))
 	pclqs := &grovecorev1alpha1.PodCliqueList{}
 	if err := r.client.List(ctx, pclqs, ns, sel); err != nil {
@@ -99,7 +100,7 @@ func (r *Reconciler) computeStatus(ctx context.Context, pcs *grovecorev1alpha1.P
 	st.HPAPodSelector = apicommon.PodCliqueSetSelector(pcs.Name)
 	st.PodGangStatuses = podGangStatuses(gangs.Items)
 	r.trackUpdate(pcs, genHash, templateHashes, byName, pcsgByName, metav1.Now())
-	return nil
+	return r.setTopologyCondition(ctx, pcs)
 }
 
 // replicaAvailable says whether PodCliqueSet replica i is available: every

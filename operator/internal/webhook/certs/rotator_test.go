@@ -168,7 +168,7 @@ func TestReconcileCreatesSecretInjectsAndWritesFiles(t *testing.T) {
 		}
 		return out
 	}
-	// The ClusterTopology configuration is missing: it is skipped, not an error.
+	// The ClusterTopologyBinding configuration is missing: it is skipped, not an error.
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(
 		&admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: configuration.PodCliqueSetDefaultingConfigurationName},
 			Webhooks: []admissionregistrationv1.MutatingWebhook{{Name: "m"}}},

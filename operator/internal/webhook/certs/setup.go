@@ -16,6 +16,15 @@ limitations under the License.
 
 package certs
 
+// In auto mode the certificate Secret is read, created and updated in the
+// operator's namespace only (namespace below is a placeholder the chart
+// replaces with the release namespace), and the CA bundle is injected into
+// Grove's webhook configurations, by name.
+//
+// +kubebuilder:rbac:groups="",namespace=grove-system,resources=secrets,verbs=get;create;update
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations,resourceNames=podcliqueset-defaulting-webhook,verbs=get;update
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,resourceNames=podcliqueset-validating-webhook;clustertopology-validating-webhook,verbs=get;update
+
 import (
 	"context"
 	"errors"

@@ -35,8 +35,8 @@ const (
 	DefaultPodCliqueSetPath = "/webhooks/default-podcliqueset"
 	// ValidatePodCliqueSetPath serves the PodCliqueSet validating webhook.
 	ValidatePodCliqueSetPath = "/webhooks/validate-podcliqueset"
-	// ValidateClusterTopologyPath serves the ClusterTopology validating webhook.
-	ValidateClusterTopologyPath = "/webhooks/validate-clustertopology"
+	// ValidateClusterTopologyBindingPath serves the ClusterTopologyBinding validating webhook.
+	ValidateClusterTopologyBindingPath = "/webhooks/validate-clustertopology"
 )
 
 // Names of the webhook configuration objects and of the webhooks in them.
@@ -49,10 +49,10 @@ const (
 	PodCliqueSetValidatingConfigurationName = "podcliqueset-validating-webhook"
 	// PodCliqueSetValidatingWebhookName is the webhook in PodCliqueSetValidatingConfigurationName.
 	PodCliqueSetValidatingWebhookName = "pcs.validating.webhooks.grove.io"
-	// ClusterTopologyValidatingConfigurationName is the ValidatingWebhookConfiguration of ClusterTopologies.
-	ClusterTopologyValidatingConfigurationName = "clustertopology-validating-webhook"
-	// ClusterTopologyValidatingWebhookName is the webhook in ClusterTopologyValidatingConfigurationName.
-	ClusterTopologyValidatingWebhookName = "clustertopology.validating.webhooks.grove.io"
+	// ClusterTopologyBindingValidatingConfigurationName is the ValidatingWebhookConfiguration of ClusterTopologyBindings.
+	ClusterTopologyBindingValidatingConfigurationName = "clustertopology-validating-webhook"
+	// ClusterTopologyBindingValidatingWebhookName is the webhook in ClusterTopologyBindingValidatingConfigurationName.
+	ClusterTopologyBindingValidatingWebhookName = "clustertopology.validating.webhooks.grove.io"
 )
 
 // TimeoutSeconds is how long the API server waits for a webhook answer.
@@ -62,7 +62,7 @@ const TimeoutSeconds int32 = 10
 var MutatingConfigurationNames = []string{PodCliqueSetDefaultingConfigurationName}
 
 // ValidatingConfigurationNames are the ValidatingWebhookConfigurations the CA bundle is injected into.
-var ValidatingConfigurationNames = []string{PodCliqueSetValidatingConfigurationName, ClusterTopologyValidatingConfigurationName}
+var ValidatingConfigurationNames = []string{PodCliqueSetValidatingConfigurationName, ClusterTopologyBindingValidatingConfigurationName}
 
 // ClientConfigFunc says how the API server reaches the handler served at path.
 type ClientConfigFunc func(path string) admissionregistrationv1.WebhookClientConfig
@@ -74,14 +74,6 @@ func ServiceClientConfig(namespace, name string, port int32, caBundle []byte) Cl
 			Service:  &admissionregistrationv1.ServiceReference{Namespace: namespace, Name: name, Path: ptr.To(path), Port: ptr.To(port)},
 			CABundle: caBundle,
 		}
-	}
-}
-
-// URLClientConfig reaches the handlers at baseURL (for example
-// https://127.0.0.1:2750), as for an operator running outside the cluster.
-func URLClientConfig(baseURL string, caBundle []byte) ClientConfigFunc {
-	return func(path string) admissionregistrationv1.WebhookClientConfig {
-		return admissionregistrationv1.WebhookClientConfig{URL: ptr.To(baseURL + path), CABundle: caBundle}
 	}
 }
 
@@ -122,7 +114,7 @@ func ValidatingConfigurations(cc ClientConfigFunc) []*admissionregistrationv1.Va
 	}
 	return []*admissionregistrationv1.ValidatingWebhookConfiguration{
 		validating(PodCliqueSetValidatingConfigurationName, PodCliqueSetValidatingWebhookName, ValidatePodCliqueSetPath, "podcliquesets"),
-		validating(ClusterTopologyValidatingConfigurationName, ClusterTopologyValidatingWebhookName, ValidateClusterTopologyPath, "clustertopologies"),
+		validating(ClusterTopologyBindingValidatingConfigurationName, ClusterTopologyBindingValidatingWebhookName, ValidateClusterTopologyBindingPath, "clustertopologybindings"),
 	}
 }
 

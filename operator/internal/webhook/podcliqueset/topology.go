@@ -93,7 +93,7 @@ func (s *staticCheck) topologyDisabled() {
 	}
 }
 
-// validateTopology resolves the constraints against their ClusterTopology:
+// validateTopology resolves the constraints against their ClusterTopologyBinding:
 // one topology per PodCliqueSet, known domains, and no child broader than a
 // constrained ancestor.
 func (v *Validator) validateTopology(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, r *Result) error {
@@ -110,16 +110,16 @@ func (v *Validator) validateTopology(ctx context.Context, pcs *grovecorev1alpha1
 		return nil
 	}
 	if v.Topologies == nil {
-		return errors.New("topology-aware scheduling is enabled but the validator has no ClusterTopology reader")
+		return errors.New("topology-aware scheduling is enabled but the validator has no ClusterTopologyBinding reader")
 	}
-	ct := &grovecorev1alpha1.ClusterTopology{}
+	ct := &grovecorev1alpha1.ClusterTopologyBinding{}
 	if err := v.Topologies.Get(ctx, client.ObjectKey{Name: name}, ct); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.Errors = append(r.Errors, field.Invalid(namingNode(nodes).path.Child("topologyName"), name,
-				fmt.Sprintf("ClusterTopology %q does not exist", name)))
+				fmt.Sprintf("ClusterTopologyBinding %q does not exist", name)))
 			return nil
 		}
-		return fmt.Errorf("reading ClusterTopology %q: %w", name, err)
+		return fmt.Errorf("reading ClusterTopologyBinding %q: %w", name, err)
 	}
 	levels := map[grovecorev1alpha1.TopologyDomain]int{}
 	domains := make([]string, 0, len(ct.Spec.Levels))
@@ -132,7 +132,7 @@ func (v *Validator) validateTopology(ctx context.Context, pcs *grovecorev1alpha1
 			return false
 		}
 		if _, ok := levels[*d]; !ok {
-			r.Errors = append(r.Errors, field.Invalid(p, *d, fmt.Sprintf("domain is not a level of ClusterTopology %q (levels: %s)", name, strings.Join(domains, ", "))))
+			r.Errors = append(r.Errors, field.Invalid(p, *d, fmt.Sprintf("domain is not a level of ClusterTopologyBinding %q (levels: %s)", name, strings.Join(domains, ", "))))
 			return false
 		}
 		return true
@@ -158,7 +158,7 @@ func (v *Validator) validateTopology(ctx context.Context, pcs *grovecorev1alpha1
 	return nil
 }
 
-// resolveTopologyName returns the ClusterTopology all constraints refer to,
+// resolveTopologyName returns the ClusterTopologyBinding all constraints refer to,
 // each naming it or inheriting it from its nearest constrained ancestor.
 func resolveTopologyName(nodes []*constraintNode) (string, field.ErrorList) {
 	var errs field.ErrorList
@@ -180,7 +180,7 @@ func resolveTopologyName(nodes []*constraintNode) (string, field.ErrorList) {
 			name = e
 		case e != name:
 			errs = append(errs, field.Invalid(n.path.Child("topologyName"), e,
-				fmt.Sprintf("all topology constraints of a PodCliqueSet must refer to the same ClusterTopology (%q)", name)))
+				fmt.Sprintf("all topology constraints of a PodCliqueSet must refer to the same ClusterTopologyBinding (%q)", name)))
 		}
 	}
 	return name, errs

@@ -46,7 +46,7 @@ type Validator struct {
 	Backends *backend.Registry
 	// TopologyAwareScheduling says whether topology constraints are allowed.
 	TopologyAwareScheduling bool
-	// Topologies reads the ClusterTopologies constraints refer to. It is only
+	// Topologies reads the ClusterTopologyBindings constraints refer to. It is only
 	// used when TopologyAwareScheduling is true.
 	Topologies client.Reader
 }
@@ -61,7 +61,7 @@ type Result struct {
 }
 
 // ValidateCreate checks a new PodCliqueSet. The error is only for failures
-// to read what the rules need (the ClusterTopology), never for invalid input.
+// to read what the rules need (the ClusterTopologyBinding), never for invalid input.
 func (v *Validator) ValidateCreate(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet) (Result, error) {
 	r := v.validateStatic(pcs, true)
 	if err := v.validateTopology(ctx, pcs, &r); err != nil {
@@ -73,7 +73,7 @@ func (v *Validator) ValidateCreate(ctx context.Context, pcs *grovecorev1alpha1.P
 // ValidateUpdate checks a changed PodCliqueSet: the static rules (without the
 // create-only ones) and the immutability rules against the stored object.
 // Topology constraints are immutable, so they are not resolved again: an
-// update must keep working even if their ClusterTopology changed since.
+// update must keep working even if their ClusterTopologyBinding changed since.
 func (v *Validator) ValidateUpdate(_ context.Context, oldPCS, newPCS *grovecorev1alpha1.PodCliqueSet) (Result, error) {
 	r := v.validateStatic(newPCS, false)
 	r.Errors = append(r.Errors, validateImmutable(oldPCS, newPCS)...)

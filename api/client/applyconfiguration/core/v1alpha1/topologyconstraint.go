@@ -26,7 +26,7 @@ package v1alpha1
 // scaling group (all pods of one scaling-group replica) and on a clique (all
 // pods of one PodClique).
 type TopologyConstraintApplyConfiguration struct {
-	// topologyName is the name of the ClusterTopology whose levels the domains
+	// topologyName is the name of the ClusterTopologyBinding whose levels the domains
 	// refer to. It may be omitted on a scaling group or clique, which then
 	// inherits it from the nearest constrained parent (PodCliqueSet, then scaling group).
 	TopologyName *string `json:"topologyName,omitempty"`

@@ -25,7 +25,7 @@ import (
 // TopologyLevelApplyConfiguration represents a declarative configuration of the TopologyLevel type for use
 // with apply.
 //
-// TopologyLevel is one level of a ClusterTopology.
+// TopologyLevel is one level of a ClusterTopologyBinding.
 type TopologyLevelApplyConfiguration struct {
 	// domain is the level's name used in topology constraints.
 	Domain *corev1alpha1.TopologyDomain `json:"domain,omitempty"`

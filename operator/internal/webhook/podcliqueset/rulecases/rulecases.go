@@ -33,15 +33,15 @@ import (
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 )
 
-// TopologyName is the ClusterTopology the topology cases refer to.
+// TopologyName is the ClusterTopologyBinding the topology cases refer to.
 const TopologyName = "grove-topology"
 
-// Topology returns the ClusterTopology the topology cases refer to: zone,
+// Topology returns the ClusterTopologyBinding the topology cases refer to: zone,
 // block, rack, host from broadest to narrowest.
-func Topology() *grovecorev1alpha1.ClusterTopology {
-	return &grovecorev1alpha1.ClusterTopology{
+func Topology() *grovecorev1alpha1.ClusterTopologyBinding {
+	return &grovecorev1alpha1.ClusterTopologyBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: TopologyName},
-		Spec: grovecorev1alpha1.ClusterTopologySpec{Levels: []grovecorev1alpha1.TopologyLevel{
+		Spec: grovecorev1alpha1.ClusterTopologyBindingSpec{Levels: []grovecorev1alpha1.TopologyLevel{
 			{Domain: grovecorev1alpha1.TopologyDomainZone, Key: "topology.kubernetes.io/zone"},
 			{Domain: grovecorev1alpha1.TopologyDomainBlock, Key: "example.com/block"},
 			{Domain: grovecorev1alpha1.TopologyDomainRack, Key: "example.com/rack"},
@@ -461,7 +461,7 @@ func Create() []Case {
 			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				p.Spec.Template.TopologyConstraint = required(TopologyName, "zone")
 			}},
-		{Name: "topology names an existing ClusterTopology", Path: "spec.template.topologyConstraint.topologyName", Message: `ClusterTopology "no-such-topology" does not exist`,
+		{Name: "topology names an existing ClusterTopologyBinding", Path: "spec.template.topologyConstraint.topologyName", Message: `ClusterTopologyBinding "no-such-topology" does not exist`,
 			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				p.Spec.Template.TopologyConstraint = required("no-such-topology", "zone")
 			},
@@ -476,7 +476,7 @@ func Create() []Case {
 				p.Spec.Template.TopologyConstraint = required(TopologyName, "zone")
 				clique(p, "frontend").TopologyConstraint = required("", "rack")
 			}},
-		{Name: "one ClusterTopology per PodCliqueSet", Path: "spec.template.podCliqueScalingGroups[0].topologyConstraint.topologyName", Message: "must refer to the same ClusterTopology",
+		{Name: "one ClusterTopologyBinding per PodCliqueSet", Path: "spec.template.podCliqueScalingGroups[0].topologyConstraint.topologyName", Message: "must refer to the same ClusterTopologyBinding",
 			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				p.Spec.Template.TopologyConstraint = required(TopologyName, "zone")
 				group(p).TopologyConstraint = required("other-topology", "block")
@@ -485,7 +485,7 @@ func Create() []Case {
 				p.Spec.Template.TopologyConstraint = required(TopologyName, "zone")
 				group(p).TopologyConstraint = required(TopologyName, "block")
 			}},
-		{Name: "topology domain is a level", Path: "spec.template.topologyConstraint.pack.required", Message: "not a level of ClusterTopology",
+		{Name: "topology domain is a level", Path: "spec.template.topologyConstraint.pack.required", Message: "not a level of ClusterTopologyBinding",
 			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				p.Spec.Template.TopologyConstraint = required(TopologyName, "datacenter")
 			},

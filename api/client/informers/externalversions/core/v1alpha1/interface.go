@@ -24,8 +24,8 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
-	// ClusterTopologies returns a ClusterTopologyInformer.
-	ClusterTopologies() TypedClusterTopologyInformer
+	// ClusterTopologyBindings returns a ClusterTopologyBindingInformer.
+	ClusterTopologyBindings() TypedClusterTopologyBindingInformer
 	// PodCliques returns a PodCliqueInformer.
 	PodCliques() TypedPodCliqueInformer
 	// PodCliqueScalingGroups returns a PodCliqueScalingGroupInformer.
@@ -45,9 +45,9 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
 }
 
-// ClusterTopologies returns a TypedClusterTopologyInformer.
-func (v *version) ClusterTopologies() TypedClusterTopologyInformer {
-	return &clusterTopologyInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
+// ClusterTopologyBindings returns a TypedClusterTopologyBindingInformer.
+func (v *version) ClusterTopologyBindings() TypedClusterTopologyBindingInformer {
+	return &clusterTopologyBindingInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
 }
 
 // PodCliques returns a TypedPodCliqueInformer.

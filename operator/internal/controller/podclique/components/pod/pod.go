@@ -44,6 +44,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/expect"
 	"github.com/grove-project/grove/operator/internal/groveerr"
+	"github.com/grove-project/grove/operator/internal/podganginit"
 	"github.com/grove-project/grove/operator/internal/update"
 )
 
@@ -57,6 +58,7 @@ const (
 	ErrRemoveSchedulingGate grovecorev1alpha1.ErrorCode = "ERR_REMOVE_POD_SCHEDULING_GATE"
 	ErrGetPodGang           grovecorev1alpha1.ErrorCode = "ERR_GET_PODGANG"
 	ErrUpdatePodReferences  grovecorev1alpha1.ErrorCode = "ERR_UPDATE_POD_REFERENCES"
+	ErrUpdatePodGangStatus  grovecorev1alpha1.ErrorCode = "ERR_UPDATE_PODGANG_STATUS"
 	ErrUnknownSchedulerName grovecorev1alpha1.ErrorCode = "ERR_UNKNOWN_SCHEDULER"
 )
 
@@ -84,6 +86,10 @@ type Component struct {
 	// written remembers, per PodClique, the pod references it last wrote, so
 	// a cache that has not caught up with that write does not cause another.
 	written sync.Map // PodClique key -> writtenReferences
+	// lifted remembers, per PodClique, the pods whose scheduling gate this
+	// component removed while the cache still shows the gate. A gate can never
+	// be added back, so such a pod is not patched again and counts as ungated.
+	lifted sync.Map // PodClique key -> map[types.UID]bool
 }
 
 // writtenReferences are pod references written into one PodGang.
@@ -104,6 +110,7 @@ func (c *Component) Kind() string { return "Pod" }
 func (c *Component) Forget(key string) {
 	c.expectations.Forget(key)
 	c.written.Delete(key)
+	c.lifted.Delete(key)
 }
 
 // Result says what Sync left undone, so the reconciler can report it.
@@ -113,6 +120,9 @@ type Result struct {
 	PendingCreates, PendingDeletes int
 	// Gated is the number of active pods still carrying Grove's gate.
 	Gated int
+	// Lifted are pods whose gate this component removed while the cache
+	// still shows it; status counts them as ungated.
+	Lifted map[types.UID]bool
 	// RecheckAfter is set while creates or deletes are pending: by then their
 	// deadline passes and they are settled even if no pod event arrives.
 	RecheckAfter time.Duration
@@ -205,9 +215,48 @@ func (c *Component) Sync(ctx context.Context, log logr.Logger, pclq *grovecorev1
 	if err != nil {
 		return res, err
 	}
-	gated, err := c.liftGates(ctx, log, pclq, id, active, referenced)
-	res.Gated = gated
+	res.Lifted, err = c.liftGates(ctx, log, pclq, id, active, referenced)
+	for _, p := range active {
+		if HasGroveGate(p) && !res.Lifted[p.UID] {
+			res.Gated++
+		}
+	}
 	return res, err
+}
+
+// Drain deletes the pods of a PodClique that is being deleted and returns
+// how many are left: pods still listed (terminating ones included) and
+// creates the cache has not shown yet. The PodClique is released only when
+// none is left, so that a PodClique recreated under the same name (a
+// scaling-group replica replaced by an update, a replica recreated after gang
+// termination) never runs a pod next to an old one holding the same index and
+// hostname, whether or not the garbage collector is running. recheckAfter is
+// set while creates are pending: by then they are settled even if no pod
+// event arrives.
+func (c *Component) Drain(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique) (left int, recheckAfter time.Duration, err error) {
+	pods, err := c.listPods(ctx, c.client, pclq)
+	if err != nil {
+		return 0, 0, err
+	}
+	pending, err := c.settleExpectations(ctx, pclq, pods)
+	if err != nil {
+		return 0, 0, err
+	}
+	var remove []*corev1.Pod
+	for _, p := range pods {
+		if _, deleting := pending.PendingDeletes[p.UID]; p.DeletionTimestamp == nil && !deleting {
+			remove = append(remove, p)
+		}
+	}
+	if len(remove) > 0 {
+		if err := c.deletePods(ctx, log, pclq, remove); err != nil {
+			return 0, 0, err
+		}
+	}
+	if len(pending.ReservedIndices) > 0 {
+		recheckAfter = pending.RecheckAfter
+	}
+	return len(pods) + len(pending.ReservedIndices), recheckAfter, nil
 }
 
 // settleExpectations settles the PodClique's pending creates and deletes
@@ -451,7 +500,55 @@ func (c *Component) syncReferences(ctx context.Context, log logr.Logger, pclq *g
 	}
 	c.written.Store(key, writtenReferences{podGang: pg.UID, refs: want})
 	log.V(1).Info("Wrote pod references", "podGang", podGangName, "pods", len(want))
+	if err := c.markInitialized(ctx, log, pclq, pg); err != nil {
+		return nil, err
+	}
 	return referencedNames(pclq.Namespace, want), nil
+}
+
+// markInitialized sets the PodGang's Initialized condition when the reference
+// write whose answer pg is completed the gang. The PodGang answer holds every
+// group's references, since writes to one object are serialised: of two
+// PodCliques completing the gang together, the later one sees it complete.
+// A conflict (the scheduler or the PodCliqueSet controller wrote the status
+// meanwhile) is retried a few times on the stored object, then left to the
+// PodCliqueSet controller, which writes the same.
+func (c *Component) markInitialized(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique, pg *groveschedulerv1alpha1.PodGang) error {
+	if podganginit.IsTrue(pg) {
+		return nil
+	}
+	complete := podganginit.Complete(pg, func(name string) (int32, bool) {
+		if name == pclq.Name {
+			return pclq.Spec.Replicas, true
+		}
+		member := &grovecorev1alpha1.PodClique{}
+		if err := c.client.Get(ctx, types.NamespacedName{Namespace: pclq.Namespace, Name: name}, member); err != nil || member.DeletionTimestamp != nil {
+			return 0, false
+		}
+		return member.Spec.Replicas, true
+	})
+	if !complete {
+		return nil
+	}
+	wrote, err := podganginit.Write(ctx, c.client, pg, true)
+	for attempt := 0; attempt < 3 && apierrors.IsConflict(err); attempt++ {
+		// The PodCliqueSet controller's Initialized=False, or the scheduler,
+		// came in between: retry on the stored object, not the cache, which
+		// is older still.
+		if err = c.apiReader.Get(ctx, client.ObjectKeyFromObject(pg), pg); err == nil {
+			wrote, err = podganginit.Write(ctx, c.client, pg, true)
+		}
+	}
+	switch {
+	case apierrors.IsConflict(err) || apierrors.IsNotFound(err):
+		log.V(1).Info("PodGang changed meanwhile; the PodCliqueSet controller marks it initialized", "podGang", pg.Name)
+		return nil
+	case err != nil:
+		return groveerr.Wrapf(err, ErrUpdatePodGangStatus, groveerr.OperationSync, "marking PodGang %s initialized", pg.Name)
+	case wrote:
+		log.V(1).Info("Marked PodGang initialized", "podGang", pg.Name)
+	}
+	return nil
 }
 
 func referencedNames(namespace string, refs []groveschedulerv1alpha1.NamespacedName) map[string]bool {
@@ -466,23 +563,37 @@ func referencedNames(namespace string, refs []groveschedulerv1alpha1.NamespacedN
 
 // liftGates removes Grove's scheduling gate from every active pod its PodGang
 // references. Pods of a scaled PodGang wait until the base PodGang is
-// scheduled: each of its groups has minReplicas pods scheduled. It returns how
-// many pods remain gated; they are reconciled again when the PodGang or the
-// base PodGang's PodCliques change, so there is no timed requeue.
-func (c *Component) liftGates(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique, id Identity, active []*corev1.Pod, referenced map[string]bool) (int, error) {
+// scheduled: each of its groups has minReplicas pods scheduled. It returns the
+// gated pods of the cache whose gate is removed already (now or by an earlier
+// sync); the others are reconciled again when the PodGang or the base
+// PodGang's PodCliques change, so there is no timed requeue.
+func (c *Component) liftGates(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique, id Identity, active []*corev1.Pod, referenced map[string]bool) (map[types.UID]bool, error) {
+	key := client.ObjectKeyFromObject(pclq).String()
+	var earlier map[types.UID]bool
+	if v, ok := c.lifted.Load(key); ok {
+		earlier = v.(map[types.UID]bool)
+	}
+	// Only pods the cache still shows gated stay remembered, so the memo
+	// never outgrows the clique.
+	lifted := map[types.UID]bool{}
 	var gated []*corev1.Pod
 	for _, p := range active {
-		if HasGroveGate(p) {
+		switch {
+		case !HasGroveGate(p):
+		case earlier[p.UID]:
+			lifted[p.UID] = true
+		default:
 			gated = append(gated, p)
 		}
 	}
+	defer func() { c.lifted.Store(key, lifted) }()
 	if len(gated) == 0 || len(referenced) == 0 {
-		return len(gated), nil
+		return lifted, nil
 	}
 	if id.BasePodGangName != "" {
 		scheduled, err := c.podGangScheduled(ctx, pclq.Namespace, id.BasePodGangName)
 		if err != nil || !scheduled {
-			return len(gated), err
+			return lifted, err
 		}
 	}
 	var ready []*corev1.Pod
@@ -491,20 +602,25 @@ func (c *Component) liftGates(ctx context.Context, log logr.Logger, pclq *grovec
 			ready = append(ready, p)
 		}
 	}
+	var mu sync.Mutex
 	patch := []byte(fmt.Sprintf(`{"spec":{"schedulingGates":[{"$patch":"delete","name":%q}]}}`, apicommon.PodGangSchedulingGate))
 	n, err := slowStart(len(ready), func(i int) error {
-		if err := c.client.Patch(ctx, ready[i], client.RawPatch(types.StrategicMergePatchType, patch)); err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("removing the scheduling gate of pod %s: %w", ready[i].Name, err)
+		p := ready[i]
+		if err := c.client.Patch(ctx, p, client.RawPatch(types.StrategicMergePatchType, patch)); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("removing the scheduling gate of pod %s: %w", p.Name, err)
 		}
+		mu.Lock()
+		lifted[p.UID] = true
+		mu.Unlock()
 		return nil
 	})
 	if n > 0 {
 		log.V(1).Info("Lifted scheduling gates", "count", n, "podGang", id.PodGangName)
 	}
 	if err != nil {
-		return len(gated) - n, groveerr.Wrap(err, ErrRemoveSchedulingGate, groveerr.OperationSync, "lifting scheduling gates")
+		return lifted, groveerr.Wrap(err, ErrRemoveSchedulingGate, groveerr.OperationSync, "lifting scheduling gates")
 	}
-	return len(gated) - n, nil
+	return lifted, nil
 }
 
 // podGangScheduled reports whether every group of a PodGang has at least

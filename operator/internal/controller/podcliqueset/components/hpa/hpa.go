@@ -21,6 +21,8 @@ limitations under the License.
 // replica indices, are deleted.
 package hpa
 
+// +kubebuilder:rbac:groups=autoscaling,resources=horizontalpodautoscalers,verbs=get;list;watch;create;patch;delete
+
 import (
 	"context"
 
@@ -76,11 +78,6 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 		o.d.ReportApply(pcs, kind, h.Name, res, err)
 		return groveerr.Wrapf(err, "ERR_SYNC_HPA", groveerr.OperationSync, "creating or patching HPA %s", h.Name)
 	})
-}
-
-// Delete deletes every HPA of the PodCliqueSet.
-func (o operator) Delete(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
-	return o.deleteExcept(ctx, pcs, nil)
 }
 
 func (o operator) deleteExcept(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, keep map[string]bool) error {

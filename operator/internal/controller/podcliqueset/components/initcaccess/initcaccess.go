@@ -19,6 +19,19 @@ limitations under the License.
 // PodCliqueSet. Each kind is its own component operator.
 package initcaccess
 
+// ServiceAccounts, Roles and RoleBindings are watched (label-filtered cache)
+// to recreate them when deleted. The Role grants pods and pods/status
+// get/list/watch; the API server lets the operator create that Role and bind
+// it only because it holds those permissions itself, so it needs neither bind
+// nor escalate (pods/status is held for that reason alone).
+// Secrets get no list or watch: the operator's cache leaves them out and the
+// token Secret is read by name straight from the API server.
+//
+// +kubebuilder:rbac:groups="",resources=pods;pods/status,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;patch;delete
+
 import (
 	"context"
 
@@ -65,12 +78,6 @@ func apply[T client.Object](ctx context.Context, d childsync.Deps, pcs *grovecor
 	return groveerr.Wrapf(err, code, groveerr.OperationSync, "creating or patching %s %s", kind, desired.GetName())
 }
 
-func remove(ctx context.Context, d childsync.Deps, pcs *grovecorev1alpha1.PodCliqueSet, kind string, code grovecorev1alpha1.ErrorCode, obj client.Object) error {
-	err := childsync.DeleteIgnoringNotFound(ctx, d.Client, obj)
-	d.ReportDelete(pcs, kind, obj.GetName(), err)
-	return groveerr.Wrapf(err, code, groveerr.OperationDelete, "deleting %s %s", kind, obj.GetName())
-}
-
 type serviceAccount struct{ d childsync.Deps }
 
 func (serviceAccount) Kind() string { return "ServiceAccount" }
@@ -86,8 +93,14 @@ func (s serviceAccount) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev
 	})
 }
 
-func (s serviceAccount) Delete(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
-	return remove(ctx, s.d, pcs, s.Kind(), "ERR_DELETE_SERVICEACCOUNT", &corev1.ServiceAccount{ObjectMeta: objectMeta(pcs, apicommon.InitcServiceAccountName(pcs.Name), "")})
+// RoleRules are the rules of the grove-initc Role: grove-initc reads the
+// pods of its PodGang to wait for the cliques it starts after.
+func RoleRules() []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{{
+		APIGroups: []string{""},
+		Resources: []string{"pods", "pods/status"},
+		Verbs:     []string{"get", "list", "watch"},
+	}}
 }
 
 type role struct{ d childsync.Deps }
@@ -98,19 +111,11 @@ func (r role) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.Po
 	name := apicommon.InitcRoleName(pcs.Name)
 	desired := &rbacv1.Role{
 		ObjectMeta: objectMeta(pcs, name, apicommon.LabelComponentRole),
-		Rules: []rbacv1.PolicyRule{{
-			APIGroups: []string{""},
-			Resources: []string{"pods", "pods/status"},
-			Verbs:     []string{"get", "list", "watch"},
-		}},
+		Rules:      RoleRules(),
 	}
 	return apply(ctx, r.d, pcs, r.Kind(), "ERR_SYNC_ROLE", desired, &rbacv1.Role{}, func(l *rbacv1.Role) {
 		l.Rules = desired.Rules
 	})
-}
-
-func (r role) Delete(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
-	return remove(ctx, r.d, pcs, r.Kind(), "ERR_DELETE_ROLE", &rbacv1.Role{ObjectMeta: objectMeta(pcs, apicommon.InitcRoleName(pcs.Name), "")})
 }
 
 type roleBinding struct{ d childsync.Deps }
@@ -130,10 +135,6 @@ func (r roleBinding) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1al
 		// roleRef is immutable; it never changes for a given name.
 		l.Subjects = desired.Subjects
 	})
-}
-
-func (r roleBinding) Delete(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
-	return remove(ctx, r.d, pcs, r.Kind(), "ERR_DELETE_ROLEBINDING", &rbacv1.RoleBinding{ObjectMeta: objectMeta(pcs, apicommon.InitcRoleBindingName(pcs.Name), "")})
 }
 
 // tokenSecret is the service-account token Secret mounted into grove-initc.
@@ -162,8 +163,4 @@ func (t tokenSecret) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1al
 		return groveerr.New("ERR_SECRET_CONFLICT", groveerr.OperationSync, "Secret "+name+" exists and is not controlled by PodCliqueSet "+pcs.Name)
 	}
 	return nil
-}
-
-func (t tokenSecret) Delete(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
-	return remove(ctx, t.d, pcs, t.Kind(), "ERR_DELETE_SECRET", &corev1.Secret{ObjectMeta: objectMeta(pcs, apicommon.InitcTokenSecretName(pcs.Name), "")})
 }

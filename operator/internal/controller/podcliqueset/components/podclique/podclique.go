@@ -19,6 +19,8 @@ limitations under the License.
 // group. Scaling-group members belong to the PodCliqueScalingGroup controller.
 package podclique
 
+// +kubebuilder:rbac:groups=grove.io,resources=podcliques,verbs=get;list;watch;create;patch;delete
+
 import (
 	"context"
 
@@ -74,11 +76,6 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 		o.d.ReportApply(pcs, kind, w.want.Name, res, err)
 		return groveerr.Wrapf(err, "ERR_CREATE_OR_UPDATE_PODCLIQUE", groveerr.OperationSync, "creating or patching PodClique %s", w.want.Name)
 	})
-}
-
-// Delete deletes every standalone PodClique of the PodCliqueSet.
-func (o operator) Delete(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
-	return o.deleteExcept(ctx, pcs, nil)
 }
 
 func (o operator) deleteExcept(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, keep map[string]bool) error {

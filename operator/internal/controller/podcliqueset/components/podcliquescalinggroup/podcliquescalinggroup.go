@@ -18,6 +18,8 @@ limitations under the License.
 // PodCliqueSet, <pcs>-<i>-<sg> for every replica i and scaling-group config.
 package podcliquescalinggroup
 
+// +kubebuilder:rbac:groups=grove.io,resources=podcliquescalinggroups,verbs=get;list;watch;create;patch;delete
+
 import (
 	"context"
 	"strconv"
@@ -84,11 +86,6 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 		o.d.ReportApply(pcs, kind, w.want.Name, res, err)
 		return groveerr.Wrapf(err, "ERR_SYNC_PODCLIQUESCALINGGROUP", groveerr.OperationSync, "creating or patching PodCliqueScalingGroup %s", w.want.Name)
 	})
-}
-
-// Delete deletes every PodCliqueScalingGroup of the PodCliqueSet.
-func (o operator) Delete(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
-	return o.deleteExcept(ctx, pcs, nil)
 }
 
 func (o operator) deleteExcept(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, keep map[string]bool) error {

@@ -28,16 +28,21 @@ limitations under the License.
 // the scheduler owns the rest of the status.
 package podgang
 
+// PodGangs are created, patched (pod references, scheduling gates) and deleted;
+// their status carries the Initialized condition.
+//
+// +kubebuilder:rbac:groups=scheduler.grove.io,resources=podgangs,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=scheduler.grove.io,resources=podgangs/status,verbs=patch
+// +kubebuilder:rbac:groups=grove.io,resources=clustertopologybindings,verbs=get;list;watch
+
 import (
 	"context"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -52,6 +57,8 @@ import (
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/desired"
 	"github.com/grove-project/grove/operator/internal/groveerr"
 	"github.com/grove-project/grove/operator/internal/metrics"
+	"github.com/grove-project/grove/operator/internal/podganginit"
+	"github.com/grove-project/grove/operator/internal/topology"
 )
 
 const kind = "PodGang"
@@ -93,15 +100,15 @@ type groupConfig struct {
 
 // state is what one sync reads from the cache.
 type state struct {
-	pclqs      map[string]*grovecorev1alpha1.PodClique
-	pcsgs      map[string]*grovecorev1alpha1.PodCliqueScalingGroup
-	translator translator
+	pclqs    map[string]*grovecorev1alpha1.PodClique
+	pcsgs    map[string]*grovecorev1alpha1.PodCliqueScalingGroup
+	topology topology.Resolution
 }
 
 // Sync builds the expected PodGangs, deletes the others, and creates or
 // patches each, then sets its Initialized condition.
-func (o operator) Sync(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
-	st, err := o.read(ctx, log, pcs)
+func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
+	st, err := o.read(ctx, pcs)
 	if err != nil {
 		return err
 	}
@@ -129,13 +136,7 @@ func (o operator) Sync(ctx context.Context, log logr.Logger, pcs *grovecorev1alp
 	return err
 }
 
-// Delete deletes every PodGang of the PodCliqueSet.
-func (o operator) Delete(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
-	metrics.PodGangsPending.DeleteLabelValues(pcs.Namespace, pcs.Name)
-	return o.deleteExcept(ctx, pcs, nil)
-}
-
-func (o operator) read(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) (*state, error) {
+func (o operator) read(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet) (*state, error) {
 	st := &state{
 		pclqs: map[string]*grovecorev1alpha1.PodClique{},
 		pcsgs: map[string]*grovecorev1alpha1.PodCliqueScalingGroup{},
@@ -155,13 +156,11 @@ func (o operator) read(ctx context.Context, log logr.Logger, pcs *grovecorev1alp
 	for i := range pcsgs.Items {
 		st.pcsgs[pcsgs.Items[i].Name] = &pcsgs.Items[i]
 	}
-	if o.tasEnabled {
-		t, err := o.loadTopology(ctx, log, pcs)
-		if err != nil {
-			return nil, err
-		}
-		st.translator = t
+	t, err := topology.Resolve(ctx, o.d.Client, pcs, o.tasEnabled)
+	if err != nil {
+		return nil, err
 	}
+	st.topology = t
 	return st, nil
 }
 
@@ -245,7 +244,7 @@ func (o operator) syncGang(ctx context.Context, pcs *grovecorev1alpha1.PodClique
 		// Created concurrently and not in the cache yet; its watch event brings the next sync.
 		return false, nil
 	}
-	return o.syncInitialized(ctx, live, allPodsReferenced(st, g, live))
+	return o.syncInitialized(ctx, live, allPodsReferenced(st, live))
 }
 
 // apply creates the PodGang or patches what this component owns in it: its
@@ -292,41 +291,26 @@ func (o operator) apply(ctx context.Context, want, live *groveschedulerv1alpha1.
 }
 
 // allPodsReferenced reports whether every PodClique of the gang exists and
-// its group references at least spec.replicas pods.
-func allPodsReferenced(st *state, g *gang, pg *groveschedulerv1alpha1.PodGang) bool {
-	refs := make(map[string]int, len(pg.Spec.PodGroups))
-	for _, grp := range pg.Spec.PodGroups {
-		refs[grp.Name] = len(grp.PodReferences)
-	}
-	for _, m := range g.members {
-		pclq, ok := st.pclqs[m.pclqName]
+// its group references at least spec.replicas pods. pg was just created or
+// patched from the gang, so its groups are the gang's PodCliques.
+func allPodsReferenced(st *state, pg *groveschedulerv1alpha1.PodGang) bool {
+	return podganginit.Complete(pg, func(name string) (int32, bool) {
+		pclq, ok := st.pclqs[name]
 		if !ok || pclq.DeletionTimestamp != nil {
-			return false
+			return 0, false
 		}
-		if int32(refs[m.pclqName]) < pclq.Spec.Replicas {
-			return false
-		}
-	}
-	return true
+		return pclq.Spec.Replicas, true
+	})
 }
 
 // syncInitialized writes the Initialized condition when it is missing or
-// turns True, and the phase Pending when the scheduler has not set one. The
-// patch carries the resourceVersion, so it can never overwrite conditions the
-// scheduler wrote meanwhile. PodCliques write their pod references into the
-// same object while it initializes, so a conflict is expected: the write is
-// retried on the fresh object as soon as the cache has it.
-func (o operator) syncInitialized(ctx context.Context, pg *groveschedulerv1alpha1.PodGang, created bool) (bool, error) {
-	cond := metav1.Condition{
-		Type: groveschedulerv1alpha1.PodGangConditionTypeInitialized, Status: metav1.ConditionFalse,
-		Reason:  groveschedulerv1alpha1.PodGangReasonPodsCreationPending,
-		Message: "Waiting for all pods of the PodGang to be created",
-	}
-	if created {
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, groveschedulerv1alpha1.PodGangReasonPodsCreated, "PodGang is fully initialized"
-	}
+// turns True. The PodClique whose references complete the gang usually wrote
+// True already; this write covers the rest (creation, and completions no
+// PodClique saw, such as a scale-in). PodCliques write their references into
+// the same object while it initializes, so a conflict is expected: the write
+// is retried on the fresh object as soon as the cache has it.
+func (o operator) syncInitialized(ctx context.Context, pg *groveschedulerv1alpha1.PodGang, complete bool) (bool, error) {
 	first := true
-	var wrote bool
 	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
 		if !first {
 			if err := o.d.Client.Get(ctx, client.ObjectKeyFromObject(pg), pg); err != nil {
@@ -334,18 +318,8 @@ func (o operator) syncInitialized(ctx context.Context, pg *groveschedulerv1alpha
 			}
 		}
 		first = false
-		current := meta.FindStatusCondition(pg.Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeInitialized)
-		if current != nil && (current.Status == metav1.ConditionTrue || current.Status == cond.Status && pg.Status.Phase != "") {
-			wrote = false
-			return nil
-		}
-		base := pg.DeepCopy()
-		if pg.Status.Phase == "" {
-			pg.Status.Phase = groveschedulerv1alpha1.PodGangPhasePending
-		}
-		meta.SetStatusCondition(&pg.Status.Conditions, cond)
-		wrote = true
-		return o.d.Client.Status().Patch(ctx, pg, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+		_, err := podganginit.Write(ctx, o.d.Client, pg, complete)
+		return err
 	})
 	if err != nil {
 		if apierrors.IsNotFound(err) {
@@ -353,12 +327,7 @@ func (o operator) syncInitialized(ctx context.Context, pg *groveschedulerv1alpha
 		}
 		return false, groveerr.Wrapf(err, "ERR_UPDATE_PODGANG_STATUS", groveerr.OperationSync, "setting Initialized on PodGang %s", pg.Name)
 	}
-	current := meta.FindStatusCondition(pg.Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeInitialized)
-	initialized := current != nil && current.Status == metav1.ConditionTrue
-	if wrote && initialized {
-		metrics.PodGangInitializationSeconds.Observe(time.Since(pg.CreationTimestamp.Time).Seconds())
-	}
-	return initialized, nil
+	return podganginit.IsTrue(pg), nil
 }
 
 func (o operator) build(pcs *grovecorev1alpha1.PodCliqueSet, st *state, g *gang, schedulerName string) (*groveschedulerv1alpha1.PodGang, error) {
@@ -383,7 +352,7 @@ func (o operator) build(pcs *grovecorev1alpha1.PodCliqueSet, st *state, g *gang,
 	}
 	translated := false
 	tr := func(tc *grovecorev1alpha1.TopologyConstraint) *groveschedulerv1alpha1.TopologyConstraint {
-		out := st.translator.translate(tc)
+		out := st.topology.Translate(tc)
 		if out != nil {
 			translated = true
 		}
@@ -406,7 +375,7 @@ func (o operator) build(pcs *grovecorev1alpha1.PodCliqueSet, st *state, g *gang,
 		}
 	}
 	if translated {
-		annotations[apicommon.AnnotationTopologyName] = st.translator.name
+		annotations[apicommon.AnnotationTopologyName] = st.topology.BindingName()
 	}
 	pg := &groveschedulerv1alpha1.PodGang{
 		ObjectMeta: metav1.ObjectMeta{Name: g.name, Namespace: pcs.Namespace, Labels: labels, Annotations: annotations},

@@ -19,6 +19,8 @@ limitations under the License.
 // replica indices are deleted on scale-in.
 package service
 
+// +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch;delete
+
 import (
 	"context"
 
@@ -67,11 +69,6 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 		o.d.ReportApply(pcs, kind, want.Name, res, err)
 		return groveerr.Wrapf(err, "ERR_SYNC_PODCLIQUESET_SERVICE", groveerr.OperationSync, "creating or patching Service %s", want.Name)
 	})
-}
-
-// Delete deletes every headless Service of the PodCliqueSet.
-func (o operator) Delete(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
-	return o.deleteFrom(ctx, pcs, 0)
 }
 
 func (o operator) deleteExcess(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet) error {

@@ -24,38 +24,39 @@ import (
 	v1 "k8s.io/client-go/applyconfigurations/meta/v1"
 )
 
-// ClusterTopologyApplyConfiguration represents a declarative configuration of the ClusterTopology type for use
+// ClusterTopologyBindingApplyConfiguration represents a declarative configuration of the ClusterTopologyBinding type for use
 // with apply.
 //
-// ClusterTopology describes the network topology of the cluster as an ordered
-// list of levels, each a node label key. Topology constraints name the levels
-// by domain; the scheduler packs pods into nodes sharing the level's label value.
-type ClusterTopologyApplyConfiguration struct {
+// ClusterTopologyBinding describes the network topology of the cluster as an
+// ordered list of levels, each bound to a node label key. Topology constraints
+// name the levels by domain; the scheduler packs pods into nodes sharing the
+// level's label value.
+type ClusterTopologyBindingApplyConfiguration struct {
 	v1.TypeMetaApplyConfiguration `json:""`
 	// metadata is the standard object metadata.
 	*v1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
-	// spec is the desired state of the ClusterTopology.
-	Spec *ClusterTopologySpecApplyConfiguration `json:"spec,omitempty"`
-	// status is the observed state of the ClusterTopology.
-	Status *ClusterTopologyStatusApplyConfiguration `json:"status,omitempty"`
+	// spec is the desired state of the ClusterTopologyBinding.
+	Spec *ClusterTopologyBindingSpecApplyConfiguration `json:"spec,omitempty"`
+	// status is the observed state of the ClusterTopologyBinding.
+	Status *ClusterTopologyBindingStatusApplyConfiguration `json:"status,omitempty"`
 }
 
-// ClusterTopology constructs a declarative configuration of the ClusterTopology type for use with
+// ClusterTopologyBinding constructs a declarative configuration of the ClusterTopologyBinding type for use with
 // apply.
-func ClusterTopology(name string) *ClusterTopologyApplyConfiguration {
-	b := &ClusterTopologyApplyConfiguration{}
+func ClusterTopologyBinding(name string) *ClusterTopologyBindingApplyConfiguration {
+	b := &ClusterTopologyBindingApplyConfiguration{}
 	b.WithName(name)
-	b.WithKind("ClusterTopology")
+	b.WithKind("ClusterTopologyBinding")
 	b.WithAPIVersion("grove.io/v1alpha1")
 	return b
 }
 
-func (b ClusterTopologyApplyConfiguration) IsApplyConfiguration() {}
+func (b ClusterTopologyBindingApplyConfiguration) IsApplyConfiguration() {}
 
 // WithKind sets the Kind field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Kind field is set to the value of the last call.
-func (b *ClusterTopologyApplyConfiguration) WithKind(value string) *ClusterTopologyApplyConfiguration {
+func (b *ClusterTopologyBindingApplyConfiguration) WithKind(value string) *ClusterTopologyBindingApplyConfiguration {
 	b.TypeMetaApplyConfiguration.Kind = &value
 	return b
 }
@@ -63,7 +64,7 @@ func (b *ClusterTopologyApplyConfiguration) WithKind(value string) *ClusterTopol
 // WithAPIVersion sets the APIVersion field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the APIVersion field is set to the value of the last call.
-func (b *ClusterTopologyApplyConfiguration) WithAPIVersion(value string) *ClusterTopologyApplyConfiguration {
+func (b *ClusterTopologyBindingApplyConfiguration) WithAPIVersion(value string) *ClusterTopologyBindingApplyConfiguration {
 	b.TypeMetaApplyConfiguration.APIVersion = &value
 	return b
 }
@@ -71,7 +72,7 @@ func (b *ClusterTopologyApplyConfiguration) WithAPIVersion(value string) *Cluste
 // WithName sets the Name field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Name field is set to the value of the last call.
-func (b *ClusterTopologyApplyConfiguration) WithName(value string) *ClusterTopologyApplyConfiguration {
+func (b *ClusterTopologyBindingApplyConfiguration) WithName(value string) *ClusterTopologyBindingApplyConfiguration {
 	b.ensureObjectMetaApplyConfigurationExists()
 	b.ObjectMetaApplyConfiguration.Name = &value
 	return b
@@ -80,7 +81,7 @@ func (b *ClusterTopologyApplyConfiguration) WithName(value string) *ClusterTopol
 // WithGenerateName sets the GenerateName field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the GenerateName field is set to the value of the last call.
-func (b *ClusterTopologyApplyConfiguration) WithGenerateName(value string) *ClusterTopologyApplyConfiguration {
+func (b *ClusterTopologyBindingApplyConfiguration) WithGenerateName(value string) *ClusterTopologyBindingApplyConfiguration {
 	b.ensureObjectMetaApplyConfigurationExists()
 	b.ObjectMetaApplyConfiguration.GenerateName = &value
 	return b
@@ -89,7 +90,7 @@ func (b *ClusterTopologyApplyConfiguration) WithGenerateName(value string) *Clus
 // WithNamespace sets the Namespace field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Namespace field is set to the value of the last call.
-func (b *ClusterTopologyApplyConfiguration) WithNamespace(value string) *ClusterTopologyApplyConfiguration {
+func (b *ClusterTopologyBindingApplyConfiguration) WithNamespace(value string) *ClusterTopologyBindingApplyConfiguration {
 	b.ensureObjectMetaApplyConfigurationExists()
 	b.ObjectMetaApplyConfiguration.Namespace = &value
 	return b
@@ -98,7 +99,7 @@ func (b *ClusterTopologyApplyConfiguration) WithNamespace(value string) *Cluster
 // WithUID sets the UID field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the UID field is set to the value of the last call.
-func (b *ClusterTopologyApplyConfiguration) WithUID(value types.UID) *ClusterTopologyApplyConfiguration {
+func (b *ClusterTopologyBindingApplyConfiguration) WithUID(value types.UID) *ClusterTopologyBindingApplyConfiguration {
 	b.ensureObjectMetaApplyConfigurationExists()
 	b.ObjectMetaApplyConfiguration.UID = &value
 	return b
@@ -107,7 +108,7 @@ func (b *ClusterTopologyApplyConfiguration) WithUID(value types.UID) *ClusterTop
 // WithResourceVersion sets the ResourceVersion field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the ResourceVersion field is set to the value of the last call.
-func (b *ClusterTopologyApplyConfiguration) WithResourceVersion(value string) *ClusterTopologyApplyConfiguration {
+func (b *ClusterTopologyBindingApplyConfiguration) WithResourceVersion(value string) *ClusterTopologyBindingApplyConfiguration {
 	b.ensureObjectMetaApplyConfigurationExists()
 	b.ObjectMetaApplyConfiguration.ResourceVersion = &value
 	return b
@@ -116,7 +117,7 @@ func (b *ClusterTopologyApplyConfiguration) WithResourceVersion(value string) *C
 // WithGeneration sets the Generation field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Generation field is set to the value of the last call.
-func (b *ClusterTopologyApplyConfiguration) WithGeneration(value int64) *ClusterTopologyApplyConfiguration {
+func (b *ClusterTopologyBindingApplyConfiguration) WithGeneration(value int64) *ClusterTopologyBindingApplyConfiguration {
 	b.ensureObjectMetaApplyConfigurationExists()
 	b.ObjectMetaApplyConfiguration.Generation = &value
 	return b
@@ -125,7 +126,7 @@ func (b *ClusterTopologyApplyConfiguration) WithGeneration(value int64) *Cluster
 // WithCreationTimestamp sets the CreationTimestamp field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the CreationTimestamp field is set to the value of the last call.
-func (b *ClusterTopologyApplyConfiguration) WithCreationTimestamp(value metav1.Time) *ClusterTopologyApplyConfiguration {
+func (b *ClusterTopologyBindingApplyConfiguration) WithCreationTimestamp(value metav1.Time) *ClusterTopologyBindingApplyConfiguration {
 	b.ensureObjectMetaApplyConfigurationExists()
 	b.ObjectMetaApplyConfiguration.CreationTimestamp = &value
 	return b
@@ -134,7 +135,7 @@ func (b *ClusterTopologyApplyConfiguration) WithCreationTimestamp(value metav1.T
 // WithDeletionTimestamp sets the DeletionTimestamp field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the DeletionTimestamp field is set to the value of the last call.
-func (b *ClusterTopologyApplyConfiguration) WithDeletionTimestamp(value metav1.Time) *ClusterTopologyApplyConfiguration {
+func (b *ClusterTopologyBindingApplyConfiguration) WithDeletionTimestamp(value metav1.Time) *ClusterTopologyBindingApplyConfiguration {
 	b.ensureObjectMetaApplyConfigurationExists()
 	b.ObjectMetaApplyConfiguration.DeletionTimestamp = &value
 	return b
@@ -143,7 +144,7 @@ func (b *ClusterTopologyApplyConfiguration) WithDeletionTimestamp(value metav1.T
 // WithDeletionGracePeriodSeconds sets the DeletionGracePeriodSeconds field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the DeletionGracePeriodSeconds field is set to the value of the last call.
-func (b *ClusterTopologyApplyConfiguration) WithDeletionGracePeriodSeconds(value int64) *ClusterTopologyApplyConfiguration {
+func (b *ClusterTopologyBindingApplyConfiguration) WithDeletionGracePeriodSeconds(value int64) *ClusterTopologyBindingApplyConfiguration {
 	b.ensureObjectMetaApplyConfigurationExists()
 	b.ObjectMetaApplyConfiguration.DeletionGracePeriodSeconds = &value
 	return b
@@ -153,7 +154,7 @@ func (b *ClusterTopologyApplyConfiguration) WithDeletionGracePeriodSeconds(value
 // and returns the receiver, so that objects can be build by chaining "With" function invocations.
 // If called multiple times, the entries provided by each call will be put on the Labels field,
 // overwriting an existing map entries in Labels field with the same key.
-func (b *ClusterTopologyApplyConfiguration) WithLabels(entries map[string]string) *ClusterTopologyApplyConfiguration {
+func (b *ClusterTopologyBindingApplyConfiguration) WithLabels(entries map[string]string) *ClusterTopologyBindingApplyConfiguration {
 	b.ensureObjectMetaApplyConfigurationExists()
 	if b.ObjectMetaApplyConfiguration.Labels == nil && len(entries) > 0 {
 		b.ObjectMetaApplyConfiguration.Labels = make(map[string]string, len(entries))
@@ -168,7 +169,7 @@ func (b *ClusterTopologyApplyConfiguration) WithLabels(entries map[string]string
 // and returns the receiver, so that objects can be build by chaining "With" function invocations.
 // If called multiple times, the entries provided by each call will be put on the Annotations field,
 // overwriting an existing map entries in Annotations field with the same key.
-func (b *ClusterTopologyApplyConfiguration) WithAnnotations(entries map[string]string) *ClusterTopologyApplyConfiguration {
+func (b *ClusterTopologyBindingApplyConfiguration) WithAnnotations(entries map[string]string) *ClusterTopologyBindingApplyConfiguration {
 	b.ensureObjectMetaApplyConfigurationExists()
 	if b.ObjectMetaApplyConfiguration.Annotations == nil && len(entries) > 0 {
 		b.ObjectMetaApplyConfiguration.Annotations = make(map[string]string, len(entries))
@@ -182,7 +183,7 @@ func (b *ClusterTopologyApplyConfiguration) WithAnnotations(entries map[string]s
 // WithOwnerReferences adds the given value to the OwnerReferences field in the declarative configuration
 // and returns the receiver, so that objects can be build by chaining "With" function invocations.
 // If called multiple times, values provided by each call will be appended to the OwnerReferences field.
-func (b *ClusterTopologyApplyConfiguration) WithOwnerReferences(values ...*v1.OwnerReferenceApplyConfiguration) *ClusterTopologyApplyConfiguration {
+func (b *ClusterTopologyBindingApplyConfiguration) WithOwnerReferences(values ...*v1.OwnerReferenceApplyConfiguration) *ClusterTopologyBindingApplyConfiguration {
 	b.ensureObjectMetaApplyConfigurationExists()
 	for i := range values {
 		if values[i] == nil {
@@ -196,7 +197,7 @@ func (b *ClusterTopologyApplyConfiguration) WithOwnerReferences(values ...*v1.Ow
 // WithFinalizers adds the given value to the Finalizers field in the declarative configuration
 // and returns the receiver, so that objects can be build by chaining "With" function invocations.
 // If called multiple times, values provided by each call will be appended to the Finalizers field.
-func (b *ClusterTopologyApplyConfiguration) WithFinalizers(values ...string) *ClusterTopologyApplyConfiguration {
+func (b *ClusterTopologyBindingApplyConfiguration) WithFinalizers(values ...string) *ClusterTopologyBindingApplyConfiguration {
 	b.ensureObjectMetaApplyConfigurationExists()
 	for i := range values {
 		b.ObjectMetaApplyConfiguration.Finalizers = append(b.ObjectMetaApplyConfiguration.Finalizers, values[i])
@@ -204,7 +205,7 @@ func (b *ClusterTopologyApplyConfiguration) WithFinalizers(values ...string) *Cl
 	return b
 }
 
-func (b *ClusterTopologyApplyConfiguration) ensureObjectMetaApplyConfigurationExists() {
+func (b *ClusterTopologyBindingApplyConfiguration) ensureObjectMetaApplyConfigurationExists() {
 	if b.ObjectMetaApplyConfiguration == nil {
 		b.ObjectMetaApplyConfiguration = &v1.ObjectMetaApplyConfiguration{}
 	}
@@ -213,7 +214,7 @@ func (b *ClusterTopologyApplyConfiguration) ensureObjectMetaApplyConfigurationEx
 // WithSpec sets the Spec field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Spec field is set to the value of the last call.
-func (b *ClusterTopologyApplyConfiguration) WithSpec(value *ClusterTopologySpecApplyConfiguration) *ClusterTopologyApplyConfiguration {
+func (b *ClusterTopologyBindingApplyConfiguration) WithSpec(value *ClusterTopologyBindingSpecApplyConfiguration) *ClusterTopologyBindingApplyConfiguration {
 	b.Spec = value
 	return b
 }
@@ -221,29 +222,29 @@ func (b *ClusterTopologyApplyConfiguration) WithSpec(value *ClusterTopologySpecA
 // WithStatus sets the Status field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Status field is set to the value of the last call.
-func (b *ClusterTopologyApplyConfiguration) WithStatus(value *ClusterTopologyStatusApplyConfiguration) *ClusterTopologyApplyConfiguration {
+func (b *ClusterTopologyBindingApplyConfiguration) WithStatus(value *ClusterTopologyBindingStatusApplyConfiguration) *ClusterTopologyBindingApplyConfiguration {
 	b.Status = value
 	return b
 }
 
 // GetKind retrieves the value of the Kind field in the declarative configuration.
-func (b *ClusterTopologyApplyConfiguration) GetKind() *string {
+func (b *ClusterTopologyBindingApplyConfiguration) GetKind() *string {
 	return b.TypeMetaApplyConfiguration.Kind
 }
 
 // GetAPIVersion retrieves the value of the APIVersion field in the declarative configuration.
-func (b *ClusterTopologyApplyConfiguration) GetAPIVersion() *string {
+func (b *ClusterTopologyBindingApplyConfiguration) GetAPIVersion() *string {
 	return b.TypeMetaApplyConfiguration.APIVersion
 }
 
 // GetName retrieves the value of the Name field in the declarative configuration.
-func (b *ClusterTopologyApplyConfiguration) GetName() *string {
+func (b *ClusterTopologyBindingApplyConfiguration) GetName() *string {
 	b.ensureObjectMetaApplyConfigurationExists()
 	return b.ObjectMetaApplyConfiguration.Name
 }
 
 // GetNamespace retrieves the value of the Namespace field in the declarative configuration.
-func (b *ClusterTopologyApplyConfiguration) GetNamespace() *string {
+func (b *ClusterTopologyBindingApplyConfiguration) GetNamespace() *string {
 	b.ensureObjectMetaApplyConfigurationExists()
 	return b.ObjectMetaApplyConfiguration.Namespace
 }

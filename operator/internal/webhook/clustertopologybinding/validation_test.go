@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package clustertopology
+package clustertopologybinding
 
 import (
 	"strings"
@@ -29,11 +29,16 @@ func TestValidate(t *testing.T) {
 	level := func(d, k string) grovecorev1alpha1.TopologyLevel {
 		return grovecorev1alpha1.TopologyLevel{Domain: grovecorev1alpha1.TopologyDomain(d), Key: k}
 	}
+	valid := []grovecorev1alpha1.TopologyLevel{level("zone", "topology.kubernetes.io/zone"), level("host", "kubernetes.io/hostname")}
+	binding := func(scheduler, ref string) []grovecorev1alpha1.SchedulerTopologyBinding {
+		return []grovecorev1alpha1.SchedulerTopologyBinding{{SchedulerName: scheduler, TopologyReference: ref}}
+	}
 	tests := []struct {
-		name   string
-		levels []grovecorev1alpha1.TopologyLevel
-		path   string
-		msg    string
+		name     string
+		levels   []grovecorev1alpha1.TopologyLevel
+		bindings []grovecorev1alpha1.SchedulerTopologyBinding
+		path     string
+		msg      string
 	}{
 		{name: "valid", levels: []grovecorev1alpha1.TopologyLevel{level("zone", "topology.kubernetes.io/zone"), level("host", "kubernetes.io/hostname")}},
 		{name: "no levels", levels: nil, path: "spec.levels", msg: "at least one level"},
@@ -46,11 +51,16 @@ func TestValidate(t *testing.T) {
 		{name: "long domain", levels: []grovecorev1alpha1.TopologyLevel{level(strings.Repeat("z", 64), "a/zone")}, path: "spec.levels[0].domain", msg: "Too long"},
 		{name: "empty key", levels: []grovecorev1alpha1.TopologyLevel{level("zone", "")}, path: "spec.levels[0].key", msg: "Required value"},
 		{name: "malformed key", levels: []grovecorev1alpha1.TopologyLevel{level("zone", "bad key")}, path: "spec.levels[0].key", msg: "name part must consist of"},
+		{name: "binding to a backend that is not enabled", levels: valid, bindings: binding("kai-scheduler", "dc"),
+			path: "spec.schedulerTopologyBindings[0].schedulerName", msg: `Unsupported value: "kai-scheduler": supported values: "default-scheduler", "grove-scheduler"`},
+		{name: "binding to grove-scheduler, which has no topology object", levels: valid, bindings: binding("grove-scheduler", "dc"),
+			path: "spec.schedulerTopologyBindings[0].schedulerName", msg: "keeps no topology object of its own"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ct := &grovecorev1alpha1.ClusterTopology{ObjectMeta: metav1.ObjectMeta{Name: "topology"}, Spec: grovecorev1alpha1.ClusterTopologySpec{Levels: tt.levels}}
-			errs := Validate(ct)
+			ct := &grovecorev1alpha1.ClusterTopologyBinding{ObjectMeta: metav1.ObjectMeta{Name: "topology"},
+				Spec: grovecorev1alpha1.ClusterTopologyBindingSpec{Levels: tt.levels, SchedulerTopologyBindings: tt.bindings}}
+			errs := Validate(ct, []string{"default-scheduler", "grove-scheduler"})
 			if tt.path == "" {
 				if len(errs) > 0 {
 					t.Fatalf("valid topology rejected: %v", errs)

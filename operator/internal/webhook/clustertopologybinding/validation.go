@@ -14,13 +14,16 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package clustertopology holds the validating admission webhook for
-// ClusterTopologies: every level names a distinct domain and node label key.
-package clustertopology
+// Package clustertopologybinding holds the validating admission webhook for
+// ClusterTopologyBindings: every level names a distinct domain and node label
+// key, and scheduler topology bindings name an enabled backend that keeps a
+// topology object of its own.
+package clustertopologybinding
 
 import (
 	"fmt"
 	"regexp"
+	"slices"
 
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
@@ -35,12 +38,15 @@ var domainPattern = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 // maxDomainLength is the TopologyDomain length limit of the API.
 const maxDomainLength = 63
 
-// Validate checks a ClusterTopology: valid metadata, at least one level, each
-// level a well-formed domain and label key, domains and keys unique. Levels
-// are ordered broadest first, so a duplicated domain or key would make
+// Validate checks a ClusterTopologyBinding: valid metadata, at least one
+// level, each level a well-formed domain and label key, domains and keys
+// unique, and its scheduler topology bindings (see validateSchedulerBindings).
+// Levels are ordered broadest first, so a duplicated domain or key would make
 // "broader than" ambiguous for constraint checks and the scheduler.
-func Validate(ct *grovecorev1alpha1.ClusterTopology) field.ErrorList {
+// enabledBackends are the scheduler backends the operator runs with.
+func Validate(ct *grovecorev1alpha1.ClusterTopologyBinding, enabledBackends []string) field.ErrorList {
 	errs := apimachineryvalidation.ValidateObjectMeta(&ct.ObjectMeta, false, apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	errs = append(errs, validateSchedulerBindings(ct.Spec.SchedulerTopologyBindings, enabledBackends)...)
 	lp := field.NewPath("spec", "levels")
 	if len(ct.Spec.Levels) == 0 {
 		return append(errs, field.Required(lp, "at least one level is required"))
@@ -74,6 +80,32 @@ func Validate(ct *grovecorev1alpha1.ClusterTopology) field.ErrorList {
 			errs = append(errs, field.Invalid(kp, l.Key, fmt.Sprintf("key is already used by %s", lp.Index(first))))
 		} else {
 			keys[l.Key] = i
+		}
+	}
+	return errs
+}
+
+// validateSchedulerBindings checks that each binding names an enabled
+// scheduler backend that keeps its own topology object. Neither
+// grove-scheduler nor default-scheduler does: grove-scheduler reads the levels
+// from the ClusterTopologyBinding itself, default-scheduler ignores topology.
+// A binding for them would promise a drift check nothing performs, so it is
+// rejected rather than accepted and ignored. The CRD keys the list by
+// schedulerName and requires both fields, so the API server rejects
+// duplicates and empty references before this runs.
+func validateSchedulerBindings(bindings []grovecorev1alpha1.SchedulerTopologyBinding, enabledBackends []string) field.ErrorList {
+	var errs field.ErrorList
+	bp := field.NewPath("spec", "schedulerTopologyBindings")
+	for i, b := range bindings {
+		sp := bp.Index(i).Child("schedulerName")
+		switch {
+		case b.SchedulerName == "":
+			errs = append(errs, field.Required(sp, "schedulerName is required"))
+		case !slices.Contains(enabledBackends, b.SchedulerName):
+			errs = append(errs, field.NotSupported(sp, b.SchedulerName, enabledBackends))
+		default:
+			errs = append(errs, field.Invalid(sp, b.SchedulerName,
+				"scheduler backend keeps no topology object of its own (grove-scheduler reads the levels of this ClusterTopologyBinding directly), so there is nothing to bind"))
 		}
 	}
 	return errs

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package clustertopology
+package clustertopologybinding
 
 import (
 	"context"
@@ -29,15 +29,17 @@ import (
 	"github.com/grove-project/grove/operator/internal/webhook/response"
 )
 
-// ValidatingHandler is the validating admission handler for ClusterTopologies.
+// ValidatingHandler is the validating admission handler for ClusterTopologyBindings.
 type ValidatingHandler struct {
-	decoder admission.Decoder
+	decoder         admission.Decoder
+	enabledBackends []string
 }
 
 // NewValidatingHandler returns a ValidatingHandler decoding with scheme, which
-// must know the grove.io types.
-func NewValidatingHandler(scheme *runtime.Scheme) *ValidatingHandler {
-	return &ValidatingHandler{decoder: admission.NewDecoder(scheme)}
+// must know the grove.io types; enabledBackends are the scheduler backends
+// the operator runs with.
+func NewValidatingHandler(scheme *runtime.Scheme, enabledBackends []string) *ValidatingHandler {
+	return &ValidatingHandler{decoder: admission.NewDecoder(scheme), enabledBackends: enabledBackends}
 }
 
 // Handle validates a CREATE or UPDATE; it allows every other operation.
@@ -45,16 +47,16 @@ func (h *ValidatingHandler) Handle(ctx context.Context, req admission.Request) a
 	if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
 		return admission.Allowed("")
 	}
-	ct := &grovecorev1alpha1.ClusterTopology{}
+	ct := &grovecorev1alpha1.ClusterTopologyBinding{}
 	if err := h.decoder.Decode(req, ct); err != nil {
 		return admission.Errored(http.StatusBadRequest, err)
 	}
 	if ct.DeletionTimestamp != nil {
 		return admission.Allowed("")
 	}
-	if errs := Validate(ct); len(errs) > 0 {
-		logf.FromContext(ctx).V(1).Info("Rejected ClusterTopology", "clusterTopology", ct.Name, "errors", errs.ToAggregate().Error())
-		return response.Invalid(grovecorev1alpha1.SchemeGroupVersion.WithKind("ClusterTopology").GroupKind(), ct.Name, errs)
+	if errs := Validate(ct, h.enabledBackends); len(errs) > 0 {
+		logf.FromContext(ctx).V(1).Info("Rejected ClusterTopologyBinding", "clusterTopologyBinding", ct.Name, "errors", errs.ToAggregate().Error())
+		return response.Invalid(grovecorev1alpha1.SchemeGroupVersion.WithKind("ClusterTopologyBinding").GroupKind(), ct.Name, errs)
 	}
 	return admission.Allowed("")
 }

@@ -22,27 +22,27 @@ import (
 	v1 "k8s.io/client-go/applyconfigurations/meta/v1"
 )
 
-// ClusterTopologyStatusApplyConfiguration represents a declarative configuration of the ClusterTopologyStatus type for use
+// ClusterTopologyBindingStatusApplyConfiguration represents a declarative configuration of the ClusterTopologyBindingStatus type for use
 // with apply.
 //
-// ClusterTopologyStatus is the observed state of a ClusterTopology.
-type ClusterTopologyStatusApplyConfiguration struct {
-	// conditions describe the state of the ClusterTopology.
+// ClusterTopologyBindingStatus is the observed state of a ClusterTopologyBinding.
+type ClusterTopologyBindingStatusApplyConfiguration struct {
+	// conditions describe the state of the ClusterTopologyBinding.
 	Conditions []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
 	// observedGeneration is the generation the controller last acted on.
 	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
 }
 
-// ClusterTopologyStatusApplyConfiguration constructs a declarative configuration of the ClusterTopologyStatus type for use with
+// ClusterTopologyBindingStatusApplyConfiguration constructs a declarative configuration of the ClusterTopologyBindingStatus type for use with
 // apply.
-func ClusterTopologyStatus() *ClusterTopologyStatusApplyConfiguration {
-	return &ClusterTopologyStatusApplyConfiguration{}
+func ClusterTopologyBindingStatus() *ClusterTopologyBindingStatusApplyConfiguration {
+	return &ClusterTopologyBindingStatusApplyConfiguration{}
 }
 
 // WithConditions adds the given value to the Conditions field in the declarative configuration
 // and returns the receiver, so that objects can be build by chaining "With" function invocations.
 // If called multiple times, values provided by each call will be appended to the Conditions field.
-func (b *ClusterTopologyStatusApplyConfiguration) WithConditions(values ...*v1.ConditionApplyConfiguration) *ClusterTopologyStatusApplyConfiguration {
+func (b *ClusterTopologyBindingStatusApplyConfiguration) WithConditions(values ...*v1.ConditionApplyConfiguration) *ClusterTopologyBindingStatusApplyConfiguration {
 	for i := range values {
 		if values[i] == nil {
 			panic("nil value passed to WithConditions")
@@ -55,7 +55,7 @@ func (b *ClusterTopologyStatusApplyConfiguration) WithConditions(values ...*v1.C
 // WithObservedGeneration sets the ObservedGeneration field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the ObservedGeneration field is set to the value of the last call.
-func (b *ClusterTopologyStatusApplyConfiguration) WithObservedGeneration(value int64) *ClusterTopologyStatusApplyConfiguration {
+func (b *ClusterTopologyBindingStatusApplyConfiguration) WithObservedGeneration(value int64) *ClusterTopologyBindingStatusApplyConfiguration {
 	b.ObservedGeneration = &value
 	return b
 }

@@ -28,36 +28,37 @@ import (
 // +kubebuilder:printcolumn:name="Domains",type=string,JSONPath=`.spec.levels[*].domain`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
-// ClusterTopology describes the network topology of the cluster as an ordered
-// list of levels, each a node label key. Topology constraints name the levels
-// by domain; the scheduler packs pods into nodes sharing the level's label value.
-type ClusterTopology struct {
+// ClusterTopologyBinding describes the network topology of the cluster as an
+// ordered list of levels, each bound to a node label key. Topology constraints
+// name the levels by domain; the scheduler packs pods into nodes sharing the
+// level's label value.
+type ClusterTopologyBinding struct {
 	metav1.TypeMeta `json:",inline"`
 	// metadata is the standard object metadata.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
-	// spec is the desired state of the ClusterTopology.
+	// spec is the desired state of the ClusterTopologyBinding.
 	// +required
-	Spec ClusterTopologySpec `json:"spec"`
-	// status is the observed state of the ClusterTopology.
+	Spec ClusterTopologyBindingSpec `json:"spec"`
+	// status is the observed state of the ClusterTopologyBinding.
 	// +optional
-	Status ClusterTopologyStatus `json:"status,omitempty"`
+	Status ClusterTopologyBindingStatus `json:"status,omitempty"`
 }
 
 // +kubebuilder:object:root=true
 
-// ClusterTopologyList is a list of ClusterTopologies.
-type ClusterTopologyList struct {
+// ClusterTopologyBindingList is a list of ClusterTopologyBindings.
+type ClusterTopologyBindingList struct {
 	metav1.TypeMeta `json:",inline"`
 	// metadata is the standard list metadata.
 	// +optional
 	metav1.ListMeta `json:"metadata,omitempty"`
-	// items are the ClusterTopologies.
-	Items []ClusterTopology `json:"items"`
+	// items are the ClusterTopologyBindings.
+	Items []ClusterTopologyBinding `json:"items"`
 }
 
-// ClusterTopologySpec is the desired state of a ClusterTopology.
-type ClusterTopologySpec struct {
+// ClusterTopologyBindingSpec is the desired state of a ClusterTopologyBinding.
+type ClusterTopologyBindingSpec struct {
 	// levels are the topology levels, ordered from the broadest (for example
 	// zone) to the narrowest (for example host). Domains and keys must be unique.
 	// +kubebuilder:validation:MinItems=1
@@ -67,9 +68,31 @@ type ClusterTopologySpec struct {
 	// +kubebuilder:validation:XValidation:rule="self.all(l, self.exists_one(m, m.key == l.key))",message="keys must be unique"
 	// +required
 	Levels []TopologyLevel `json:"levels"`
+	// schedulerTopologyBindings name, per scheduler backend that keeps its
+	// own topology object, the object that mirrors these levels and is
+	// managed outside Grove. At most one entry per scheduler.
+	// +optional
+	// +kubebuilder:validation:MaxItems=16
+	// +listType=map
+	// +listMapKey=schedulerName
+	SchedulerTopologyBindings []SchedulerTopologyBinding `json:"schedulerTopologyBindings,omitempty"`
 }
 
-// TopologyLevel is one level of a ClusterTopology.
+// SchedulerTopologyBinding names the topology object of one scheduler backend.
+type SchedulerTopologyBinding struct {
+	// schedulerName is the scheduler backend the topology object belongs to.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +required
+	SchedulerName string `json:"schedulerName"`
+	// topologyReference is the name of the scheduler's topology object.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +required
+	TopologyReference string `json:"topologyReference"`
+}
+
+// TopologyLevel is one level of a ClusterTopologyBinding.
 type TopologyLevel struct {
 	// domain is the level's name used in topology constraints.
 	// +required
@@ -83,9 +106,9 @@ type TopologyLevel struct {
 	Key string `json:"key"`
 }
 
-// ClusterTopologyStatus is the observed state of a ClusterTopology.
-type ClusterTopologyStatus struct {
-	// conditions describe the state of the ClusterTopology.
+// ClusterTopologyBindingStatus is the observed state of a ClusterTopologyBinding.
+type ClusterTopologyBindingStatus struct {
+	// conditions describe the state of the ClusterTopologyBinding.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

@@ -1,0 +1,90 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package podganginit decides and writes a PodGang's Initialized condition:
+// True once every pod group references as many pods as its PodClique has
+// replicas. Two writers use it: the PodCliqueSet's PodGang component, which
+// creates the PodGang and marks it not initialized, and the PodClique whose
+// pod-reference write completes the gang, which marks it initialized at once
+// instead of waiting for the next PodCliqueSet reconcile.
+package podganginit
+
+import (
+	"context"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/metrics"
+)
+
+// Complete reports whether every pod group of pg references at least as many
+// pods as its PodClique wants. replicasOf gives a group's PodClique replicas,
+// and false when that PodClique does not exist or is being deleted.
+func Complete(pg *groveschedulerv1alpha1.PodGang, replicasOf func(pclqName string) (int32, bool)) bool {
+	for _, g := range pg.Spec.PodGroups {
+		replicas, ok := replicasOf(g.Name)
+		if !ok || int32(len(g.PodReferences)) < replicas {
+			return false
+		}
+	}
+	return true
+}
+
+// IsTrue reports whether pg's Initialized condition is True.
+func IsTrue(pg *groveschedulerv1alpha1.PodGang) bool {
+	return meta.IsStatusConditionTrue(pg.Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeInitialized)
+}
+
+// Write sets pg's Initialized condition (and the phase Pending while the
+// scheduler has set none) when it is missing, or when it turns True; True is
+// never taken back, since the scheduler may already act on it. The patch
+// carries pg's resourceVersion, so it never overwrites conditions the
+// scheduler wrote meanwhile: a conflict is returned to the caller. It reports
+// whether it wrote.
+func Write(ctx context.Context, c client.Client, pg *groveschedulerv1alpha1.PodGang, initialized bool) (bool, error) {
+	cond := metav1.Condition{
+		Type: groveschedulerv1alpha1.PodGangConditionTypeInitialized, Status: metav1.ConditionFalse,
+		Reason:  groveschedulerv1alpha1.PodGangReasonPodsCreationPending,
+		Message: "Waiting for all pods of the PodGang to be created",
+	}
+	if initialized {
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, groveschedulerv1alpha1.PodGangReasonPodsCreated, "PodGang is fully initialized"
+	}
+	current := meta.FindStatusCondition(pg.Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeInitialized)
+	if current != nil && (current.Status == metav1.ConditionTrue || current.Status == cond.Status && pg.Status.Phase != "") {
+		return false, nil
+	}
+	base := pg.DeepCopy()
+	if pg.Status.Phase == "" {
+		pg.Status.Phase = groveschedulerv1alpha1.PodGangPhasePending
+	}
+	meta.SetStatusCondition(&pg.Status.Conditions, cond)
+	if err := c.Status().Patch(ctx, pg, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return false, err
+	}
+	if initialized {
+		metrics.PodGangInitializationSeconds.Observe(time.Since(pg.CreationTimestamp.Time).Seconds())
+	}
+	return true, nil
+}

@@ -1,0 +1,160 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/backend"
+	"github.com/grove-project/grove/operator/internal/controller/podcliquescalinggroup"
+	"github.com/grove-project/grove/operator/internal/controller/podcliqueset"
+	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/childsync"
+	"github.com/grove-project/grove/operator/internal/manager"
+)
+
+// statusWrites counts status writes per object ("Kind/name").
+type statusWrites struct {
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+func (w *statusWrites) client() client.Client {
+	GinkgoHelper()
+	c, err := client.NewWithWatch(restCfg, client.Options{Scheme: manager.Scheme()})
+	Expect(err).NotTo(HaveOccurred())
+	count := func(obj client.Object) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.counts[fmt.Sprintf("%T/%s", obj, obj.GetName())]++
+	}
+	return interceptor.NewClient(c, interceptor.Funcs{
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			count(obj)
+			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+		},
+		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+			count(obj)
+			return c.SubResource(sub).Update(ctx, obj, opts...)
+		},
+	})
+}
+
+func (w *statusWrites) reset() map[string]int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := w.counts
+	w.counts = map[string]int{}
+	return out
+}
+
+// The manager is stopped: each reconciler is called directly, with a client
+// that reads from the API server (no cache lag) and counts status writes.
+var _ = Describe("Status writes", Ordered, func() {
+	var (
+		writes *statusWrites
+		pcsR   *podcliqueset.Reconciler
+		pcsgR  *podcliquescalinggroup.Reconciler
+		ns     string
+	)
+	const pcsName = "writes"
+	BeforeAll(func() {
+		stopMgr()
+		<-mgrDone
+		DeferCleanup(func() { stopMgr, mgrDone = startManager(restCfg) })
+		writes = &statusWrites{counts: map[string]int{}}
+		c := writes.client()
+		cfg := testConfig()
+		backends, err := backend.NewRegistry(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		deps := childsync.Deps{Client: c, Scheme: manager.Scheme(), Recorder: &record.FakeRecorder{}}
+		pcsR = podcliqueset.NewReconciler(c, deps, cfg, backends)
+		pcsgR = podcliquescalinggroup.NewReconciler(deps)
+		ns = newNamespace()
+		Expect(k8sClient.Create(ctx, rolloutPCS(ns, pcsName, 1))).To(Succeed())
+	})
+
+	reconcileAll := func() {
+		GinkgoHelper()
+		_, err := pcsR.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: pcsName}})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = pcsgR.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: pcsName + "-0-sg"}})
+		Expect(err).NotTo(HaveOccurred())
+	}
+	pcsKey := "*v1alpha1.PodCliqueSet/" + pcsName
+	pcsgKey := "*v1alpha1.PodCliqueScalingGroup/" + pcsName + "-0-sg"
+
+	It("writes no status when a reconcile changes nothing", func() {
+		// The first rounds create the children and record them.
+		for range 3 {
+			reconcileAll()
+		}
+		writes.reset()
+		for range 3 {
+			reconcileAll()
+		}
+		Expect(writes.reset()).To(BeEmpty())
+		Expect(getPCS(ns, pcsName)().Status.LastOperation).To(HaveField("State", grovecorev1alpha1.LastOperationStateSucceeded))
+	})
+
+	It("writes the PodCliqueSet status once for a change, then not again", func() {
+		pg := &groveschedulerv1alpha1.PodGang{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: apicommon.BasePodGangName(pcsName, 0)}, pg)).To(Succeed())
+		pg.Status.Phase = groveschedulerv1alpha1.PodGangPhaseRunning
+		Expect(k8sClient.Status().Update(ctx, pg)).To(Succeed())
+
+		reconcileAll()
+		Expect(writes.reset()).To(Equal(map[string]int{pcsKey: 1}))
+		Expect(getPCS(ns, pcsName)().Status.PodGangStatuses).To(ContainElement(
+			HaveField("Phase", groveschedulerv1alpha1.PodGangPhaseRunning)))
+		reconcileAll()
+		Expect(writes.reset()).To(BeEmpty())
+	})
+
+	It("writes the PodCliqueScalingGroup status once for a change, then not again", func() {
+		for _, name := range []string{pcsName + "-0-sg-0-leader", pcsName + "-0-sg-0-worker"} {
+			pclq := getPCLQ(ns, name)()
+			pclq.Status.Replicas, pclq.Status.ScheduledReplicas = pclq.Spec.Replicas, pclq.Spec.Replicas
+			meta.SetStatusCondition(&pclq.Status.Conditions, metav1.Condition{
+				Type: grovecorev1alpha1.ConditionTypePodCliqueScheduled, Status: metav1.ConditionTrue,
+				Reason: grovecorev1alpha1.ConditionReasonSufficientScheduledPods, Message: "scheduled",
+			})
+			Expect(k8sClient.Status().Update(ctx, pclq)).To(Succeed())
+		}
+
+		_, err := pcsgR.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: pcsName + "-0-sg"}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(writes.reset()).To(Equal(map[string]int{pcsgKey: 1}))
+		Expect(getPCSG(ns, pcsName+"-0-sg")().Status.ScheduledReplicas).To(Equal(int32(1)))
+		_, err = pcsgR.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: pcsName + "-0-sg"}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(writes.reset()).To(BeEmpty())
+	})
+})

@@ -1,0 +1,288 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package chart
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+)
+
+// repoRoot is the repository root, two levels above this package.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// pinnedHelm is bin/helm-<HELM_VERSION>/helm, built by make verify-chart.
+func pinnedHelm(t *testing.T, root string) string {
+	t.Helper()
+	versions, err := os.ReadFile(filepath.Join(root, "hack", "versions.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^HELM_VERSION=(\S+)$`).FindSubmatch(versions)
+	if m == nil {
+		t.Fatal("hack/versions.sh sets no HELM_VERSION")
+	}
+	helm := filepath.Join(root, "bin", "helm-"+string(m[1]), "helm")
+	if _, err := os.Stat(helm); err != nil {
+		t.Fatalf("pinned helm missing (make verify-chart builds it): %v", err)
+	}
+	return helm
+}
+
+func render(t *testing.T, root, namespace string, set ...string) []Object {
+	t.Helper()
+	args := []string{"template", "grove", filepath.Join(root, "charts", "grove"), "--namespace", namespace}
+	for _, s := range set {
+		args = append(args, "--set", s)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(pinnedHelm(t, root), args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	objs, err := Parse(stdout.Bytes())
+	if err != nil {
+		t.Fatalf("parsing rendered chart: %v", err)
+	}
+	return objs
+}
+
+var (
+	markersOnce sync.Once
+	markerObjs  []Object
+	markersErr  error
+)
+
+// markerRules runs controller-gen over operator/ and returns the ClusterRole
+// and the Role its +kubebuilder:rbac markers produce, so the check holds
+// even when charts/grove/files/operator-rbac.yaml is stale.
+func markerRules(t *testing.T, root string) (cluster, namespaced []rbacv1.PolicyRule) {
+	t.Helper()
+	markersOnce.Do(func() {
+		out, err := os.MkdirTemp("", "grove-rbac-")
+		if err != nil {
+			markersErr = err
+			return
+		}
+		defer func() { _ = os.RemoveAll(out) }()
+		cmd := exec.Command(filepath.Join(root, "bin", "tools", "controller-gen"),
+			"rbac:roleName=grove-operator", "paths=./...", "output:rbac:dir="+out)
+		cmd.Dir = filepath.Join(root, "operator")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			markersErr = &exec.ExitError{ProcessState: cmd.ProcessState, Stderr: b}
+			return
+		}
+		b, err := os.ReadFile(filepath.Join(out, "role.yaml"))
+		if err != nil {
+			markersErr = err
+			return
+		}
+		markerObjs, markersErr = Parse(b)
+	})
+	if markersErr != nil {
+		t.Fatalf("controller-gen rbac (make generate builds bin/tools/controller-gen): %v", markersErr)
+	}
+	for _, o := range markerObjs {
+		switch o.Kind {
+		case "ClusterRole":
+			cluster = o.Rules
+		case "Role":
+			namespaced = o.Rules
+		}
+	}
+	if len(cluster) == 0 || len(namespaced) == 0 {
+		t.Fatalf("controller-gen produced no ClusterRole or no Role from the operator's markers: %+v", markerObjs)
+	}
+	return cluster, namespaced
+}
+
+type renderCase struct {
+	name, namespace, operatorSA string
+	set                         []string
+}
+
+var renderCases = []renderCase{
+	{name: "default values", namespace: "grove-system", operatorSA: "grove-operator"},
+	{name: "manual certificates, own service account, other namespace", namespace: "ai-infra", operatorSA: "grove-ctrl",
+		set: []string{"webhooks.certProvisionMode=manual", "webhooks.caBundle=Zm9v", "operator.serviceAccountName=grove-ctrl"}},
+	{name: "local cluster: webhook URL, no leader election, PriorityClass", namespace: "grove-system", operatorSA: "grove-operator",
+		set: []string{"webhooks.url=https://127.0.0.1:9443", "operator.config.leaderElection.enabled=false",
+			"scheduler.leaderElect=false", "priorityClass.enabled=true", "metrics.serviceMonitor.enabled=true"}},
+}
+
+// TestRenderedObjects checks the value-gated objects: ServiceMonitors and
+// the PriorityClass.
+func TestRenderedObjects(t *testing.T) {
+	root := repoRoot(t)
+	for _, tc := range []struct {
+		name            string
+		set             []string
+		serviceMonitors int
+		priorityClasses int
+	}{
+		{name: "default values"},
+		{name: "ServiceMonitors and PriorityClass", set: []string{"metrics.serviceMonitor.enabled=true", "priorityClass.enabled=true"},
+			serviceMonitors: 2, priorityClasses: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := render(t, root, "grove-system", tc.set...)
+			count := map[string]int{}
+			for _, o := range objs {
+				count[o.Kind]++
+			}
+			if count["ServiceMonitor"] != tc.serviceMonitors || count["PriorityClass"] != tc.priorityClasses {
+				t.Errorf("rendered %d ServiceMonitors and %d PriorityClasses, want %d and %d",
+					count["ServiceMonitor"], count["PriorityClass"], tc.serviceMonitors, tc.priorityClasses)
+			}
+			for _, name := range []string{"grove-operator", "grove-scheduler"} {
+				if _, ok := Find(objs, "ServiceMonitor", "grove-system", name); ok != (tc.serviceMonitors > 0) {
+					t.Errorf("ServiceMonitor grove-system/%s rendered = %v, want %v", name, ok, tc.serviceMonitors > 0)
+				}
+			}
+		})
+	}
+}
+
+// TestRenderedRBAC renders the chart with each set of values and checks
+// every Role and ClusterRole in it.
+func TestRenderedRBAC(t *testing.T) {
+	root := repoRoot(t)
+	wantCluster, wantNamespaced := markerRules(t, root)
+	for _, tc := range renderCases {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := render(t, root, tc.namespace, tc.set...)
+			roles := 0
+			for _, o := range objs {
+				if o.Kind != "Role" && o.Kind != "ClusterRole" {
+					continue
+				}
+				roles++
+				if w := Wildcards(o.Rules); len(w) > 0 {
+					t.Errorf("%s %s has wildcards: %v", o.Kind, o.Metadata.Name, w)
+				}
+				if o.Kind == "ClusterRole" {
+					if r := SecretReads(o.Rules); len(r) > 0 {
+						t.Errorf("ClusterRole %s reads Secrets cluster-wide: %v", o.Metadata.Name, r)
+					}
+				}
+			}
+			if roles != 4 {
+				t.Errorf("rendered %d Roles and ClusterRoles, want 4 (operator's ClusterRole and Role, scheduler's ClusterRole and Role)", roles)
+			}
+
+			cr, ok := Find(objs, "ClusterRole", "", "grove:system:grove-operator")
+			if !ok {
+				t.Fatal("no ClusterRole grove:system:grove-operator")
+			}
+			if extra, missing := Diff(Expand(cr.Rules), Expand(wantCluster)); len(extra)+len(missing) > 0 {
+				t.Errorf("operator ClusterRole differs from its markers (run make generate): not from markers %v, missing %v", extra, missing)
+			}
+			role, ok := Find(objs, "Role", tc.namespace, "grove:system:grove-operator")
+			if !ok {
+				t.Fatalf("no Role grove:system:grove-operator in %s", tc.namespace)
+			}
+			if extra, missing := Diff(Expand(role.Rules), Expand(wantNamespaced)); len(extra)+len(missing) > 0 {
+				t.Errorf("operator Role differs from its markers (run make generate): not from markers %v, missing %v", extra, missing)
+			}
+			wantBound := []string{"ClusterRole//grove:system:grove-operator", "Role/" + tc.namespace + "/grove:system:grove-operator"}
+			if got := BoundRoles(objs, tc.namespace, tc.operatorSA); strings.Join(got, ",") != strings.Join(wantBound, ",") {
+				t.Errorf("roles bound to ServiceAccount %s/%s = %v, want %v", tc.namespace, tc.operatorSA, got, wantBound)
+			}
+
+			// grove-scheduler: system:kube-scheduler and system:volume-scheduler
+			// plus what the GroveGang plugin's informers and writes need.
+			wantScheduler := []string{
+				"ClusterRole//grove-scheduler", "ClusterRole//system:kube-scheduler", "ClusterRole//system:volume-scheduler",
+				"Role/" + tc.namespace + "/grove-scheduler-leader-election", "Role/kube-system/extension-apiserver-authentication-reader",
+			}
+			if got := BoundRoles(objs, tc.namespace, "grove-scheduler"); strings.Join(got, ",") != strings.Join(wantScheduler, ",") {
+				t.Errorf("roles bound to grove-scheduler = %v, want %v", got, wantScheduler)
+			}
+			sched, ok := Find(objs, "ClusterRole", "", "grove-scheduler")
+			if !ok {
+				t.Fatal("no ClusterRole grove-scheduler")
+			}
+			pluginNeeds := []Permission{
+				{Group: "scheduler.grove.io", Resource: "podgangs", Verb: "get"},
+				{Group: "scheduler.grove.io", Resource: "podgangs", Verb: "list"},
+				{Group: "scheduler.grove.io", Resource: "podgangs", Verb: "watch"},
+				{Group: "scheduler.grove.io", Resource: "podgangs/status", Verb: "update"},
+				{Group: "scheduling.k8s.io", Resource: "priorityclasses", Verb: "list"},
+				{Group: "scheduling.k8s.io", Resource: "priorityclasses", Verb: "watch"},
+				{Group: "", Resource: "pods", Verb: "delete"},
+				{Group: "events.k8s.io", Resource: "events", Verb: "create"},
+			}
+			if _, missing := Diff(Expand(sched.Rules), pluginNeeds); len(missing) > 0 {
+				t.Errorf("ClusterRole grove-scheduler lacks what the GroveGang plugin needs: %v", missing)
+			}
+		})
+	}
+}
+
+// TestChecksCatchBadRules shows each check fails on the rules it exists for.
+func TestChecksCatchBadRules(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		rules         []rbacv1.PolicyRule
+		wildcards     int
+		secretReads   int
+		notFromMarker []string
+	}{
+		{name: "wildcard verb", rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"*"}}},
+			wildcards: 1, notFromMarker: []string{"* pods"}},
+		{name: "wildcard group and resource", rules: []rbacv1.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"get"}}},
+			wildcards: 2, notFromMarker: []string{"get *.*"}},
+		{name: "cluster-wide secret list and watch", rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "list", "watch"}}},
+			secretReads: 2, notFromMarker: []string{"list secrets", "watch secrets"}},
+		{name: "a permission no marker produces", rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"delete"}}},
+			notFromMarker: []string{"delete nodes"}},
+		{name: "what the markers produce", rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods", "secrets"}, Verbs: []string{"get"}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			markers := []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods", "secrets"}, Verbs: []string{"get"}}}
+			if got := Wildcards(tc.rules); len(got) != tc.wildcards {
+				t.Errorf("Wildcards = %v, want %d", got, tc.wildcards)
+			}
+			if got := SecretReads(tc.rules); len(got) != tc.secretReads {
+				t.Errorf("SecretReads = %v, want %d", got, tc.secretReads)
+			}
+			extra, _ := Diff(Expand(tc.rules), Expand(markers))
+			var got []string
+			for _, p := range extra {
+				got = append(got, p.String())
+			}
+			if strings.Join(got, ",") != strings.Join(tc.notFromMarker, ",") {
+				t.Errorf("permissions not from markers = %v, want %v", got, tc.notFromMarker)
+			}
+		})
+	}
+}

@@ -1,0 +1,199 @@
+//go:build e2e
+
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"sigs.k8s.io/yaml"
+)
+
+// releaseNamespace is where hack/local-cluster installs the chart.
+const releaseNamespace = "grove-system"
+
+// canICheck is one row of the checked-permission table in
+// docs/installation.md: `kubectl auth can-i VERB RESOURCE [NAME]` as the
+// ServiceAccount, in every namespace ("all") or one, with the answer.
+// RESOURCE may end in /SUBRESOURCE.
+type canICheck struct {
+	serviceAccount, verb, resource, name, scope string
+	allowed                                     bool
+}
+
+func (c canICheck) String() string {
+	s := c.serviceAccount + ": " + c.verb + " " + c.resource
+	if c.name != "" {
+		s += " " + c.name
+	}
+	return s + " in " + c.scope
+}
+
+// documentedChecks reads the rows between the can-i-table markers of
+// docs/installation.md: | ServiceAccount | verb | resource | name | scope | allowed |.
+func documentedChecks() []canICheck {
+	doc, err := os.ReadFile(filepath.Join(repoRoot, "docs", "installation.md"))
+	Expect(err).NotTo(HaveOccurred())
+	var checks []canICheck
+	in := false
+	for _, line := range strings.Split(string(doc), "\n") {
+		line = strings.TrimSpace(line)
+		switch line {
+		case "<!-- can-i-table begin -->":
+			in = true
+			continue
+		case "<!-- can-i-table end -->":
+			in = false
+			continue
+		}
+		if !in || !strings.HasPrefix(line, "|") || strings.HasPrefix(line, "|---") || strings.HasPrefix(line, "| ServiceAccount") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		Expect(cells).To(HaveLen(6), "malformed can-i row %q", line)
+		for i := range cells {
+			cells[i] = strings.Trim(strings.TrimSpace(cells[i]), "`")
+		}
+		Expect(cells[5]).To(BeElementOf("yes", "no"), "row %q: allowed must be yes or no", line)
+		name := cells[3]
+		if name == "-" {
+			name = ""
+		}
+		checks = append(checks, canICheck{
+			serviceAccount: cells[0], verb: cells[1], resource: cells[2], name: name, scope: cells[4], allowed: cells[5] == "yes",
+		})
+	}
+	Expect(checks).NotTo(BeEmpty(), "docs/installation.md has no can-i table")
+	return checks
+}
+
+// localKubectl is the kubectl hack/local-cluster uses, from `hack/local-cluster env`.
+func localKubectl() string {
+	cmd := exec.Command(filepath.Join(repoRoot, "hack", "local-cluster"), "env")
+	cmd.Env = append(os.Environ(), "GROVE_LOCAL_DIR="+localDir)
+	out, err := cmd.Output()
+	Expect(err).NotTo(HaveOccurred())
+	for _, l := range strings.Split(string(out), "\n") {
+		if v, ok := strings.CutPrefix(l, "KUBECTL="); ok {
+			return v
+		}
+	}
+	Fail("hack/local-cluster env printed no KUBECTL")
+	return ""
+}
+
+var _ = Describe("RBAC of the chart's ServiceAccounts", Label("rbac"), func() {
+	It("answers kubectl auth can-i for grove-operator and grove-scheduler as docs/installation.md documents", func() {
+		checks := documentedChecks()
+		kubectl := localKubectl()
+		denied := map[string]bool{}
+		for _, c := range checks {
+			resource, subresource, _ := strings.Cut(c.resource, "/")
+			if c.name != "" {
+				resource += "/" + c.name // can-i takes a name as RESOURCE/NAME
+			}
+			args := []string{"--kubeconfig", filepath.Join(localDir, "kubeconfig"), "auth", "can-i", c.verb, resource}
+			if subresource != "" {
+				args = append(args, "--subresource", subresource)
+			}
+			if c.scope == "all" {
+				args = append(args, "--all-namespaces")
+			} else {
+				args = append(args, "--namespace", c.scope)
+			}
+			args = append(args, "--as", "system:serviceaccount:"+releaseNamespace+":"+c.serviceAccount)
+			out, err := exec.Command(kubectl, args...).CombinedOutput()
+			answer := strings.TrimSpace(string(out))
+			// can-i exits 1 with "no" when denied; any other failure is an error.
+			if err != nil && answer != "no" {
+				Fail(c.String() + ": kubectl auth can-i failed: " + err.Error() + ": " + answer)
+			}
+			want := "no"
+			if c.allowed {
+				want = "yes"
+			}
+			Expect(answer).To(Equal(want), "%s: kubectl auth can-i answered %q", c, answer)
+			if !c.allowed {
+				denied[c.serviceAccount+" "+c.verb+" "+c.resource+" "+c.scope] = true
+			}
+		}
+		By("the table denies both ServiceAccounts every Secret list, everything everywhere, and deleting nodes")
+		for _, sa := range []string{"grove-operator", "grove-scheduler"} {
+			for _, must := range []string{"list secrets all", "* * all", "delete nodes all"} {
+				Expect(denied).To(HaveKey(sa+" "+must), "docs/installation.md has no denied row %q for %s", must, sa)
+			}
+		}
+	})
+
+	It("runs grove-operator and grove-scheduler on ServiceAccount tokens, with no client certificate", func() {
+		kubectl := localKubectl()
+		for _, sa := range []string{"grove-operator", "grove-scheduler"} {
+			kc := filepath.Join(localDir, "kubeconfig-"+sa)
+			raw, err := os.ReadFile(kc)
+			Expect(err).NotTo(HaveOccurred())
+			var cfg struct {
+				Users []struct {
+					User map[string]any `json:"user"`
+				} `json:"users"`
+			}
+			Expect(yaml.Unmarshal(raw, &cfg)).To(Succeed())
+			Expect(cfg.Users).To(HaveLen(1))
+			Expect(cfg.Users[0].User).To(HaveKey("token"))
+			Expect(cfg.Users[0].User).NotTo(HaveKey("client-certificate-data"))
+			Expect(cfg.Users[0].User).NotTo(HaveKey("client-certificate"))
+			out, err := exec.Command(kubectl, "--kubeconfig", kc, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}").CombinedOutput()
+			Expect(err).NotTo(HaveOccurred(), string(out))
+			Expect(string(out)).To(Equal("system:serviceaccount:" + releaseNamespace + ":" + sa))
+		}
+		By("the running processes use those kubeconfigs")
+		Expect(processEnv("grove-operator")).To(ContainElement("KUBECONFIG=" + filepath.Join(localDir, "kubeconfig-grove-operator")))
+		args := processArgs("grove-scheduler")
+		Expect(args).To(ContainElement("--kubeconfig=" + filepath.Join(localDir, "kubeconfig-grove-scheduler")))
+		var schedConfig string
+		for _, a := range args {
+			if v, ok := strings.CutPrefix(a, "--config="); ok {
+				schedConfig = v
+			}
+		}
+		Expect(schedConfig).NotTo(BeEmpty(), "grove-scheduler runs without --config: %v", args)
+		sched, err := os.ReadFile(schedConfig)
+		Expect(err).NotTo(HaveOccurred())
+		// With --config, kube-scheduler takes its kubeconfig from clientConnection.
+		Expect(string(sched)).To(ContainSubstring("kubeconfig: " + filepath.Join(localDir, "kubeconfig-grove-scheduler")))
+	})
+})
+
+// processFile reads /proc/<pid>/<name> of a local-cluster component, whose
+// PID hack/local-cluster records in pids/<component>.
+func processFile(component, name string) []string {
+	pidLine, err := os.ReadFile(filepath.Join(localDir, "pids", component))
+	Expect(err).NotTo(HaveOccurred(), "%s is not running", component)
+	fields := strings.Fields(string(pidLine))
+	Expect(fields).NotTo(BeEmpty())
+	raw, err := os.ReadFile(filepath.Join("/proc", fields[0], name))
+	Expect(err).NotTo(HaveOccurred())
+	return strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
+}
+
+func processEnv(component string) []string  { return processFile(component, "environ") }
+func processArgs(component string) []string { return processFile(component, "cmdline") }
