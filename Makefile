@@ -25,8 +25,8 @@ manifests: generate ## Generate CRD manifests (same run as generate).
 
 .PHONY: verify-generate
 verify-generate: generate ## Fail when generated code is stale.
-	@git diff --exit-code --stat -- api charts || { echo "generated code is stale: run 'make generate' and commit"; exit 1; }
-	@test -z "$$(git status --porcelain -- api charts)" || { git status --porcelain -- api charts; echo "untracked generated files: run 'make generate' and commit"; exit 1; }
+	@git diff --exit-code --stat -- api charts operator/test/backendcrds || { echo "generated code is stale: run 'make generate' and commit"; exit 1; }
+	@test -z "$$(git status --porcelain -- api charts operator/test/backendcrds)" || { git status --porcelain -- api charts operator/test/backendcrds; echo "untracked generated files: run 'make generate' and commit"; exit 1; }
 
 .PHONY: fmt
 fmt: ## gofmt every module.

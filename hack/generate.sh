@@ -58,4 +58,16 @@ rbac_out=$(mktemp -d)
 (cd "$ROOT/operator" && "$TOOLS_BIN/controller-gen" rbac:roleName=grove-operator paths=./... output:rbac:dir="$rbac_out")
 cp "$rbac_out/role.yaml" "$ROOT/charts/grove/files/operator-rbac.yaml"
 rm -rf "$rbac_out"
+log "scheduler backends' CRDs for the operator's tests"
+# The CRDs of other schedulers' APIs, taken from their published Go modules:
+# scheduler-plugins ships its PodGroup CRD (the scheduler module requires the
+# module); Volcano's API module ships the types with their kubebuilder
+# markers, from which controller-gen writes the CRDs Volcano installs.
+backend_crds="$ROOT/operator/test/backendcrds"
+mkdir -p "$backend_crds"
+rm -f "$backend_crds/"*.yaml
+sp_dir=$(cd "$ROOT/scheduler" && go list -m -f '{{.Dir}}' sigs.k8s.io/scheduler-plugins)
+cp "$sp_dir/config/crd/bases/scheduling.x-k8s.io_podgroups.yaml" "$backend_crds/"
+chmod 0644 "$backend_crds/"*.yaml
+(cd "$ROOT/operator" && "$TOOLS_BIN/controller-gen" crd paths=volcano.sh/apis/pkg/apis/scheduling/v1beta1 output:crd:dir="$backend_crds")
 log "done"

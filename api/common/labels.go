@@ -54,6 +54,9 @@ const (
 	// PodCliqueSet) a PodClique or pod was built from. Grove matches objects to
 	// templates by this label, never by parsing names.
 	LabelPodCliqueTemplateName = "grove.io/podclique-template-name"
+	// AnnotationVolcanoQueue on a PodCliqueSet names the Volcano queue of its
+	// PodGangs when the volcano scheduler backend handles it.
+	AnnotationVolcanoQueue = "scheduling.grove.io/volcano-queue"
 )
 
 // Values of LabelComponentKey.

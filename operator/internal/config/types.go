@@ -21,6 +21,7 @@ package config
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 const (
@@ -180,8 +181,19 @@ const (
 const (
 	// SchedulerBackendGrove hands pods to grove-scheduler, which gang-schedules PodGangs.
 	SchedulerBackendGrove = "grove-scheduler"
-	// SchedulerBackendDefault hands pods to kube-scheduler: scheduling gates and ordering only, no gang guarantee.
+	// SchedulerBackendDefault hands pods to kube-scheduler. With
+	// DefaultSchedulerConfig.GangScheduling each PodGang becomes a Kubernetes
+	// Workload with one PodGroup per pod group (scheduling.k8s.io/v1beta1);
+	// without it kube-scheduler gets Grove's gates and ordering only, no gang
+	// guarantee.
 	SchedulerBackendDefault = "default-scheduler"
+	// SchedulerBackendSchedulerPlugins hands pods to a kube-scheduler built
+	// with the scheduler-plugins Coscheduling plugin: each PodGang becomes a
+	// scheduling.x-k8s.io/v1alpha1 PodGroup.
+	SchedulerBackendSchedulerPlugins = "scheduler-plugins-scheduler"
+	// SchedulerBackendVolcano hands pods to Volcano: each PodGang becomes a
+	// scheduling.volcano.sh/v1beta1 PodGroup.
+	SchedulerBackendVolcano = "volcano"
 )
 
 // Scheduler configures scheduler backends.
@@ -195,8 +207,42 @@ type Scheduler struct {
 
 // SchedulerProfile enables one scheduler backend.
 type SchedulerProfile struct {
-	// Name is grove-scheduler or default-scheduler.
+	// Name is the backend, and the schedulerName Grove sets on its pods:
+	// grove-scheduler, default-scheduler, scheduler-plugins-scheduler or volcano.
 	Name string `json:"name"`
+	// Config holds the backend's settings: DefaultSchedulerConfig,
+	// SchedulerPluginsConfig or VolcanoConfig. grove-scheduler takes none.
+	// Unknown keys are errors.
+	Config *runtime.RawExtension `json:"config,omitempty"`
+}
+
+// DefaultSchedulerConfig configures the default-scheduler backend.
+type DefaultSchedulerConfig struct {
+	// GangScheduling translates every PodGang into a Workload and PodGroups of
+	// the Kubernetes Workload API (scheduling.k8s.io/v1beta1), which
+	// kube-scheduler 1.37 gang-schedules when its GenericWorkload feature gate
+	// and the API are enabled. Default false: pods only.
+	GangScheduling bool `json:"gangScheduling,omitempty"`
+	// TopologyAwareScheduling copies a pod group's required pack key into the
+	// PodGroup's schedulingConstraints.topology (feature gate
+	// TopologyAwareWorkloadScheduling, alpha in 1.37). Without it, a
+	// PodCliqueSet with topology constraints is rejected for this backend.
+	TopologyAwareScheduling bool `json:"topologyAwareScheduling,omitempty"`
+}
+
+// SchedulerPluginsConfig configures the scheduler-plugins-scheduler backend.
+type SchedulerPluginsConfig struct {
+	// ScheduleTimeoutSeconds is copied to each PodGroup's
+	// spec.scheduleTimeoutSeconds: how long pods of an incomplete gang wait at
+	// Permit. Unset leaves the plugin's own default.
+	ScheduleTimeoutSeconds *int32 `json:"scheduleTimeoutSeconds,omitempty"`
+}
+
+// VolcanoConfig configures the volcano backend.
+type VolcanoConfig struct {
+	// DefaultQueue is the Volcano queue of a PodGang whose PodCliqueSet has no
+	// scheduling.grove.io/volcano-queue annotation. Default "default".
+	DefaultQueue string `json:"defaultQueue,omitempty"`
 }
 
 // TopologyAwareScheduling configures topology constraints.

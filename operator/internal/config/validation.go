@@ -17,12 +17,16 @@ limitations under the License.
 package config
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // SupportedSchedulerBackends are the scheduler backends grove-operator knows.
-var SupportedSchedulerBackends = sets.New(SchedulerBackendGrove, SchedulerBackendDefault)
+var SupportedSchedulerBackends = sets.New(SchedulerBackendGrove, SchedulerBackendDefault, SchedulerBackendSchedulerPlugins, SchedulerBackendVolcano)
 
 // Validate checks a defaulted configuration and names every bad field.
 func Validate(c *OperatorConfiguration) field.ErrorList {
@@ -73,6 +77,10 @@ func Validate(c *OperatorConfiguration) field.ErrorList {
 			errs = append(errs, field.NotSupported(path, p.Name, sets.List(SupportedSchedulerBackends)))
 		case seen.Has(p.Name):
 			errs = append(errs, field.Duplicate(path, p.Name))
+		default:
+			if err := validateProfileConfig(p); err != nil {
+				errs = append(errs, field.Invalid(sp.Child("profiles").Index(i).Child("config"), string(rawConfig(p)), err.Error()))
+			}
 		}
 		seen.Insert(p.Name)
 	}
@@ -83,6 +91,61 @@ func Validate(c *OperatorConfiguration) field.ErrorList {
 		errs = append(errs, field.Required(field.NewPath("initContainer", "image"), ""))
 	}
 	return errs
+}
+
+func validateProfileConfig(p SchedulerProfile) error {
+	switch p.Name {
+	case SchedulerBackendDefault:
+		_, err := ProfileConfig[DefaultSchedulerConfig](p)
+		return err
+	case SchedulerBackendSchedulerPlugins:
+		c, err := ProfileConfig[SchedulerPluginsConfig](p)
+		if err == nil && c.ScheduleTimeoutSeconds != nil && *c.ScheduleTimeoutSeconds <= 0 {
+			err = fmt.Errorf("scheduleTimeoutSeconds must be greater than zero")
+		}
+		return err
+	case SchedulerBackendVolcano:
+		_, err := ProfileConfig[VolcanoConfig](p)
+		return err
+	default:
+		if len(rawConfig(p)) > 0 {
+			return fmt.Errorf("%s takes no config", p.Name)
+		}
+		return nil
+	}
+}
+
+func rawConfig(p SchedulerProfile) []byte {
+	if p.Config == nil {
+		return nil
+	}
+	return p.Config.Raw
+}
+
+// ProfileConfig decodes a profile's config into the backend's settings;
+// unknown keys are errors, so a misspelt setting is not silently ignored.
+func ProfileConfig[T any](p SchedulerProfile) (T, error) {
+	var c T
+	raw := rawConfig(p)
+	if len(raw) == 0 || string(raw) == "null" {
+		return c, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return c, fmt.Errorf("decoding the %s config: %w", p.Name, err)
+	}
+	return c, nil
+}
+
+// Profile returns the named profile, if enabled.
+func (c *OperatorConfiguration) Profile(name string) (SchedulerProfile, bool) {
+	for _, p := range c.Scheduler.Profiles {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return SchedulerProfile{}, false
 }
 
 // SchedulerEnabled reports whether a scheduler backend is enabled.

@@ -46,6 +46,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
+	volcanov1beta1 "volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
@@ -56,6 +57,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/controller/podclique"
 	"github.com/grove-project/grove/operator/internal/controller/podcliquescalinggroup"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset"
+	"github.com/grove-project/grove/operator/internal/controller/podgang"
 	"github.com/grove-project/grove/operator/internal/metrics"
 )
 
@@ -69,6 +71,7 @@ func Scheme() *runtime.Scheme {
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
 	utilruntime.Must(grovecorev1alpha1.AddToScheme(s))
 	utilruntime.Must(groveschedulerv1alpha1.AddToScheme(s))
+	utilruntime.Must(volcanov1beta1.AddToScheme(s))
 	return s
 }
 
@@ -158,6 +161,9 @@ func RegisterControllers(mgr ctrl.Manager, cfg *config.OperatorConfiguration, ba
 	}
 	if err := clustertopologybinding.Setup(mgr); err != nil {
 		return fmt.Errorf("setting up %s: %w", clustertopologybinding.ControllerName, err)
+	}
+	if err := podgang.Setup(mgr, backends); err != nil {
+		return fmt.Errorf("setting up %s: %w", podgang.ControllerName, err)
 	}
 	return nil
 }

@@ -29,6 +29,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -70,9 +71,17 @@ var _ = BeforeSuite(func() {
 		CRDDirectoryPaths: []string{
 			filepath.Join(apiDir, "core", "v1alpha1", "crds"),
 			filepath.Join(apiDir, "scheduler", "v1alpha1", "crds"),
+			// The other gang schedulers' CRDs (make generate takes them from
+			// their published modules), for the scheduler backends.
+			filepath.Join(filepath.Dir(thisFile), "..", "backendcrds"),
 		},
 		ErrorIfCRDPathMissing: true,
 	}
+	// The Kubernetes Workload API (scheduling.k8s.io/v1beta1) is off by
+	// default in 1.37; the default-scheduler backend writes it.
+	testEnv.ControlPlane.GetAPIServer().Configure().
+		Append("feature-gates", "GenericWorkload=true,TopologyAwareWorkloadScheduling=true").
+		Append("runtime-config", "scheduling.k8s.io/v1beta1=true")
 	var err error
 	restCfg, err = testEnv.Start()
 	Expect(err).NotTo(HaveOccurred(), "starting envtest: is KUBEBUILDER_ASSETS set (make control-plane)?")
@@ -95,9 +104,17 @@ var _ = AfterSuite(func() {
 })
 
 // testConfig is the default configuration with every server disabled, so
-// parallel suites never compete for ports.
+// parallel suites never compete for ports, and every scheduler backend
+// enabled (grove-scheduler stays the default; default-scheduler translates
+// gangs into the Workload API).
 func testConfig() *config.OperatorConfiguration {
 	cfg := config.Default()
+	cfg.Scheduler.Profiles = []config.SchedulerProfile{
+		{Name: config.SchedulerBackendGrove},
+		{Name: config.SchedulerBackendDefault, Config: &k8sruntime.RawExtension{Raw: []byte(`{"gangScheduling":true,"topologyAwareScheduling":true}`)}},
+		{Name: config.SchedulerBackendSchedulerPlugins, Config: &k8sruntime.RawExtension{Raw: []byte(`{"scheduleTimeoutSeconds":60}`)}},
+		{Name: config.SchedulerBackendVolcano, Config: &k8sruntime.RawExtension{Raw: []byte(`{"defaultQueue":"inference"}`)}},
+	}
 	cfg.Server.HealthProbes.Port = -1
 	cfg.Server.Metrics.Port = -1
 	cfg.LogFormat = config.LogFormatText

@@ -488,8 +488,8 @@ func (s *staticCheck) startupCycles() {
 }
 
 // schedulerBackend checks that all cliques hand their pods to the same
-// scheduler backend and that it is enabled: a PodGang is scheduled by exactly
-// one scheduler.
+// scheduler backend, that it is enabled, and that the backend can express the
+// PodCliqueSet: a PodGang is scheduled by exactly one scheduler.
 func (s *staticCheck) schedulerBackend() {
 	cliques := s.pcs.Spec.Template.Cliques
 	effective := func(name string) string {
@@ -507,9 +507,14 @@ func (s *staticCheck) schedulerBackend() {
 			continue
 		}
 		if i == 0 && s.backends != nil {
-			if _, err := s.backends.ForSchedulerName(name); err != nil {
+			b, err := s.backends.ForSchedulerName(name)
+			if err != nil {
 				s.add(field.NotSupported(p, name, s.backends.Names()))
+				continue
 			}
+			// What the backend's scheduler cannot honour is rejected here,
+			// before any gang is created for it.
+			s.add(b.ValidatePodCliqueSet(s.pcs)...)
 		}
 	}
 }

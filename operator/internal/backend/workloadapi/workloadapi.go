@@ -1,0 +1,335 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package workloadapi is the default-scheduler backend with gang scheduling:
+// it hands each PodGang to stock kube-scheduler through the Kubernetes
+// Workload API (scheduling.k8s.io/v1beta1, Kubernetes 1.37). A PodGang
+// becomes a Workload of the same name with one PodGroupTemplate per pod
+// group, and one PodGroup per pod group named like its PodClique, whose
+// gang.minCount is the pod group's minReplicas. Pods join their PodGroup
+// through spec.schedulingGroup.podGroupName.
+//
+// kube-scheduler gang-schedules each PodGroup on its own: a PodGang of
+// several pod groups is all-or-nothing per pod group, not across them (the
+// Workload API expresses a gang of groups only with CompositePodGroups,
+// v1alpha3 in 1.37). docs/scheduler-backends.md says so.
+package workloadapi
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/backend/translation"
+	"github.com/grove-project/grove/operator/internal/config"
+)
+
+// MaxPodGroupTemplates is how many PodGroupTemplates a Workload may hold.
+const MaxPodGroupTemplates = 8
+
+// ConditionPodGroupInitiallyScheduled is the PodGroup condition
+// kube-scheduler sets once the group's minCount is placed.
+const ConditionPodGroupInitiallyScheduled = "PodGroupInitiallyScheduled"
+
+// Backend is the default-scheduler backend with gang scheduling.
+type Backend struct {
+	cfg config.DefaultSchedulerConfig
+}
+
+// New returns the backend.
+func New(cfg config.DefaultSchedulerConfig) *Backend { return &Backend{cfg: cfg} }
+
+// Name is default-scheduler, the schedulerName of stock kube-scheduler.
+func (b *Backend) Name() string { return config.SchedulerBackendDefault }
+
+// PreparePod hands the pod to kube-scheduler and joins it to the PodGroup of
+// its PodClique.
+func (b *Backend) PreparePod(pod *corev1.Pod) {
+	pod.Spec.SchedulerName = config.SchedulerBackendDefault
+	if pclq := pod.Labels[apicommon.LabelPodClique]; pclq != "" {
+		pod.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: ptr.To(pclq)}
+	}
+}
+
+// Types are the kinds the backend writes.
+func (b *Backend) Types() []client.Object {
+	return []client.Object{&schedulingv1beta1.Workload{}, &schedulingv1beta1.PodGroup{}}
+}
+
+// ValidatePodCliqueSet rejects what the Workload API cannot express: a gang of
+// more than MaxPodGroupTemplates pod groups, preferred packing (the API has
+// required topology only), required packing above a single pod group (each
+// PodGroup is packed on its own), and any topology when the cluster's
+// TopologyAwareWorkloadScheduling is not enabled in the backend config.
+func (b *Backend) ValidatePodCliqueSet(pcs *grovecorev1alpha1.PodCliqueSet) field.ErrorList {
+	var errs field.ErrorList
+	tmpl := &pcs.Spec.Template
+	tp := field.NewPath("spec", "template")
+	inGroup := map[string]bool{}
+	base := 0
+	for i := range tmpl.PodCliqueScalingGroupConfigs {
+		sg := &tmpl.PodCliqueScalingGroupConfigs[i]
+		for _, c := range sg.CliqueNames {
+			inGroup[c] = true
+		}
+		minAvailable := int(ptr.Deref(sg.MinAvailable, 1))
+		base += minAvailable * len(sg.CliqueNames)
+		if len(sg.CliqueNames) > MaxPodGroupTemplates {
+			errs = append(errs, field.TooMany(tp.Child("podCliqueScalingGroups").Index(i).Child("cliqueNames"), len(sg.CliqueNames), MaxPodGroupTemplates))
+		}
+		errs = append(errs, b.validateTopology(sg.TopologyConstraint, len(sg.CliqueNames) > 1, tp.Child("podCliqueScalingGroups").Index(i).Child("topologyConstraint"))...)
+	}
+	for i := range tmpl.Cliques {
+		if !inGroup[tmpl.Cliques[i].Name] {
+			base++
+		}
+		errs = append(errs, b.validateTopology(tmpl.Cliques[i].TopologyConstraint, false, tp.Child("cliques").Index(i).Child("topologyConstraint"))...)
+	}
+	if base > MaxPodGroupTemplates {
+		errs = append(errs, field.Invalid(tp.Child("cliques"), base, fmt.Sprintf(
+			"a replica's base gang has %d pod groups (standalone cliques plus minAvailable replicas of each scaling group's cliques); the Workload API of scheduler backend default-scheduler allows at most %d",
+			base, MaxPodGroupTemplates)))
+	}
+	errs = append(errs, b.validateTopology(tmpl.TopologyConstraint, base > 1, tp.Child("topologyConstraint"))...)
+	return errs
+}
+
+func (b *Backend) validateTopology(tc *grovecorev1alpha1.TopologyConstraint, spansGroups bool, path *field.Path) field.ErrorList {
+	if tc == nil || tc.Pack == nil {
+		return nil
+	}
+	switch {
+	case !b.cfg.TopologyAwareScheduling:
+		return field.ErrorList{field.Forbidden(path, "scheduler backend default-scheduler places no topology constraints unless its config sets topologyAwareScheduling (Kubernetes feature gate TopologyAwareWorkloadScheduling)")}
+	case tc.Pack.Preferred != nil:
+		return field.ErrorList{field.Forbidden(path.Child("pack", "preferred"), "the Workload API of scheduler backend default-scheduler has no preferred placement; use required")}
+	case spansGroups:
+		return field.ErrorList{field.Forbidden(path.Child("pack", "required"), "the Workload API of scheduler backend default-scheduler packs each pod group (clique) on its own; set the constraint on the cliques")}
+	}
+	return nil
+}
+
+// Sync writes the gang's Workload and PodGroups and reads kube-scheduler's
+// verdict from the PodGroups' PodGroupInitiallyScheduled conditions.
+func (b *Backend) Sync(ctx context.Context, c client.Client, pg *groveschedulerv1alpha1.PodGang, _ *grovecorev1alpha1.PodCliqueSet) (translation.Verdict, error) {
+	templates, err := b.templates(pg)
+	if err != nil {
+		return translation.Verdict{}, err
+	}
+	if err := b.ensureWorkload(ctx, c, pg, templates); err != nil {
+		return translation.Verdict{}, err
+	}
+	groups := make([]*schedulingv1beta1.PodGroup, 0, len(templates))
+	for i := range templates {
+		g, err := b.ensurePodGroup(ctx, c, pg, &templates[i])
+		if err != nil {
+			return translation.Verdict{}, err
+		}
+		groups = append(groups, g)
+	}
+	if err := b.deleteStalePodGroups(ctx, c, pg, templates); err != nil {
+		return translation.Verdict{}, err
+	}
+	return verdict(groups), nil
+}
+
+// templates maps each pod group to a PodGroupTemplate named like it.
+func (b *Backend) templates(pg *groveschedulerv1alpha1.PodGang) ([]schedulingv1beta1.PodGroupTemplate, error) {
+	if n := len(pg.Spec.PodGroups); n > MaxPodGroupTemplates {
+		return nil, translation.Mappingf("PodGang %s has %d pod groups; a Workload holds at most %d", pg.Name, n, MaxPodGroupTemplates)
+	}
+	gangKey := requiredKey(pg.Spec.TopologyConstraint)
+	if k := preferredKey(pg.Spec.TopologyConstraint); k != "" {
+		return nil, translation.Mappingf("PodGang %s prefers packing by %s; the Workload API has required placement only", pg.Name, k)
+	}
+	if gangKey != "" && len(pg.Spec.PodGroups) > 1 {
+		return nil, translation.Mappingf("PodGang %s packs %d pod groups together by %s; the Workload API packs each PodGroup on its own", pg.Name, len(pg.Spec.PodGroups), gangKey)
+	}
+	for _, gc := range pg.Spec.TopologyConstraintGroupConfigs {
+		if k := requiredKey(gc.TopologyConstraint) + preferredKey(gc.TopologyConstraint); k != "" && len(gc.PodGroupNames) > 1 {
+			return nil, translation.Mappingf("PodGang %s packs pod groups %s together by %s; the Workload API packs each PodGroup on its own", pg.Name, strings.Join(gc.PodGroupNames, ", "), k)
+		}
+	}
+	out := make([]schedulingv1beta1.PodGroupTemplate, 0, len(pg.Spec.PodGroups))
+	for _, g := range pg.Spec.PodGroups {
+		t := schedulingv1beta1.PodGroupTemplate{Name: g.Name, PriorityClassName: pg.Spec.PriorityClassName}
+		if g.MinReplicas > 0 {
+			t.SchedulingPolicy.Gang = &schedulingv1beta1.GangSchedulingPolicy{MinCount: g.MinReplicas}
+		} else {
+			t.SchedulingPolicy.Basic = &schedulingv1beta1.BasicSchedulingPolicy{}
+		}
+		if k := preferredKey(g.TopologyConstraint); k != "" {
+			return nil, translation.Mappingf("pod group %s prefers packing by %s; the Workload API has required placement only", g.Name, k)
+		}
+		key := requiredKey(g.TopologyConstraint)
+		if key == "" {
+			key = gangKey
+		}
+		if key != "" {
+			if !b.cfg.TopologyAwareScheduling {
+				return nil, translation.Mappingf("pod group %s packs by %s; scheduler backend default-scheduler has topologyAwareScheduling off", g.Name, key)
+			}
+			t.SchedulingConstraints = &schedulingv1beta1.PodGroupSchedulingConstraints{Topology: []schedulingv1beta1.TopologyConstraint{{Key: key}}}
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func requiredKey(tc *groveschedulerv1alpha1.TopologyConstraint) string {
+	if tc == nil || tc.PackConstraint == nil {
+		return ""
+	}
+	return ptr.Deref(tc.PackConstraint.Required, "")
+}
+
+func preferredKey(tc *groveschedulerv1alpha1.TopologyConstraint) string {
+	if tc == nil || tc.PackConstraint == nil {
+		return ""
+	}
+	return ptr.Deref(tc.PackConstraint.Preferred, "")
+}
+
+func objectMeta(pg *groveschedulerv1alpha1.PodGang, name string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: name, Namespace: pg.Namespace, Labels: translation.Labels(pg)}
+}
+
+// ensureWorkload creates the Workload or updates its templates. The set of
+// template names is fixed once a Workload exists, so a gang whose pod groups
+// changed gets a new Workload (its PodGroups, which reference templates by
+// name, are recreated with it).
+func (b *Backend) ensureWorkload(ctx context.Context, c client.Client, pg *groveschedulerv1alpha1.PodGang, templates []schedulingv1beta1.PodGroupTemplate) error {
+	desired := &schedulingv1beta1.Workload{ObjectMeta: objectMeta(pg, pg.Name), Spec: schedulingv1beta1.WorkloadSpec{
+		ControllerRef: &schedulingv1beta1.TypedLocalObjectReference{
+			APIGroup: groveschedulerv1alpha1.SchemeGroupVersion.Group, Kind: "PodGang", Name: pg.Name,
+		},
+		PodGroupTemplates: templates,
+	}}
+	current := &schedulingv1beta1.Workload{}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(desired), current); err == nil && !sameTemplateNames(current.Spec.PodGroupTemplates, templates) {
+		if err := c.Delete(ctx, current, client.Preconditions{UID: &current.UID}); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("deleting Workload %s whose pod groups changed: %w", current.Name, err)
+		}
+		if err := b.deleteStalePodGroups(ctx, c, pg, nil); err != nil {
+			return err
+		}
+		return fmt.Errorf("workload %s had other pod groups; recreating it", current.Name)
+	} else if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("getting Workload %s: %w", desired.Name, err)
+	}
+	return translation.Ensure(ctx, c, pg, desired, &schedulingv1beta1.Workload{}, func(d, cur *schedulingv1beta1.Workload) bool {
+		if equality.Semantic.DeepEqual(d.Spec.PodGroupTemplates, cur.Spec.PodGroupTemplates) {
+			return false
+		}
+		cur.Spec.PodGroupTemplates = d.Spec.PodGroupTemplates
+		return true
+	})
+}
+
+func sameTemplateNames(a, b []schedulingv1beta1.PodGroupTemplate) bool {
+	names := func(ts []schedulingv1beta1.PodGroupTemplate) []string {
+		out := make([]string, len(ts))
+		for i := range ts {
+			out[i] = ts[i].Name
+		}
+		slices.Sort(out)
+		return out
+	}
+	return slices.Equal(names(a), names(b))
+}
+
+// ensurePodGroup creates the pod group's PodGroup or updates its minCount
+// (the only field of it the API lets change: scaling a clique's
+// minAvailable lands there).
+func (b *Backend) ensurePodGroup(ctx context.Context, c client.Client, pg *groveschedulerv1alpha1.PodGang, t *schedulingv1beta1.PodGroupTemplate) (*schedulingv1beta1.PodGroup, error) {
+	desired := &schedulingv1beta1.PodGroup{ObjectMeta: objectMeta(pg, t.Name), Spec: schedulingv1beta1.PodGroupSpec{
+		WorkloadRef:           &schedulingv1beta1.WorkloadReference{WorkloadName: pg.Name, TemplateName: t.Name},
+		SchedulingPolicy:      t.SchedulingPolicy,
+		SchedulingConstraints: t.SchedulingConstraints,
+		PriorityClassName:     t.PriorityClassName,
+	}}
+	current := &schedulingv1beta1.PodGroup{}
+	err := translation.Ensure(ctx, c, pg, desired, current, func(d, cur *schedulingv1beta1.PodGroup) bool {
+		if equality.Semantic.DeepEqual(d.Spec.SchedulingPolicy, cur.Spec.SchedulingPolicy) {
+			return false
+		}
+		cur.Spec.SchedulingPolicy = d.Spec.SchedulingPolicy
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	if current.Name == "" {
+		// Just created: kube-scheduler has said nothing yet.
+		return desired, nil
+	}
+	return current, nil
+}
+
+// deleteStalePodGroups deletes the gang's PodGroups no template names
+// (all of them when templates is nil).
+func (b *Backend) deleteStalePodGroups(ctx context.Context, c client.Client, pg *groveschedulerv1alpha1.PodGang, templates []schedulingv1beta1.PodGroupTemplate) error {
+	list := &schedulingv1beta1.PodGroupList{}
+	if err := c.List(ctx, list, client.InNamespace(pg.Namespace), client.MatchingLabels{apicommon.LabelPodGang: pg.Name}); err != nil {
+		return fmt.Errorf("listing PodGroups of PodGang %s: %w", pg.Name, err)
+	}
+	for i := range list.Items {
+		g := &list.Items[i]
+		if slices.ContainsFunc(templates, func(t schedulingv1beta1.PodGroupTemplate) bool { return t.Name == g.Name }) || !metav1.IsControlledBy(g, pg) {
+			continue
+		}
+		if err := c.Delete(ctx, g); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("deleting PodGroup %s: %w", g.Name, err)
+		}
+	}
+	return nil
+}
+
+// verdict: the gang is scheduled once every PodGroup is; otherwise the first
+// group kube-scheduler found unschedulable says why.
+func verdict(groups []*schedulingv1beta1.PodGroup) translation.Verdict {
+	waiting := []string{}
+	for _, g := range groups {
+		cond := meta.FindStatusCondition(g.Status.Conditions, ConditionPodGroupInitiallyScheduled)
+		switch {
+		case cond != nil && cond.Status == metav1.ConditionTrue:
+			continue
+		case cond != nil && cond.Status == metav1.ConditionFalse:
+			return translation.Verdict{Reason: cond.Reason, Message: fmt.Sprintf("PodGroup %s: %s", g.Name, cond.Message)}
+		default:
+			waiting = append(waiting, g.Name)
+		}
+	}
+	if len(waiting) > 0 {
+		slices.Sort(waiting)
+		return translation.Verdict{Reason: "SchedulingPending", Message: "kube-scheduler has not placed PodGroups " + strings.Join(waiting, ", ")}
+	}
+	return translation.Verdict{Scheduled: true, Reason: "PodGroupsScheduled", Message: fmt.Sprintf("kube-scheduler placed all %d PodGroups", len(groups))}
+}
