@@ -73,7 +73,11 @@ func TestParseErrorsNameTheField(t *testing.T) {
 		{"log level", header + "logLevel: verbose\n", `logLevel: Unsupported value: "verbose"`},
 		{"log format", header + "logFormat: xml\n", `logFormat: Unsupported value: "xml"`},
 		{"cert mode", header + "server:\n  webhooks:\n    certProvisionMode: vault\n", `server.webhooks.certProvisionMode: Unsupported value: "vault"`},
-		{"scheduler", header + "scheduler:\n  profiles:\n  - name: kai-scheduler\n", `scheduler.profiles[0].name: Unsupported value: "kai-scheduler"`},
+		{"scheduler", header + "scheduler:\n  profiles:\n  - name: kai-scheduler\n", `scheduler.profiles[0].name: Unsupported value: "kai-scheduler": supported values: "default-scheduler", "grove-scheduler", "scheduler-plugins-scheduler", "volcano"`},
+		{"unknown backend config key", header + "scheduler:\n  profiles:\n  - name: default-scheduler\n    config: {gangSchedulng: true}\n", `scheduler.profiles[0].config: Invalid value: "{\"gangSchedulng\":true}": decoding the default-scheduler config: json: unknown field "gangSchedulng"`},
+		{"config on grove-scheduler", header + "scheduler:\n  profiles:\n  - name: grove-scheduler\n    config: {queue: a}\n", "scheduler.profiles[0].config: Invalid value: \"{\\\"queue\\\":\\\"a\\\"}\": grove-scheduler takes no config"},
+		{"schedule timeout", header + "scheduler:\n  profiles:\n  - name: scheduler-plugins-scheduler\n    config: {scheduleTimeoutSeconds: 0}\n", "scheduleTimeoutSeconds must be greater than zero"},
+		{"volcano config type", header + "scheduler:\n  profiles:\n  - name: volcano\n    config: {defaultQueue: 3}\n", "decoding the volcano config: json: cannot unmarshal number into Go struct field VolcanoConfig.defaultQueue of type string"},
 		{"duplicate scheduler", header + "scheduler:\n  profiles:\n  - name: grove-scheduler\n  - name: grove-scheduler\n", `scheduler.profiles[1].name: Duplicate value`},
 		{"default scheduler not enabled", header + "scheduler:\n  profiles:\n  - name: default-scheduler\n  defaultProfileName: grove-scheduler\n", "scheduler.defaultProfileName"},
 		{"negative syncs", header + "controllers:\n  podClique:\n    concurrentSyncs: -1\n", "controllers.podClique.concurrentSyncs"},
@@ -86,6 +90,39 @@ func TestParseErrorsNameTheField(t *testing.T) {
 				t.Fatalf("got error %v, want one containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+func TestProfileConfig(t *testing.T) {
+	c, err := Parse([]byte(`apiVersion: operator.config.grove.io/v1alpha1
+kind: OperatorConfiguration
+scheduler:
+  profiles:
+  - name: default-scheduler
+    config: {gangScheduling: true}
+  - name: scheduler-plugins-scheduler
+    config: {scheduleTimeoutSeconds: 30}
+  - name: volcano
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := c.Profile(SchedulerBackendDefault)
+	d, err := ProfileConfig[DefaultSchedulerConfig](p)
+	if err != nil || !d.GangScheduling || d.TopologyAwareScheduling {
+		t.Errorf("default-scheduler config %+v, %v: want gangScheduling only", d, err)
+	}
+	p, _ = c.Profile(SchedulerBackendSchedulerPlugins)
+	sp, err := ProfileConfig[SchedulerPluginsConfig](p)
+	if err != nil || sp.ScheduleTimeoutSeconds == nil || *sp.ScheduleTimeoutSeconds != 30 {
+		t.Errorf("scheduler-plugins config %+v, %v: want scheduleTimeoutSeconds 30", sp, err)
+	}
+	p, _ = c.Profile(SchedulerBackendVolcano)
+	if v, err := ProfileConfig[VolcanoConfig](p); err != nil || v.DefaultQueue != "" {
+		t.Errorf("volcano config %+v, %v: want empty", v, err)
+	}
+	if c.Scheduler.DefaultProfileName != SchedulerBackendDefault {
+		t.Errorf("defaultProfileName %q: want the first profile", c.Scheduler.DefaultProfileName)
 	}
 }
 

@@ -201,6 +201,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, err
 	}
 	if err := r.writeStatus(ctx, pg, pcs, verdict, obs); err != nil {
+		if apierrors.IsConflict(err) {
+			// The gang changed meanwhile (the PodClique controller patches
+			// its pod references); that change is an event of its own, whose
+			// reconcile computes the status from the newer gang.
+			return ctrl.Result{}, nil
+		}
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: requeue}, nil
