@@ -206,6 +206,24 @@ var _ = Describe("ClusterTopologyBinding validation", func() {
 		bad.Spec.SchedulerTopologyBindings = nil
 		Expect(k8sClient.Create(ctx, bad)).To(Succeed())
 	})
+	It("rejects a PodCliqueSet whose gang the backend's scheduler cannot hold, naming the field", func(ctx SpecContext) {
+		ns := newNamespace(ctx, "backend")
+		tooMany := manifest(ns, func(p *grovecorev1alpha1.PodCliqueSet) {
+			p.Spec.Template.PodCliqueScalingGroupConfigs = nil
+			base := p.Spec.Template.Cliques[0]
+			p.Spec.Template.Cliques = nil
+			for i := range 9 {
+				c := *base.DeepCopy()
+				c.Name, c.Spec.RoleName, c.Spec.StartsAfter = fmt.Sprintf("c%d", i), fmt.Sprintf("c%d", i), nil
+				c.Spec.PodSpec.SchedulerName = "default-scheduler"
+				p.Spec.Template.Cliques = append(p.Spec.Template.Cliques, c)
+			}
+		})
+		Expect(k8sClient.Create(ctx, tooMany)).To(MatchError(ContainSubstring(
+			"spec.template.cliques: Invalid value: 9: a replica's base gang has 9 pod groups (standalone cliques plus minAvailable replicas of each scaling group's cliques); the Workload API of scheduler backend default-scheduler allows at most 8")))
+		tooMany.Spec.Template.Cliques = tooMany.Spec.Template.Cliques[:8]
+		Expect(k8sClient.Create(ctx, tooMany)).To(Succeed(), "8 pod groups fit a Workload")
+	})
 	It("rejects a topology without levels", func(ctx SpecContext) {
 		bad := &grovecorev1alpha1.ClusterTopologyBinding{ObjectMeta: metav1.ObjectMeta{Name: "no-levels"}, Spec: grovecorev1alpha1.ClusterTopologyBindingSpec{Levels: []grovecorev1alpha1.TopologyLevel{}}}
 		Expect(k8sClient.Create(ctx, bad)).To(MatchError(ContainSubstring("spec.levels")))
