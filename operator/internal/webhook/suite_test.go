@@ -32,7 +32,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -135,7 +134,7 @@ var _ = BeforeSuite(func() {
 	// default-scheduler translates gangs into the Workload API, so its
 	// limits are checked at admission.
 	operator.Scheduler.Profiles = []config.SchedulerProfile{{Name: config.SchedulerBackendGrove},
-		{Name: config.SchedulerBackendDefault, Config: &k8sruntime.RawExtension{Raw: []byte(`{"gangScheduling":true}`)}}}
+		{Name: config.SchedulerBackendDefault, Config: &runtime.RawExtension{Raw: []byte(`{"gangScheduling":true}`)}}}
 	config.SetDefaults(operator)
 	operator.Server.Webhooks.ServerCertDir = wio.LocalServingCertDir
 	operator.Server.Webhooks.ExtraSANs = []string{wio.LocalServingHost}

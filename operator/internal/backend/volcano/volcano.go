@@ -32,7 +32,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	volcanov1beta1 "volcano.sh/apis/pkg/apis/scheduling/v1beta1"
@@ -92,7 +92,7 @@ func (b *Backend) Types() []client.Object { return []client.Object{&volcanov1bet
 func (b *Backend) ValidatePodCliqueSet(pcs *grovecorev1alpha1.PodCliqueSet) field.ErrorList {
 	errs := translation.ForbidTopology(pcs, "scheduler backend volcano does not map topology constraints to Volcano network topologies yet")
 	if q, ok := pcs.Annotations[apicommon.AnnotationVolcanoQueue]; ok {
-		for _, msg := range validation.IsDNS1123Subdomain(q) {
+		for _, msg := range utilvalidation.IsDNS1123Subdomain(q) {
 			errs = append(errs, field.Invalid(field.NewPath("metadata", "annotations").Key(apicommon.AnnotationVolcanoQueue), q, msg))
 		}
 	}
