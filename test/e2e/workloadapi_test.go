@@ -32,6 +32,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 const workloadGang = "test/testdata/e2e/workload-gang.yaml"
@@ -170,3 +172,41 @@ func workloadObjects(ns string) func(g Gomega) []string {
 		return out
 	}
 }
+
+// A backend whose scheduler the cluster lacks (the local cluster enables the
+// volcano profile but installs no Volcano) is reported on its gangs and its
+// PodCliqueSet, and does not hold up other PodCliqueSets.
+var _ = Describe("Scheduler backend missing from the cluster", func() {
+	It("BE1: a volcano PodCliqueSet without Volcano reports BackendUnavailable; a grove-scheduler one beside it runs", func() {
+		ns := newNamespace("be1")
+		volcano := loadPCS("samples/user-guide/01_core-concepts/single-node-aggregated.yaml")
+		volcano.Name, volcano.Namespace = "on-volcano", ns
+		for i := range volcano.Spec.Template.Cliques {
+			volcano.Spec.Template.Cliques[i].Spec.PodSpec.SchedulerName = "volcano"
+		}
+		Expect(k8s.Create(ctx, volcano)).To(Succeed())
+		grove := loadPCS("samples/user-guide/01_core-concepts/single-node-aggregated.yaml")
+		grove.Namespace = ns
+		Expect(k8s.Create(ctx, grove)).To(Succeed())
+
+		Eventually(func(g Gomega) string {
+			pg := &groveschedulerv1alpha1.PodGang{}
+			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "on-volcano-0"}, pg)).To(Succeed())
+			c := meta.FindStatusCondition(pg.Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeScheduled)
+			g.Expect(c).NotTo(BeNil())
+			return string(c.Status) + "/" + c.Reason + "/" + c.Message
+		}).Should(HavePrefix("False/BackendUnavailable/scheduler backend volcano: the cluster serves no PodGroup (scheduling.volcano.sh/v1beta1)"))
+		Eventually(func(g Gomega) []string {
+			events := &corev1.EventList{}
+			g.Expect(k8s.List(ctx, events, client.InNamespace(ns))).To(Succeed())
+			var reasons []string
+			for _, e := range events.Items {
+				if e.InvolvedObject.Kind == "PodCliqueSet" && e.InvolvedObject.Name == "on-volcano" && e.Type == corev1.EventTypeWarning {
+					reasons = append(reasons, e.Reason)
+				}
+			}
+			return reasons
+		}).Should(ContainElement("BackendUnavailable"))
+		expectRunningLayout(ns, grove.Name, map[string]int{grove.Name + "-0-model-worker": 2}, fakeNodeName)
+	})
+})
