@@ -326,9 +326,7 @@ func dumpDiagnostics(report SpecReport) {
 			fmt.Fprintf(w, "%-60s %-10s node=%-18s gates=%v\n", p.Name, p.Status.Phase, p.Spec.NodeName, gates)
 		}
 		events := lists["events"].(*corev1.EventList)
-		sort.Slice(events.Items, func(i, j int) bool {
-			return events.Items[i].LastTimestamp.Before(&events.Items[j].LastTimestamp)
-		})
+		sort.Slice(events.Items, func(i, j int) bool { return lastSeen(events.Items[i]).Before(lastSeen(events.Items[j])) })
 		fmt.Fprintf(w, "--- last events in %s\n", ns)
 		from := max(0, len(events.Items)-40)
 		for _, e := range events.Items[from:] {
@@ -379,4 +377,18 @@ func isGone(g Gomega, obj client.Object) bool {
 func metaItems(list client.ObjectList) (int, error) {
 	items, err := meta.ExtractList(list)
 	return len(items), err
+}
+
+// lastSeen is when an event was last observed. Events written through
+// events.k8s.io/v1 (the operator and the scheduler) carry eventTime and a
+// series, core/v1 ones (kube-controller-manager) lastTimestamp.
+func lastSeen(e corev1.Event) time.Time {
+	t := e.LastTimestamp.Time
+	if e.Series != nil && e.Series.LastObservedTime.After(t) {
+		t = e.Series.LastObservedTime.Time
+	}
+	if e.EventTime.After(t) {
+		t = e.EventTime.Time
+	}
+	return t
 }
