@@ -44,6 +44,7 @@ import (
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	"github.com/grove-project/grove/test/cluster"
 )
 
 // specNamespaces are the namespaces the running spec created; diagnostics dump them.
@@ -326,7 +327,9 @@ func dumpDiagnostics(report SpecReport) {
 			fmt.Fprintf(w, "%-60s %-10s node=%-18s gates=%v\n", p.Name, p.Status.Phase, p.Spec.NodeName, gates)
 		}
 		events := lists["events"].(*corev1.EventList)
-		sort.Slice(events.Items, func(i, j int) bool { return lastSeen(events.Items[i]).Before(lastSeen(events.Items[j])) })
+		sort.Slice(events.Items, func(i, j int) bool {
+			return cluster.EventLastSeen(events.Items[i]).Before(cluster.EventLastSeen(events.Items[j]))
+		})
 		fmt.Fprintf(w, "--- last events in %s\n", ns)
 		from := max(0, len(events.Items)-40)
 		for _, e := range events.Items[from:] {
@@ -377,18 +380,4 @@ func isGone(g Gomega, obj client.Object) bool {
 func metaItems(list client.ObjectList) (int, error) {
 	items, err := meta.ExtractList(list)
 	return len(items), err
-}
-
-// lastSeen is when an event was last observed. Events written through
-// events.k8s.io/v1 (the operator and the scheduler) carry eventTime and a
-// series, core/v1 ones (kube-controller-manager) lastTimestamp.
-func lastSeen(e corev1.Event) time.Time {
-	t := e.LastTimestamp.Time
-	if e.Series != nil && e.Series.LastObservedTime.After(t) {
-		t = e.Series.LastObservedTime.Time
-	}
-	if e.EventTime.After(t) {
-		t = e.EventTime.Time
-	}
-	return t
 }
