@@ -25,6 +25,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -105,7 +106,7 @@ func (l *Local) dumpNamespace(ctx context.Context, dir, ns string, w io.Writer) 
 		fmt.Fprintf(w, "%-50s %-10s node=%-15s gates=%v index=%d deleting=%v\n", p.Name, p.Status.Phase, p.Spec.NodeName,
 			gateNames(&p), idx, p.DeletionTimestamp != nil)
 	}
-	sort.Slice(events.Items, func(i, j int) bool { return events.Items[i].LastTimestamp.Before(&events.Items[j].LastTimestamp) })
+	sort.Slice(events.Items, func(i, j int) bool { return EventLastSeen(events.Items[i]).Before(EventLastSeen(events.Items[j])) })
 	fmt.Fprintf(w, "--- last events in %s\n", ns)
 	for _, e := range events.Items[max(0, len(events.Items)-40):] {
 		fmt.Fprintf(w, "%s %s/%s %s: %s\n", e.Type, e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Reason, e.Message)
@@ -129,4 +130,18 @@ func DirName(s string) string {
 		s = s[:120]
 	}
 	return s
+}
+
+// EventLastSeen is when an event was last observed. Events written through
+// events.k8s.io/v1 (grove-operator and grove-scheduler) carry eventTime and a
+// series, core/v1 ones (kube-controller-manager, leader election) lastTimestamp.
+func EventLastSeen(e corev1.Event) time.Time {
+	t := e.LastTimestamp.Time
+	if e.Series != nil && e.Series.LastObservedTime.After(t) {
+		t = e.Series.LastObservedTime.Time
+	}
+	if e.EventTime.After(t) {
+		t = e.EventTime.Time
+	}
+	return t
 }

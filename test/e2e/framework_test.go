@@ -44,6 +44,7 @@ import (
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	"github.com/grove-project/grove/test/cluster"
 )
 
 // specNamespaces are the namespaces the running spec created; diagnostics dump them.
@@ -327,7 +328,7 @@ func dumpDiagnostics(report SpecReport) {
 		}
 		events := lists["events"].(*corev1.EventList)
 		sort.Slice(events.Items, func(i, j int) bool {
-			return events.Items[i].LastTimestamp.Before(&events.Items[j].LastTimestamp)
+			return cluster.EventLastSeen(events.Items[i]).Before(cluster.EventLastSeen(events.Items[j]))
 		})
 		fmt.Fprintf(w, "--- last events in %s\n", ns)
 		from := max(0, len(events.Items)-40)

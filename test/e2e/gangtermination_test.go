@@ -29,6 +29,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -166,22 +167,22 @@ func expectWasScheduled(ns, pcsName string, count int) {
 // terminationEvents returns the gang-termination events of a namespace as
 // "Kind/name: message", oldest first, and the time of the first.
 func terminationEvents(g Gomega, ns, reason string) ([]string, time.Time) {
-	list := &corev1.EventList{}
+	list := &eventsv1.EventList{}
 	g.Expect(k8s.List(ctx, list, client.InNamespace(ns))).To(Succeed())
-	var events []corev1.Event
+	var events []eventsv1.Event
 	for _, e := range list.Items {
 		if e.Reason == reason {
 			events = append(events, e)
 		}
 	}
-	sort.Slice(events, func(i, j int) bool { return events[i].FirstTimestamp.Before(&events[j].FirstTimestamp) })
+	sort.Slice(events, func(i, j int) bool { return events[i].EventTime.Before(&events[j].EventTime) })
 	var out []string
 	var first time.Time
 	for i, e := range events {
 		if i == 0 {
-			first = e.FirstTimestamp.Time
+			first = e.EventTime.Time
 		}
-		out = append(out, fmt.Sprintf("%s/%s: %s", e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Message))
+		out = append(out, fmt.Sprintf("%s/%s: %s", e.Regarding.Kind, e.Regarding.Name, e.Note))
 	}
 	return out, first
 }

@@ -22,6 +22,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -144,12 +145,12 @@ var _ = Describe("Topology-aware scheduling", func() {
 			Should(Equal("Unknown/" + grovecorev1alpha1.ConditionReasonClusterTopologyNotFound))
 		Eventually(gangKeys).Should(BeNil())
 		Eventually(func(g Gomega) []string {
-			events := &corev1.EventList{}
+			events := &eventsv1.EventList{}
 			g.Expect(k8s.List(ctx, events, client.InNamespace(ns))).To(Succeed())
 			var msgs []string
 			for _, e := range events.Items {
-				if e.Reason == grovecorev1alpha1.ConditionReasonClusterTopologyNotFound && e.InvolvedObject.Name == pcs.Name {
-					msgs = append(msgs, e.Message)
+				if e.Reason == grovecorev1alpha1.ConditionReasonClusterTopologyNotFound && e.Regarding.Name == pcs.Name {
+					msgs = append(msgs, e.Note)
 				}
 			}
 			return msgs

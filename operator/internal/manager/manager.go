@@ -22,6 +22,11 @@ package manager
 // is a placeholder the chart replaces with the release namespace).
 //
 // +kubebuilder:rbac:groups=coordination.k8s.io,namespace=grove-system,resources=leases,verbs=get;create;update
+//
+// Leader election records its LeaderElection Events on that Lease through the
+// core/v1 Events API (the controllers write events.k8s.io/v1 Events).
+//
+// +kubebuilder:rbac:groups="",namespace=grove-system,resources=events,verbs=create;patch
 
 import (
 	"fmt"

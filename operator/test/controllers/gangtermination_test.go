@@ -24,6 +24,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -208,24 +209,25 @@ func breachedSince(ns, pclq, reason string) time.Time {
 	return since
 }
 
-// eventsWithReason lists the events of a namespace with the reason, oldest first.
-func eventsWithReason(ns, reason string) []corev1.Event {
-	list := &corev1.EventList{}
+// eventsWithReason lists the events.k8s.io/v1 Events of a namespace with the
+// reason (the API the operator writes), oldest first.
+func eventsWithReason(ns, reason string) []eventsv1.Event {
+	list := &eventsv1.EventList{}
 	Expect(k8sClient.List(ctx, list, client.InNamespace(ns))).To(Succeed())
-	var out []corev1.Event
+	var out []eventsv1.Event
 	for _, e := range list.Items {
 		if e.Reason == reason {
 			out = append(out, e)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].FirstTimestamp.Before(&out[j].FirstTimestamp) })
+	sort.Slice(out, func(i, j int) bool { return out[i].EventTime.Before(&out[j].EventTime) })
 	return out
 }
 
-func eventMessages(events []corev1.Event) []string {
+func eventMessages(events []eventsv1.Event) []string {
 	out := make([]string, 0, len(events))
 	for _, e := range events {
-		out = append(out, fmt.Sprintf("%s/%s: %s", e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Message))
+		out = append(out, fmt.Sprintf("%s/%s: %s", e.Regarding.Kind, e.Regarding.Name, e.Note))
 	}
 	return out
 }
@@ -242,9 +244,9 @@ func conditionOf(conds []metav1.Condition, t string) (metav1.ConditionStatus, st
 // earlier than delay after the breach started and not much later: the
 // reconcile is requeued for the moment the delay expires. Event and
 // condition times have second precision.
-func expectRecreatedAfterDelay(e corev1.Event, breached time.Time, delay time.Duration) {
+func expectRecreatedAfterDelay(e eventsv1.Event, breached time.Time, delay time.Duration) {
 	GinkgoHelper()
-	waited := e.FirstTimestamp.Sub(breached)
+	waited := e.EventTime.Sub(breached)
 	Expect(waited).To(And(BeNumerically(">=", delay), BeNumerically("<=", delay+2*time.Second)), "recreated %s after the breach", waited)
 }
 

@@ -25,7 +25,7 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -94,7 +94,7 @@ var _ = Describe("Status writes", Ordered, func() {
 		cfg := testConfig()
 		backends, err := backend.NewRegistry(cfg)
 		Expect(err).NotTo(HaveOccurred())
-		deps := childsync.Deps{Client: c, Scheme: manager.Scheme(), Recorder: &record.FakeRecorder{}}
+		deps := childsync.Deps{Client: c, Scheme: manager.Scheme(), Recorder: &events.FakeRecorder{}}
 		pcsR = podcliqueset.NewReconciler(c, deps, cfg, backends)
 		pcsgR = podcliquescalinggroup.NewReconciler(deps)
 		ns = newNamespace()

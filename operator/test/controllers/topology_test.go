@@ -20,6 +20,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -174,8 +175,8 @@ var _ = Describe("Topology constraints in PodGangs and the TopologyLevelsUnavail
 		Eventually(gangConstraints(ns, "topo-0")).Should(Equal(map[string]*groveschedulerv1alpha1.TopologyConstraint{
 			"gang": packKeys(nil, ptr.To("example.com/rack")), "group/topo-0-fe": nil, "group/topo-0-sg-0-wk": nil,
 		}), "the preferred rack translates and stays; the required block does not")
-		Eventually(func() []corev1.Event { return eventsWithReason(ns, "ClusterTopologyLevelsUnavailable") }).Should(ConsistOf(
-			And(HaveField("Type", corev1.EventTypeWarning), HaveField("Message", want[len("True/ClusterTopologyLevelsUnavailable: "):]))))
+		Eventually(func() []eventsv1.Event { return eventsWithReason(ns, "ClusterTopologyLevelsUnavailable") }).Should(ConsistOf(
+			And(HaveField("Type", corev1.EventTypeWarning), HaveField("Note", want[len("True/ClusterTopologyLevelsUnavailable: "):]))))
 	})
 
 	It("reports Unknown/TopologyNameMissing when no constraint names a binding", func() {

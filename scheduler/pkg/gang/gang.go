@@ -291,10 +291,10 @@ func (p *Plugin) Score(_ context.Context, state fwk.CycleState, _ *corev1.Pod, n
 			hit++
 		}
 	}
-	return hit * fwk.MaxNodeScore / int64(len(d.Preferred)), nil
+	return hit * fwk.MaxScore / int64(len(d.Preferred)), nil
 }
 
-// ScoreExtensions is not needed: scores are already in [0, MaxNodeScore].
+// ScoreExtensions is not needed: scores are already in [0, MaxScore].
 func (p *Plugin) ScoreExtensions() fwk.ScoreExtensions { return nil }
 
 // Reserve records the pod's node in its gang.

@@ -133,7 +133,7 @@ func TestPreFilterPinsThePodToItsDomainAndRemembersTheDecision(t *testing.T) {
 			name:     "preferred labels score nodes by the share of labels they match",
 			decision: &core.Decision{Preferred: map[string]string{"rack": "a", "zone": "z1"}},
 			preScore: fwk.Success,
-			scores:   map[string]int64{"a0": fwk.MaxNodeScore, "a1": fwk.MaxNodeScore / 2, "b0": fwk.MaxNodeScore / 2},
+			scores:   map[string]int64{"a0": fwk.MaxScore, "a1": fwk.MaxScore / 2, "b0": fwk.MaxScore / 2},
 		},
 		{
 			name:     "a rejection is passed on",

@@ -31,7 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -43,6 +43,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/groveerr"
 )
 
@@ -52,7 +53,7 @@ const ControllerName = "clustertopology-controller"
 // Reconciler reconciles ClusterTopologyBindings.
 type Reconciler struct {
 	client   client.Client
-	recorder record.EventRecorder
+	recorder events.EventRecorder
 }
 
 // The controller reads ClusterTopologyBindings and patches their status,
@@ -61,7 +62,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=grove.io,resources=clustertopologybindings,verbs=get;list;watch
 // +kubebuilder:rbac:groups=grove.io,resources=clustertopologybindings/status,verbs=patch
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
-// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Setup registers the controller with the manager.
 //
@@ -69,7 +70,7 @@ type Reconciler struct {
 // only, when they are created or deleted or their labels change, mapped to
 // every ClusterTopologyBinding since any level key may be among the labels.
 func Setup(mgr ctrl.Manager) error {
-	r := &Reconciler{client: mgr.GetClient(), recorder: mgr.GetEventRecorderFor(ControllerName)}
+	r := &Reconciler{client: mgr.GetClient(), recorder: common.NewEventRecorder(mgr, ControllerName)}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
 		WithOptions(controller.Options{RecoverPanic: ptr.To(true)}).
@@ -140,7 +141,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if cond.Status != metav1.ConditionTrue {
 			eventType = corev1.EventTypeWarning
 		}
-		r.recorder.Event(ctb, eventType, cond.Reason, cond.Message)
+		r.recorder.Eventf(ctb, nil, eventType, cond.Reason, common.ActionReconcile, "%s", cond.Message)
 	}
 	return ctrl.Result{}, nil
 }

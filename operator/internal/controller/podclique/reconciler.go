@@ -29,7 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -55,7 +55,7 @@ const ErrUpdateStatus grovecorev1alpha1.ErrorCode = "ERR_UPDATE_PODCLIQUE_STATUS
 // Reconciler reconciles PodCliques.
 type Reconciler struct {
 	client   client.Client
-	recorder record.EventRecorder
+	recorder events.EventRecorder
 	pods     *pod.Component
 }
 
@@ -160,7 +160,7 @@ func (r *Reconciler) updateStatus(ctx context.Context, log logr.Logger, pclq *gr
 		upd = applyUpdateStatus(pclq, &base.Status, res.Rollout, counts, metav1.Now())
 	}
 	if upd.deadlineExceeded {
-		r.recorder.Eventf(pclq, corev1.EventTypeWarning, update.ReasonProgressDeadlineExceeded,
+		r.recorder.Eventf(pclq, nil, corev1.EventTypeWarning, update.ReasonProgressDeadlineExceeded, common.ActionUpdate,
 			"No update progress for more than progressDeadline %s; the update continues", update.ProgressDeadline(pclq.Spec.RollingUpdate))
 	}
 
@@ -181,7 +181,7 @@ func (r *Reconciler) updateStatus(ctx context.Context, log logr.Logger, pclq *gr
 		return upd.requeueAfter, nil
 	}
 	if base.Status.ScheduledReplicas > 0 && pclq.Status.ScheduledReplicas == 0 {
-		r.recorder.Eventf(pclq, corev1.EventTypeWarning, ReasonAllScheduledReplicasLost,
+		r.recorder.Eventf(pclq, nil, corev1.EventTypeWarning, ReasonAllScheduledReplicasLost, common.ActionReconcile,
 			"All %d scheduled pods were lost", base.Status.ScheduledReplicas)
 	}
 	if err := r.client.Status().Patch(ctx, pclq, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {

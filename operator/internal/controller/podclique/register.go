@@ -40,6 +40,7 @@ import (
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/config"
+	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/controller/podclique/components/pod"
 	"github.com/grove-project/grove/operator/internal/expect"
 	"github.com/grove-project/grove/operator/internal/version"
@@ -58,7 +59,7 @@ import (
 // +kubebuilder:rbac:groups=scheduler.grove.io,resources=podgangs,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=scheduler.grove.io,resources=podgangs/status,verbs=patch
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;patch;delete
-// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Setup registers the PodClique controller with the manager.
 func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry) error {
@@ -68,7 +69,7 @@ func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backen
 // setup is Setup with the expectations' deadline as a parameter (tests shorten it).
 func setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry, expectationTimeout time.Duration) error {
 	expectations := expect.NewStore(expectationTimeout)
-	recorder := mgr.GetEventRecorderFor(ControllerName)
+	recorder := common.NewEventRecorder(mgr, ControllerName)
 	initcImage := cfg.InitContainer.Image + ":" + version.GitVersion()
 	r := &Reconciler{
 		client:   mgr.GetClient(),

@@ -27,6 +27,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
@@ -143,14 +144,18 @@ func (r *Reconciler) recreateReplicas(ctx context.Context, log logr.Logger, pcsg
 	for _, rb := range expired {
 		why := fmt.Sprintf("PodClique %s had MinAvailableBreached=True (%s) for longer than terminationDelay %s",
 			rb.breach.PodClique, rb.breach.Reason, delay)
+		// The breached PodClique is the event's related object: events.k8s.io
+		// merges events with the same regarding, related, reason and action
+		// into one series, and one pass may recreate several replicas.
+		breached := breachedMember(rb)
 		if err := r.deleted.Delete(ctx, r.d.Client, rb.members); err != nil {
-			r.recorder.Eventf(pcsg, corev1.EventTypeWarning, ReasonReplicaDeleteFailed,
+			r.recorder.Eventf(pcsg, breached, corev1.EventTypeWarning, ReasonReplicaDeleteFailed, common.ActionDelete,
 				"Error deleting the PodCliques of replica %d to recreate it (%s): %v", rb.index, why, err)
 			return groveerr.Wrapf(err, "ERR_GANG_TERMINATION", groveerr.OperationSync, "deleting the PodCliques of replica %d", rb.index)
 		}
 		log.Info("Gang termination: recreating scaling-group replica", "replica", rb.index, "podClique", rb.breach.PodClique,
 			"breachedSince", rb.breach.Since, "terminationDelay", delay)
-		r.recorder.Eventf(pcsg, corev1.EventTypeNormal, ReasonReplicaDeleteSuccessful,
+		r.recorder.Eventf(pcsg, breached, corev1.EventTypeNormal, ReasonReplicaDeleteSuccessful, common.ActionDelete,
 			"Deleted the %d PodCliques of replica %d to recreate it: %s", len(rb.members), rb.index, why)
 		done = append(done, fmt.Sprintf("replica %d (%s)", rb.index, why))
 	}
@@ -184,4 +189,15 @@ func (r *Reconciler) setGangTermination(ctx context.Context, pcsg *grovecorev1al
 	meta.SetStatusCondition(&pcsg.Status.Conditions, cond)
 	_, err := common.PatchStatusIfChanged(ctx, r.d.Client, base, pcsg, pcsgStatus)
 	return groveerr.Wrap(err, "ERR_UPDATE_PCSG_STATUS", groveerr.OperationSync, "patching GangTerminationInProgress of PodCliqueScalingGroup")
+}
+
+// breachedMember returns the member PodClique whose breach expired, or nil
+// when it is no longer among the members.
+func breachedMember(rb replicaBreach) runtime.Object {
+	for _, p := range rb.members {
+		if p.Name == rb.breach.PodClique {
+			return p
+		}
+	}
+	return nil
 }

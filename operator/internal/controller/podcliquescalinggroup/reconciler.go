@@ -30,7 +30,7 @@ import (
 
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -52,7 +52,7 @@ const podCliqueKind = "PodClique"
 // Reconciler reconciles PodCliqueScalingGroups.
 type Reconciler struct {
 	d        childsync.Deps
-	recorder record.EventRecorder
+	recorder events.EventRecorder
 	status   common.StatusRecorder
 	// deleted remembers the PodCliques gang termination deleted.
 	deleted *gangtermination.Tracker
@@ -196,7 +196,7 @@ func (r *Reconciler) syncPodCliques(ctx context.Context, pcs *grovecorev1alpha1.
 		res, err := childsync.Apply(ctx, r.d.Client, w.want, &grovecorev1alpha1.PodClique{}, func(l *grovecorev1alpha1.PodClique) {
 			desired.UpdatePodClique(l, memberTemplate(upd, l, w.want), w.templateReplicas)
 		})
-		r.d.ReportApply(pcsg, podCliqueKind, w.want.Name, res, err)
+		r.d.ReportApply(pcsg, podCliqueKind, w.want, res, err)
 		return groveerr.Wrapf(err, "ERR_CREATE_OR_UPDATE_PODCLIQUE", groveerr.OperationSync, "creating or patching PodClique %s", w.want.Name)
 	})
 }
@@ -224,7 +224,7 @@ func (r *Reconciler) deleteExcept(ctx context.Context, pcsg *grovecorev1alpha1.P
 	}
 	return childsync.Parallel(len(excess), childsync.DefaultParallelism, func(i int) error {
 		err := childsync.DeleteIgnoringNotFound(ctx, r.d.Client, excess[i])
-		r.d.ReportDelete(pcsg, podCliqueKind, excess[i].Name, err)
+		r.d.ReportDelete(pcsg, podCliqueKind, excess[i], err)
 		return groveerr.Wrapf(err, "ERR_DELETE_PODCLIQUE", groveerr.OperationDelete, "deleting PodClique %s", excess[i].Name)
 	})
 }

@@ -33,6 +33,7 @@ import (
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/childsync"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/desired"
 	"github.com/grove-project/grove/operator/internal/groveerr"
@@ -159,14 +160,14 @@ func (r *Reconciler) rollReplicas(ctx context.Context, log logr.Logger, pcsg *gr
 		names := make([]string, 0, len(g.members))
 		for _, p := range g.members {
 			err := childsync.DeleteIgnoringNotFound(ctx, r.d.Client, p)
-			r.d.ReportDelete(pcsg, podCliqueKind, p.Name, err)
+			r.d.ReportDelete(pcsg, podCliqueKind, p, err)
 			if err != nil {
 				return groveerr.Wrapf(err, "ERR_DELETE_PODCLIQUE", groveerr.OperationSync, "replacing replica %d: deleting PodClique %s", g.index, p.Name)
 			}
 			names = append(names, p.Name)
 		}
 		log.Info("Replacing scaling-group replica built from an older template", "replica", g.index, "available", g.available, "podCliques", names)
-		r.recorder.Eventf(pcsg, corev1.EventTypeNormal, update.ReasonReplicaReplaced,
+		r.recorder.Eventf(pcsg, nil, corev1.EventTypeNormal, update.ReasonReplicaReplaced, common.ActionUpdate,
 			"Replacing replica %d (available: %t) with the current template: deleted PodCliques %s", g.index, g.available, strings.Join(names, ", "))
 	}
 	return nil

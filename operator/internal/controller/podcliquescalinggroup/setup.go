@@ -34,6 +34,7 @@ import (
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/config"
+	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/childsync"
 )
 
@@ -47,7 +48,7 @@ import (
 // +kubebuilder:rbac:groups=grove.io,resources=podcliquescalinggroups/finalizers,verbs=update
 // +kubebuilder:rbac:groups=grove.io,resources=podcliques,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=grove.io,resources=podcliquesets,verbs=get;list;watch
-// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Setup registers the PodCliqueScalingGroup controller with the manager.
 //
@@ -56,7 +57,7 @@ import (
 // PodCliqueSet (template changes reach every scaling group of the set, and
 // update-record changes start or end a group's turn to be rolled).
 func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration) error {
-	d := childsync.Deps{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorderFor(ControllerName)}
+	d := childsync.Deps{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: common.NewEventRecorder(mgr, ControllerName)}
 	r := NewReconciler(d)
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).

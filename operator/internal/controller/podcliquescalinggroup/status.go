@@ -83,7 +83,7 @@ func (r *Reconciler) computeStatus(ctx context.Context, base *grovecorev1alpha1.
 	meta.SetStatusCondition(&st.Conditions, breached)
 	requeueAfter, deadlineExceeded := applyUpdateStatus(pcsg, &base.Status, upd, byName, metav1.Now())
 	if deadlineExceeded {
-		r.recorder.Eventf(pcsg, corev1.EventTypeWarning, update.ReasonProgressDeadlineExceeded,
+		r.recorder.Eventf(pcsg, nil, corev1.EventTypeWarning, update.ReasonProgressDeadlineExceeded, common.ActionUpdate,
 			"No update progress for more than progressDeadline %s; the update continues", update.ProgressDeadline(pcsg.Spec.RollingUpdate))
 	}
 	return requeueAfter, nil

@@ -206,12 +206,12 @@ func (r *Reconciler) recreateReplica(ctx context.Context, log logr.Logger, pcs *
 	}
 	why := fmt.Sprintf("%s had MinAvailableBreached=True (%s) for longer than terminationDelay %s", b.what, b.reason, delay)
 	if err := r.deleted.Delete(ctx, r.client, victims); err != nil {
-		r.recorder.Eventf(pcs, corev1.EventTypeWarning, ReasonReplicaDeleteFailed,
+		r.recorder.Eventf(pcs, nil, corev1.EventTypeWarning, ReasonReplicaDeleteFailed, common.ActionDelete,
 			"Error deleting the PodCliques of PodCliqueSet replica %d to recreate it (%s): %v", i, why, err)
 		return groveerr.Wrapf(err, "ERR_GANG_TERMINATION", groveerr.OperationSync, "deleting the PodCliques of PodCliqueSet replica %d", i)
 	}
 	log.Info("Gang termination: recreating PodCliqueSet replica", "replica", i, "breached", b.what, "breachedSince", b.since, "terminationDelay", delay)
-	r.recorder.Eventf(pcs, corev1.EventTypeNormal, ReasonReplicaDeleteSuccessful,
+	r.recorder.Eventf(pcs, nil, corev1.EventTypeNormal, ReasonReplicaDeleteSuccessful, common.ActionDelete,
 		"Deleted the %d PodCliques of PodCliqueSet replica %d to recreate it: %s", len(victims), i, why)
 	return r.setGangTermination(ctx, pcs, metav1.Condition{
 		Type: grovecorev1alpha1.ConditionTypeGangTerminationInProgress, Status: metav1.ConditionTrue,

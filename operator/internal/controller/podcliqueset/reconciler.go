@@ -30,8 +30,9 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -60,7 +61,7 @@ const ControllerName = "podcliqueset-controller"
 // Reconciler reconciles PodCliqueSets.
 type Reconciler struct {
 	client   client.Client
-	recorder record.EventRecorder
+	recorder events.EventRecorder
 	status   common.StatusRecorder
 	// groups are the component operators in dependency order: a group runs
 	// only when every earlier group synced without error. Components only
@@ -145,7 +146,7 @@ func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcs *gr
 		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
-		r.recorder.Eventf(pcs, "Warning", "ReconcileError", "%v", errs[0])
+		r.recorder.Eventf(pcs, nil, corev1.EventTypeWarning, "ReconcileError", common.ActionReconcile, "%v", errs[0])
 		return 0, errs[0]
 	}
 	return requeueAfter, nil

@@ -28,6 +28,7 @@ import (
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/desired"
 	"github.com/grove-project/grove/operator/internal/update"
 )
@@ -207,7 +208,7 @@ func (r *Reconciler) startUpdate(pcs *grovecorev1alpha1.PodCliqueSet, prev *grov
 			}
 		}
 	}
-	r.recorder.Eventf(pcs, corev1.EventTypeNormal, update.ReasonUpdateStarted, "Updating to generation hash %s with strategy %s", genHash, strategy)
+	r.recorder.Eventf(pcs, nil, corev1.EventTypeNormal, update.ReasonUpdateStarted, common.ActionUpdate, "Updating to generation hash %s with strategy %s", genHash, strategy)
 	return rec
 }
 
@@ -243,14 +244,14 @@ func (r *Reconciler) advance(pcs *grovecorev1alpha1.PodCliqueSet, rec *grovecore
 		rec.CurrentlyUpdating = nil
 		rec.UpdateEndedAt = ptr.To(now)
 		pcs.Status.CurrentGenerationHash = ptr.To(rec.PodCliqueSetGenerationHash)
-		r.recorder.Eventf(pcs, corev1.EventTypeNormal, update.ReasonUpdateCompleted, "All %d replicas run generation hash %s", len(views), rec.PodCliqueSetGenerationHash)
+		r.recorder.Eventf(pcs, nil, corev1.EventTypeNormal, update.ReasonUpdateCompleted, common.ActionUpdate, "All %d replicas run generation hash %s", len(views), rec.PodCliqueSetGenerationHash)
 		return
 	}
 	next := candidates[0]
 	rec.CurrentlyUpdating = []grovecorev1alpha1.PodCliqueSetReplicaUpdateProgress{{
 		ReplicaIndex: next, UpdateStartedAt: now, ReadyAtStart: ptr.To(views[next].ready), AvailableAtStart: ptr.To(views[next].available),
 	}}
-	r.recorder.Eventf(pcs, corev1.EventTypeNormal, update.ReasonReplicaUpdateStarted, "Updating replica %d (%d of %d replicas left)", next, len(candidates), len(views))
+	r.recorder.Eventf(pcs, nil, corev1.EventTypeNormal, update.ReasonReplicaUpdateStarted, common.ActionUpdate, "Updating replica %d (%d of %d replicas left)", next, len(candidates), len(views))
 }
 
 // setUpdateCondition writes UpdateInProgress: True (RollingUpdate, or
@@ -279,7 +280,7 @@ func (r *Reconciler) setUpdateCondition(pcs *grovecorev1alpha1.PodCliqueSet, vie
 			cond.Reason = grovecorev1alpha1.ConditionReasonProgressDeadlineExceeded
 			cond.Message = fmt.Sprintf("%s exceeded its progressDeadline; the update continues: %s", strings.Join(stalled, ", "), cond.Message)
 			if was := meta.FindStatusCondition(st.Conditions, cond.Type); was == nil || was.Reason != cond.Reason {
-				r.recorder.Eventf(pcs, corev1.EventTypeWarning, update.ReasonProgressDeadlineExceeded, "%s exceeded its progressDeadline; the update continues", strings.Join(stalled, ", "))
+				r.recorder.Eventf(pcs, nil, corev1.EventTypeWarning, update.ReasonProgressDeadlineExceeded, common.ActionUpdate, "%s exceeded its progressDeadline; the update continues", strings.Join(stalled, ", "))
 			}
 		}
 	case *st.CurrentGenerationHash != genHash:

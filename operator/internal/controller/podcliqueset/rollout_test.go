@@ -21,7 +21,7 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
@@ -66,7 +66,7 @@ func TestAdvance(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &Reconciler{recorder: record.NewFakeRecorder(10)}
+			r := &Reconciler{recorder: events.NewFakeRecorder(10)}
 			pcs := &grovecorev1alpha1.PodCliqueSet{}
 			now := metav1.Now()
 			rec := &grovecorev1alpha1.PodCliqueSetUpdateProgress{UpdateStartedAt: now, PodCliqueSetGenerationHash: "h"}

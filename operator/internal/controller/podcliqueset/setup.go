@@ -41,6 +41,7 @@ import (
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/config"
+	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/childsync"
 	"github.com/grove-project/grove/operator/internal/topology"
 )
@@ -56,7 +57,7 @@ import (
 // +kubebuilder:rbac:groups=grove.io,resources=podcliquesets/status,verbs=patch
 // +kubebuilder:rbac:groups=grove.io,resources=podcliquesets/finalizers,verbs=update
 // +kubebuilder:rbac:groups=grove.io,resources=clustertopologybindings,verbs=get;list;watch
-// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Setup registers the PodCliqueSet controller with the manager.
 //
@@ -67,7 +68,7 @@ import (
 // ClusterTopologyBindings their constraints name; deletion of
 // the other objects it owns but Secrets, to recreate them.
 func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry) error {
-	d := childsync.Deps{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorderFor(ControllerName)}
+	d := childsync.Deps{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: common.NewEventRecorder(mgr, ControllerName)}
 	r := NewReconciler(mgr.GetClient(), d, cfg, backends)
 	toPCS := handler.EnqueueRequestsFromMapFunc(mapToPodCliqueSet)
 	deleteOnly := builder.WithPredicates(predicate.Funcs{

@@ -24,6 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/topology"
 )
 
@@ -60,5 +61,5 @@ func (r *Reconciler) recordTopologyChange(pcs *grovecorev1alpha1.PodCliqueSet, b
 	if now.Status == metav1.ConditionFalse {
 		eventType = corev1.EventTypeNormal
 	}
-	r.recorder.Event(pcs, eventType, now.Reason, now.Message)
+	r.recorder.Eventf(pcs, nil, eventType, now.Reason, common.ActionReconcile, "%s", now.Message)
 }

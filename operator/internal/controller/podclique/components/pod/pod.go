@@ -35,13 +35,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
+	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/expect"
 	"github.com/grove-project/grove/operator/internal/groveerr"
 	"github.com/grove-project/grove/operator/internal/podganginit"
@@ -79,7 +80,7 @@ type Component struct {
 	// apiReader reads from the API server, not the cache: it settles creates
 	// the cache has not shown by their deadline.
 	apiReader    client.Reader
-	recorder     record.EventRecorder
+	recorder     events.EventRecorder
 	backends     *backend.Registry
 	expectations *expect.Store
 	initcImage   string
@@ -99,7 +100,7 @@ type writtenReferences struct {
 }
 
 // New returns the pod component. initcImage is the grove-initc image with its tag.
-func New(c client.Client, apiReader client.Reader, recorder record.EventRecorder, backends *backend.Registry, expectations *expect.Store, initcImage string) *Component {
+func New(c client.Client, apiReader client.Reader, recorder events.EventRecorder, backends *backend.Registry, expectations *expect.Store, initcImage string) *Component {
 	return &Component{client: c, apiReader: apiReader, recorder: recorder, backends: backends, expectations: expectations, initcImage: initcImage}
 }
 
@@ -329,7 +330,7 @@ func (c *Component) deleteDuplicates(ctx context.Context, log logr.Logger, pclq 
 		names = append(names, fmt.Sprintf("%s (index %d)", p.Name, idx))
 	}
 	log.Info("Replacing pods whose pod index another pod holds", "pods", names)
-	c.recorder.Eventf(pclq, corev1.EventTypeWarning, ReasonDuplicatePodIndex,
+	c.recorder.Eventf(pclq, nil, corev1.EventTypeWarning, ReasonDuplicatePodIndex, common.ActionDelete,
 		"Replacing %d pod(s) whose pod index another pod of the clique holds: %s", len(pods), strings.Join(names, ", "))
 	return c.deletePods(ctx, log, pclq, pods)
 }
@@ -395,10 +396,10 @@ func (c *Component) createPods(ctx context.Context, log logr.Logger, pclq *grove
 	})
 	if n > 0 {
 		log.V(1).Info("Created pods", "count", n, "pods", created)
-		c.recorder.Eventf(pclq, corev1.EventTypeNormal, ReasonPodCreateSuccessful, "Created %d pod(s): %s", n, strings.Join(created, ", "))
+		c.recorder.Eventf(pclq, nil, corev1.EventTypeNormal, ReasonPodCreateSuccessful, common.ActionCreate, "Created %d pod(s): %s", n, strings.Join(created, ", "))
 	}
 	if err != nil {
-		c.recorder.Eventf(pclq, corev1.EventTypeWarning, ReasonPodCreateFailed, "Failed to create pods: %v", err)
+		c.recorder.Eventf(pclq, nil, corev1.EventTypeWarning, ReasonPodCreateFailed, common.ActionCreate, "Failed to create pods: %v", err)
 		return groveerr.Wrapf(err, ErrCreatePod, groveerr.OperationSync, "creating %d pod(s) of PodClique %s (%d created)", len(indices), pclq.Name, n)
 	}
 	return nil
@@ -438,10 +439,10 @@ func (c *Component) deletePods(ctx context.Context, log logr.Logger, pclq *grove
 	})
 	if n > 0 {
 		log.V(1).Info("Deleted pods", "count", n, "pods", deleted)
-		c.recorder.Eventf(pclq, corev1.EventTypeNormal, ReasonPodDeleteSuccessful, "Deleted %d pod(s): %s", n, strings.Join(deleted, ", "))
+		c.recorder.Eventf(pclq, nil, corev1.EventTypeNormal, ReasonPodDeleteSuccessful, common.ActionDelete, "Deleted %d pod(s): %s", n, strings.Join(deleted, ", "))
 	}
 	if err != nil {
-		c.recorder.Eventf(pclq, corev1.EventTypeWarning, ReasonPodDeleteFailed, "Failed to delete pods: %v", err)
+		c.recorder.Eventf(pclq, nil, corev1.EventTypeWarning, ReasonPodDeleteFailed, common.ActionDelete, "Failed to delete pods: %v", err)
 		return groveerr.Wrapf(err, ErrDeletePod, groveerr.OperationSync, "deleting %d pod(s) of PodClique %s (%d deleted)", len(pods), pclq.Name, n)
 	}
 	return nil

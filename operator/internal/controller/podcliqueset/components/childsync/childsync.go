@@ -31,10 +31,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	apicommon "github.com/grove-project/grove/api/common"
+	"github.com/grove-project/grove/operator/internal/controller/common"
 )
 
 // Result says what Apply did.
@@ -126,7 +127,7 @@ type Deps struct {
 	// Scheme resolves owner references.
 	Scheme *runtime.Scheme
 	// Recorder emits events on the PodCliqueSet.
-	Recorder record.EventRecorder
+	Recorder events.EventRecorder
 }
 
 // Labels returns the labels of a PodCliqueSet child: the default labels, its
@@ -145,25 +146,28 @@ func Selector(pcsName, component string) client.MatchingLabels {
 	return l
 }
 
-// ReportApply emits the event for a create or a failure. Patches stay
-// silent: pod references change with every pod, and an event per change
-// would cost the API server more than the patch itself.
-func (d Deps) ReportApply(owner runtime.Object, kind, name string, res Result, err error) {
+// ReportApply emits the event for a create or a failure, with the child as
+// the event's related object. Patches stay silent: pod references change with
+// every pod, and an event per change would cost the API server more than the
+// patch itself.
+func (d Deps) ReportApply(owner runtime.Object, kind string, child client.Object, res Result, err error) {
 	switch {
 	case err != nil:
-		d.Recorder.Eventf(owner, corev1.EventTypeWarning, kind+"CreateOrUpdateFailed", "Error creating or updating %s %s: %v", kind, name, err)
+		d.Recorder.Eventf(owner, child, corev1.EventTypeWarning, kind+"CreateOrUpdateFailed", common.ActionCreateOrUpdate,
+			"Error creating or updating %s %s: %v", kind, child.GetName(), err)
 	case res == Created:
-		d.Recorder.Eventf(owner, corev1.EventTypeNormal, kind+"CreateSuccessful", "Created %s %s", kind, name)
+		d.Recorder.Eventf(owner, child, corev1.EventTypeNormal, kind+"CreateSuccessful", common.ActionCreate, "Created %s %s", kind, child.GetName())
 	}
 }
 
-// ReportDelete emits the event for a delete.
-func (d Deps) ReportDelete(owner runtime.Object, kind, name string, err error) {
+// ReportDelete emits the event for a delete, with the child as the event's
+// related object.
+func (d Deps) ReportDelete(owner runtime.Object, kind string, child client.Object, err error) {
 	if err != nil {
-		d.Recorder.Eventf(owner, corev1.EventTypeWarning, kind+"DeleteFailed", "Error deleting %s %s: %v", kind, name, err)
+		d.Recorder.Eventf(owner, child, corev1.EventTypeWarning, kind+"DeleteFailed", common.ActionDelete, "Error deleting %s %s: %v", kind, child.GetName(), err)
 		return
 	}
-	d.Recorder.Eventf(owner, corev1.EventTypeNormal, kind+"DeleteSuccessful", "Deleted %s %s", kind, name)
+	d.Recorder.Eventf(owner, child, corev1.EventTypeNormal, kind+"DeleteSuccessful", common.ActionDelete, "Deleted %s %s", kind, child.GetName())
 }
 
 // IndexAtLeast reports whether obj's integer label key is >= least. Objects

@@ -63,7 +63,7 @@ func DeleteExcept(ctx context.Context, d Deps, pcs *grovecorev1alpha1.PodCliqueS
 	}
 	return Parallel(len(excess), DefaultParallelism, func(i int) error {
 		err := DeleteIgnoringNotFound(ctx, d.Client, excess[i])
-		d.ReportDelete(pcs, e.Kind, excess[i].GetName(), err)
+		d.ReportDelete(pcs, e.Kind, excess[i], err)
 		return groveerr.Wrapf(err, e.DeleteCode, groveerr.OperationDelete, "deleting %s %s", e.Kind, excess[i].GetName())
 	})
 }

@@ -75,7 +75,7 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 				l.Spec.Metrics = h.Spec.Metrics
 			}
 		})
-		o.d.ReportApply(pcs, kind, h.Name, res, err)
+		o.d.ReportApply(pcs, kind, h, res, err)
 		return groveerr.Wrapf(err, "ERR_SYNC_HPA", groveerr.OperationSync, "creating or patching HPA %s", h.Name)
 	})
 }

@@ -74,7 +74,7 @@ func apply[T client.Object](ctx context.Context, d childsync.Deps, pcs *grovecor
 		l.SetOwnerReferences(desired.GetOwnerReferences())
 		mutate(l)
 	})
-	d.ReportApply(pcs, kind, desired.GetName(), res, err)
+	d.ReportApply(pcs, kind, desired, res, err)
 	return groveerr.Wrapf(err, code, groveerr.OperationSync, "creating or patching %s %s", kind, desired.GetName())
 }
 

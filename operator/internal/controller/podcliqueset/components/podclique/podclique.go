@@ -73,7 +73,7 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 		res, err := childsync.Apply(ctx, o.d.Client, w.want, &grovecorev1alpha1.PodClique{}, func(l *grovecorev1alpha1.PodClique) {
 			desired.UpdatePodClique(l, w.want, w.templateReplicas)
 		})
-		o.d.ReportApply(pcs, kind, w.want.Name, res, err)
+		o.d.ReportApply(pcs, kind, w.want, res, err)
 		return groveerr.Wrapf(err, "ERR_CREATE_OR_UPDATE_PODCLIQUE", groveerr.OperationSync, "creating or patching PodClique %s", w.want.Name)
 	})
 }

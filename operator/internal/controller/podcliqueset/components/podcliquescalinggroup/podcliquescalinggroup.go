@@ -83,7 +83,7 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 			l.Spec.CliqueNames = w.want.Spec.CliqueNames
 			l.Spec.RollingUpdate = w.want.Spec.RollingUpdate
 		})
-		o.d.ReportApply(pcs, kind, w.want.Name, res, err)
+		o.d.ReportApply(pcs, kind, w.want, res, err)
 		return groveerr.Wrapf(err, "ERR_SYNC_PODCLIQUESCALINGGROUP", groveerr.OperationSync, "creating or patching PodCliqueScalingGroup %s", w.want.Name)
 	})
 }

@@ -233,7 +233,7 @@ func (o operator) syncGang(ctx context.Context, pcs *grovecorev1alpha1.PodClique
 	}
 	live := &groveschedulerv1alpha1.PodGang{}
 	res, err := o.apply(ctx, want, live)
-	o.d.ReportApply(pcs, kind, want.Name, res, err)
+	o.d.ReportApply(pcs, kind, want, res, err)
 	if err != nil {
 		return false, groveerr.Wrapf(err, "ERR_CREATE_OR_PATCH_PODGANG", groveerr.OperationSync, "creating or patching PodGang %s", want.Name)
 	}

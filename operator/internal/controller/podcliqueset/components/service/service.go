@@ -66,7 +66,7 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 			l.Spec.Selector = want.Spec.Selector
 			l.Spec.PublishNotReadyAddresses = want.Spec.PublishNotReadyAddresses
 		})
-		o.d.ReportApply(pcs, kind, want.Name, res, err)
+		o.d.ReportApply(pcs, kind, want, res, err)
 		return groveerr.Wrapf(err, "ERR_SYNC_PODCLIQUESET_SERVICE", groveerr.OperationSync, "creating or patching Service %s", want.Name)
 	})
 }
@@ -89,7 +89,7 @@ func (o operator) deleteFrom(ctx context.Context, pcs *grovecorev1alpha1.PodCliq
 	}
 	return childsync.Parallel(len(excess), childsync.DefaultParallelism, func(i int) error {
 		err := childsync.DeleteIgnoringNotFound(ctx, o.d.Client, excess[i])
-		o.d.ReportDelete(pcs, kind, excess[i].Name, err)
+		o.d.ReportDelete(pcs, kind, excess[i], err)
 		return groveerr.Wrapf(err, "ERR_DELETE_PODCLIQUESET_SERVICE", groveerr.OperationDelete, "deleting Service %s", excess[i].Name)
 	})
 }
