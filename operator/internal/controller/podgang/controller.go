@@ -107,7 +107,7 @@ func Setup(mgr ctrl.Manager, backends *backend.Registry) error {
 	}
 	r := &Reconciler{
 		client: mgr.GetClient(), mapper: mgr.GetRESTMapper(), scheme: mgr.GetScheme(), translators: translators,
-		recorder: mgr.GetEventRecorder(ControllerName),
+		recorder: common.NewEventRecorder(mgr, ControllerName),
 	}
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
