@@ -44,6 +44,10 @@ import (
 // them, and the scheduler's verdict comes back as the PodGang's Scheduled
 // condition. The CRDs are the backends' own (operator/test/backendcrds); the
 // API server runs with the Workload API enabled.
+//
+// The file name makes Ginkgo register these specs last: run before the
+// rolling-update specs, the extra gangs (whose pods never run in envtest)
+// have made RU7, RU8 and RU14 miss their 30 s deadlines in full-suite runs.
 var _ = Describe("Scheduler backends", func() {
 	tutorials := []string{
 		"tutorial-single-node-aggregated.yaml", "tutorial-single-node-disaggregated.yaml",
@@ -113,7 +117,7 @@ var _ = Describe("Scheduler backends", func() {
 	for _, bc := range cases {
 		Context(bc.scheduler, func() {
 			It("translates simple1 into exactly its objects, adds those of a scaled gang and joins every pod", func() {
-				ns := newNamespace()
+				ns := backendNamespace()
 				Expect(k8sClient.Create(ctx, withScheduler(loadFixture("simple1.yaml", ns), bc.scheduler))).To(Succeed())
 				Eventually(podGangs(ns, "simple1")).Should(Equal([]string{"simple1-0"}))
 				Expect(podGang(ns, "simple1-0").Labels).To(HaveKeyWithValue(apicommon.LabelSchedulerName, bc.scheduler))
@@ -131,7 +135,7 @@ var _ = Describe("Scheduler backends", func() {
 			It("translates the five tutorial samples: every PodGang has exactly the objects it calls for", func() {
 				namespaces := make([]string, len(tutorials))
 				for i, file := range tutorials {
-					namespaces[i] = newNamespace()
+					namespaces[i] = backendNamespace()
 					Expect(k8sClient.Create(ctx, withScheduler(loadFixture(file, namespaces[i]), bc.scheduler))).To(Succeed())
 				}
 				for i, ns := range namespaces {
@@ -148,7 +152,7 @@ var _ = Describe("Scheduler backends", func() {
 	}
 
 	It("default-scheduler: a gang of more pod groups than a Workload holds is reported on the PodGang and the PodCliqueSet", func() {
-		ns := newNamespace()
+		ns := backendNamespace()
 		pcs := withScheduler(loadFixture("tutorial-single-node-aggregated.yaml", ns), "default-scheduler")
 		base := pcs.Spec.Template.Cliques[0]
 		pcs.Spec.Template.Cliques = nil
@@ -167,7 +171,7 @@ var _ = Describe("Scheduler backends", func() {
 	})
 
 	It("default-scheduler: kube-scheduler's verdict and the pods' placement become the PodGang's status", func() {
-		ns := newNamespace()
+		ns := backendNamespace()
 		Expect(k8sClient.Create(ctx, withScheduler(loadFixture("tutorial-single-node-disaggregated.yaml", ns), "default-scheduler"))).To(Succeed())
 		const gang = "single-node-disaggregated-0"
 		Eventually(func() []string { return workloadAPIObjects(ns) }).Should(HaveLen(3))
@@ -192,7 +196,7 @@ var _ = Describe("Scheduler backends", func() {
 	})
 
 	It("volcano: the queue comes from the PodCliqueSet's annotation and Volcano's Unschedulable condition becomes the PodGang's reason", func() {
-		ns := newNamespace()
+		ns := backendNamespace()
 		pcs := withScheduler(loadFixture("tutorial-single-node-aggregated.yaml", ns), "volcano")
 		pcs.Annotations = map[string]string{apicommon.AnnotationVolcanoQueue: "team-a"}
 		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
@@ -214,6 +218,31 @@ var _ = Describe("Scheduler backends", func() {
 			"False/NotEnoughResources/PodGroup single-node-aggregated-0: 2/2 tasks in gang unschedulable: pod group is not ready, 2 Pending"))
 	})
 })
+
+// backendNamespace is a namespace whose Grove objects and pods are deleted
+// when the spec ends: pods of these gangs never run in envtest, and dozens of
+// such PodCliqueSets left behind would keep the suite's controllers busy
+// during later specs.
+func backendNamespace() string {
+	GinkgoHelper()
+	ns := newNamespace()
+	DeferCleanup(func() {
+		for _, obj := range []client.Object{&grovecorev1alpha1.PodCliqueSet{}, &grovecorev1alpha1.PodCliqueScalingGroup{},
+			&grovecorev1alpha1.PodClique{}, &groveschedulerv1alpha1.PodGang{}} {
+			Expect(k8sClient.DeleteAllOf(ctx, obj, client.InNamespace(ns))).To(Succeed())
+		}
+		Eventually(func() int {
+			// Bound pods wait for a kubelet envtest does not run; no grace.
+			Expect(k8sClient.DeleteAllOf(ctx, &corev1.Pod{}, client.InNamespace(ns), client.GracePeriodSeconds(0))).To(Succeed())
+			pclqs := &grovecorev1alpha1.PodCliqueList{}
+			Expect(k8sClient.List(ctx, pclqs, client.InNamespace(ns))).To(Succeed())
+			pcss := &grovecorev1alpha1.PodCliqueSetList{}
+			Expect(k8sClient.List(ctx, pcss, client.InNamespace(ns))).To(Succeed())
+			return len(pclqs.Items) + len(pcss.Items)
+		}).Should(BeZero())
+	})
+	return ns
+}
 
 // withScheduler hands every clique of the PodCliqueSet to one scheduler.
 func withScheduler(pcs *grovecorev1alpha1.PodCliqueSet, scheduler string) *grovecorev1alpha1.PodCliqueSet {
