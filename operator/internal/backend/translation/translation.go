@@ -113,11 +113,9 @@ func MinimumSet(pg *groveschedulerv1alpha1.PodGang) int32 {
 
 // Labels are the labels of an object a backend writes for a gang.
 func Labels(pg *groveschedulerv1alpha1.PodGang) map[string]string {
-	return map[string]string{
-		apicommon.LabelManagedByKey: apicommon.LabelManagedByValue,
-		apicommon.LabelPartOfKey:    pg.Labels[apicommon.LabelPartOfKey],
-		apicommon.LabelPodGang:      pg.Name,
-	}
+	labels := apicommon.DefaultLabels(pg.Labels[apicommon.LabelPartOfKey])
+	labels[apicommon.LabelPodGang] = pg.Name
+	return labels
 }
 
 // ForbidTopology names every topology constraint of the PodCliqueSet, for a

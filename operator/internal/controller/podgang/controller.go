@@ -54,6 +54,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/backend/translation"
 	"github.com/grove-project/grove/operator/internal/controller/common"
+	podcomponent "github.com/grove-project/grove/operator/internal/controller/podclique/components/pod"
 )
 
 // ControllerName is the name of the controller.
@@ -158,7 +159,7 @@ func (r *Reconciler) podChanged() predicate.Predicate {
 			if !ok1 || !ok2 || !ours(newPod) {
 				return false
 			}
-			return oldPod.Spec.NodeName != newPod.Spec.NodeName || podReady(oldPod) != podReady(newPod) ||
+			return oldPod.Spec.NodeName != newPod.Spec.NodeName || podcomponent.IsReady(oldPod) != podcomponent.IsReady(newPod) ||
 				(oldPod.DeletionTimestamp == nil) != (newPod.DeletionTimestamp == nil)
 		},
 		GenericFunc: func(event.GenericEvent) bool { return false },
@@ -259,7 +260,7 @@ func (r *Reconciler) observePods(ctx context.Context, pg *groveschedulerv1alpha1
 			if p.Spec.NodeName != "" {
 				bound++
 			}
-			if podReady(p) {
+			if podcomponent.IsReady(p) {
 				ready++
 			}
 		}
@@ -269,15 +270,6 @@ func (r *Reconciler) observePods(ctx context.Context, pg *groveschedulerv1alpha1
 		obs.readyMin = obs.readyMin && ready >= int(g.MinReplicas)
 	}
 	return obs, nil
-}
-
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // writeStatus writes phase, Scheduled and Ready in one patch, and announces a
