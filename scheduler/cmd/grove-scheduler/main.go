@@ -19,7 +19,9 @@ limitations under the License.
 // --grove-metrics-bind-address, a plain HTTP /metrics endpoint (default
 // 0.0.0.0:8080; "0" or "off" disables it). --version (and --version=raw)
 // prints the Kubernetes release it is built on instead of kube-scheduler's
-// unstamped component version.
+// unstamped component version. Feature gates default as kube-scheduler's do,
+// except those in package featuregates (NominatedNodeNameForExpectation is
+// off); --feature-gates overrides either.
 package main
 
 import (
@@ -28,11 +30,13 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/component-base/cli"
 	_ "k8s.io/component-base/metrics/prometheus/clientgo" // client-go metrics in the legacy registry
 	_ "k8s.io/component-base/metrics/prometheus/version"  // build info metric
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 
+	"github.com/grove-project/grove/scheduler/pkg/featuregates"
 	"github.com/grove-project/grove/scheduler/pkg/gang"
 	"github.com/grove-project/grove/scheduler/pkg/metrics"
 )
@@ -44,6 +48,11 @@ func main() {
 // newCommand wraps kube-scheduler's command so the plain metrics server runs
 // for the scheduler's whole lifetime.
 func newCommand() *cobra.Command {
+	// Grove's gate defaults go in before the flags are parsed, so
+	// --feature-gates still overrides each of them.
+	if err := featuregates.Apply(utilfeature.DefaultMutableFeatureGate); err != nil {
+		panic(fmt.Sprintf("setting grove-scheduler's feature gate defaults: %v", err))
+	}
 	cmd := app.NewSchedulerCommand(app.WithPlugin(gang.Name, gang.New))
 	cmd.Use = "grove-scheduler"
 	var metricsAddr string

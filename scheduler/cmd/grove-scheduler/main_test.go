@@ -20,6 +20,11 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"k8s.io/apiserver/pkg/util/compatibility"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+
+	"github.com/grove-project/grove/scheduler/pkg/featuregates"
 )
 
 func TestVersionNamesTheKubernetesLine(t *testing.T) {
@@ -33,5 +38,36 @@ func TestVersionNamesTheKubernetesLine(t *testing.T) {
 	const want = "grove-scheduler: kube-scheduler v1.37."
 	if !strings.HasPrefix(out.String(), want) || !strings.Contains(out.String(), "with the GroveGang plugin") {
 		t.Errorf("grove-scheduler --version printed %q, want a line starting %q naming the GroveGang plugin", out.String(), want)
+	}
+}
+
+// The gate defaults must survive kube-scheduler's own flag handling
+// (ComponentGlobalsRegistry.Set in PersistentPreRunE) and still yield to
+// --feature-gates.
+func TestFeatureGateDefaults(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		want bool
+	}{
+		{name: "grove default", args: []string{"--version"}, want: false},
+		{name: "flag overrides", args: []string{"--version", "--feature-gates=NominatedNodeNameForExpectation=true"}, want: true},
+		{name: "other gates keep the default", args: []string{"--version", "--feature-gates=OpportunisticBatching=true"}, want: false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			// The registry is process-wide and keeps earlier --feature-gates;
+			// a real grove-scheduler parses one command line.
+			compatibility.DefaultComponentGlobalsRegistry.Reset()
+			cmd := newCommand()
+			cmd.SetOut(&bytes.Buffer{})
+			cmd.SetArgs(tc.args)
+			if err := cmd.Execute(); err != nil {
+				t.Fatalf("grove-scheduler %v: %v", tc.args, err)
+			}
+			if got := utilfeature.DefaultFeatureGate.Enabled(featuregates.NominatedNodeNameForExpectation); got != tc.want {
+				t.Errorf("after grove-scheduler %v NominatedNodeNameForExpectation is %t, want %t", tc.args, got, tc.want)
+			}
+		})
 	}
 }

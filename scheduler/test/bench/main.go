@@ -28,6 +28,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -49,6 +51,9 @@ type config struct {
 	nodes, plainPods, gangs, gangSize int
 	qps                               float32
 	burst                             int32
+	// cpuProfile, when set, is the directory that gets a CPU profile of
+	// every timed run (<scenario>-<scheduler>.pprof).
+	cpuProfile string
 }
 
 type result struct {
@@ -69,6 +74,7 @@ func main() {
 	flag.IntVar(&c.gangSize, "gang-size", 5, "pods per gang")
 	flag.Float64Var(&qps, "qps", 500, "scheduler client QPS (both schedulers)")
 	flag.IntVar(&burst, "burst", 1000, "scheduler client burst (both schedulers)")
+	flag.StringVar(&c.cpuProfile, "cpuprofile-dir", "", "write a CPU profile of each timed run into this directory")
 	klogFlags := flag.NewFlagSet("klog", flag.ExitOnError)
 	klog.InitFlags(klogFlags)
 	_ = klogFlags.Set("v", "0")
@@ -198,14 +204,21 @@ func runOne(ctx context.Context, cfg *rest.Config, kube kubernetes.Interface, gr
 		stopScheduler()
 		return result{}, err
 	}
+	stopProfile, err := startProfile(c.cpuProfile, scenario+"-"+schedulerName)
+	if err != nil {
+		stopScheduler()
+		return result{}, err
+	}
 	begin := time.Now()
 	select {
 	case <-done:
 	case <-time.After(5 * time.Minute):
+		stopProfile()
 		stopScheduler()
 		return result{}, fmt.Errorf("%s/%s: only %d of %d pods bound after 5 minutes", scenario, schedulerName, bound.Load(), len(pods))
 	}
 	elapsed := time.Since(begin)
+	stopProfile()
 	stopScheduler()
 
 	if err := kube.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
@@ -218,6 +231,26 @@ func runOne(ctx context.Context, cfg *rest.Config, kube kubernetes.Interface, gr
 		return result{}, fmt.Errorf("waiting for pods of %s to go: %w", ns, err)
 	}
 	return result{scenario: scenario, scheduler: map[bool]string{false: "kube-scheduler", true: "grove-scheduler"}[grovePlugins], pods: len(pods), elapsed: elapsed}, nil
+}
+
+// startProfile starts a CPU profile into dir/name.pprof and returns its stop
+// function; with no dir it does nothing.
+func startProfile(dir, name string) (func(), error) {
+	if dir == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(filepath.Join(dir, name+".pprof"))
+	if err != nil {
+		return nil, fmt.Errorf("creating CPU profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("starting CPU profile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
+	}, nil
 }
 
 // parallel runs fn for 0..n-1 on 32 workers and returns the first error.

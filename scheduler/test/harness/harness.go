@@ -32,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/kubernetes"
@@ -49,6 +50,7 @@ import (
 
 	corecrds "github.com/grove-project/grove/api/core/v1alpha1/crds"
 	schedcrds "github.com/grove-project/grove/api/scheduler/v1alpha1/crds"
+	"github.com/grove-project/grove/scheduler/pkg/featuregates"
 	"github.com/grove-project/grove/scheduler/pkg/gang"
 )
 
@@ -102,6 +104,15 @@ type Options struct {
 // RunScheduler builds a scheduler like kube-scheduler's app.Setup does and runs
 // it until ctx ends. It returns once the informers are synced.
 func RunScheduler(ctx context.Context, restCfg *rest.Config, o Options) error {
+	// Feature gates as the binaries set them: grove-scheduler's defaults, or
+	// stock kube-scheduler's. The scheduler reads them once, in New.
+	setGates := featuregates.Restore
+	if o.Grove {
+		setGates = featuregates.Apply
+	}
+	if err := setGates(utilfeature.DefaultMutableFeatureGate); err != nil {
+		return err
+	}
 	var cfg *schedconfig.KubeSchedulerConfiguration
 	var err error
 	if o.Grove {

@@ -87,8 +87,12 @@ var _ = Describe("Gang scheduling of PodGangs", func() {
 		By("holding the pods while their PodGang does not exist")
 		Consistently(func() int { return len(boundPods(ns, allNames(pods))) }, 2*time.Second, 200*time.Millisecond).Should(Equal(0))
 
+		// grove-scheduler turns NominatedNodeNameForExpectation off: the pods
+		// that wait at Permit for the rest of their gang get no status patch.
+		nominated := watchNominations(ns)
 		createPodGang(newPodGang(ns, "inference", "", "", groups...))
 		Eventually(func() int { return len(boundPods(ns, allNames(pods))) }, 20*time.Second, 100*time.Millisecond).Should(Equal(4))
+		Expect(nominated()).To(BeEmpty(), "pods that got a nominatedNodeName while waiting at Permit")
 
 		Eventually(func(g Gomega) {
 			pg := podGang(ns, "inference")

@@ -18,14 +18,17 @@ package integration
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 
+	"github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/component-base/metrics/legacyregistry"
 
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
@@ -228,4 +231,28 @@ func hintRuns(event, hint string) uint64 {
 		}
 	}
 	return 0
+}
+
+// watchNominations watches the pods of ns and returns a function that lists
+// every pod seen with status.nominatedNodeName set so far.
+func watchNominations(ns string) func() []string {
+	w, err := kube.CoreV1().Pods(ns).Watch(suiteCtx, metav1.ListOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	ginkgo.DeferCleanup(w.Stop)
+	var mu sync.Mutex
+	seen := sets.New[string]()
+	go func() {
+		for ev := range w.ResultChan() {
+			if p, ok := ev.Object.(*corev1.Pod); ok && p.Status.NominatedNodeName != "" {
+				mu.Lock()
+				seen.Insert(p.Name)
+				mu.Unlock()
+			}
+		}
+	}()
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return sets.List(seen)
+	}
 }
