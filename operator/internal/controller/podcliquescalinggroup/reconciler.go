@@ -191,12 +191,14 @@ func (r *Reconciler) syncPodCliques(ctx context.Context, pcs *grovecorev1alpha1.
 	if err := r.deleteExcept(ctx, pcsg, keep); err != nil {
 		return err
 	}
+	report := r.d.NewReport(pcsg, podCliqueKind)
+	defer report.Emit()
 	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
 		w := todo[i]
 		res, err := childsync.Apply(ctx, r.d.Client, w.want, &grovecorev1alpha1.PodClique{}, func(l *grovecorev1alpha1.PodClique) {
 			desired.UpdatePodClique(l, memberTemplate(upd, l, w.want), w.templateReplicas)
 		})
-		r.d.ReportApply(pcsg, podCliqueKind, w.want, res, err)
+		report.Applied(w.want, res, err)
 		return groveerr.Wrapf(err, "ERR_CREATE_OR_UPDATE_PODCLIQUE", groveerr.OperationSync, "creating or patching PodClique %s", w.want.Name)
 	})
 }
@@ -222,9 +224,11 @@ func (r *Reconciler) deleteExcept(ctx context.Context, pcsg *grovecorev1alpha1.P
 			excess = append(excess, &members[i])
 		}
 	}
+	report := r.d.NewReport(pcsg, podCliqueKind)
+	defer report.Emit()
 	return childsync.Parallel(len(excess), childsync.DefaultParallelism, func(i int) error {
 		err := childsync.DeleteIgnoringNotFound(ctx, r.d.Client, excess[i])
-		r.d.ReportDelete(pcsg, podCliqueKind, excess[i], err)
+		report.Deleted(excess[i], err)
 		return groveerr.Wrapf(err, "ERR_DELETE_PODCLIQUE", groveerr.OperationDelete, "deleting PodClique %s", excess[i].Name)
 	})
 }

@@ -156,11 +156,13 @@ func (r *Reconciler) rollReplicas(ctx context.Context, log logr.Logger, pcsg *gr
 		st.selected = append(st.selected, g.index)
 		budget--
 	}
+	report := r.d.NewReport(pcsg, podCliqueKind)
+	defer report.Emit()
 	for _, g := range doomed {
 		names := make([]string, 0, len(g.members))
 		for _, p := range g.members {
 			err := childsync.DeleteIgnoringNotFound(ctx, r.d.Client, p)
-			r.d.ReportDelete(pcsg, podCliqueKind, p, err)
+			report.Deleted(p, err)
 			if err != nil {
 				return groveerr.Wrapf(err, "ERR_DELETE_PODCLIQUE", groveerr.OperationSync, "replacing replica %d: deleting PodClique %s", g.index, p.Name)
 			}

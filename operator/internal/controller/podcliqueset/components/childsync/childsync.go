@@ -26,7 +26,6 @@ import (
 	"strings"
 	"sync"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -35,7 +34,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	apicommon "github.com/grove-project/grove/api/common"
-	"github.com/grove-project/grove/operator/internal/controller/common"
 )
 
 // Result says what Apply did.
@@ -144,30 +142,6 @@ func Selector(pcsName, component string) client.MatchingLabels {
 	l := apicommon.DefaultLabels(pcsName)
 	l[apicommon.LabelComponentKey] = component
 	return l
-}
-
-// ReportApply emits the event for a create or a failure, with the child as
-// the event's related object. Patches stay silent: pod references change with
-// every pod, and an event per change would cost the API server more than the
-// patch itself.
-func (d Deps) ReportApply(owner runtime.Object, kind string, child client.Object, res Result, err error) {
-	switch {
-	case err != nil:
-		d.Recorder.Eventf(owner, child, corev1.EventTypeWarning, kind+"CreateOrUpdateFailed", common.ActionCreateOrUpdate,
-			"Error creating or updating %s %s: %v", kind, child.GetName(), err)
-	case res == Created:
-		d.Recorder.Eventf(owner, child, corev1.EventTypeNormal, kind+"CreateSuccessful", common.ActionCreate, "Created %s %s", kind, child.GetName())
-	}
-}
-
-// ReportDelete emits the event for a delete, with the child as the event's
-// related object.
-func (d Deps) ReportDelete(owner runtime.Object, kind string, child client.Object, err error) {
-	if err != nil {
-		d.Recorder.Eventf(owner, child, corev1.EventTypeWarning, kind+"DeleteFailed", common.ActionDelete, "Error deleting %s %s: %v", kind, child.GetName(), err)
-		return
-	}
-	d.Recorder.Eventf(owner, child, corev1.EventTypeNormal, kind+"DeleteSuccessful", common.ActionDelete, "Deleted %s %s", kind, child.GetName())
 }
 
 // IndexAtLeast reports whether obj's integer label key is >= least. Objects

@@ -61,9 +61,11 @@ func DeleteExcept(ctx context.Context, d Deps, pcs *grovecorev1alpha1.PodCliqueS
 			excess = append(excess, obj)
 		}
 	}
+	report := d.NewReport(pcs, e.Kind)
+	defer report.Emit()
 	return Parallel(len(excess), DefaultParallelism, func(i int) error {
 		err := DeleteIgnoringNotFound(ctx, d.Client, excess[i])
-		d.ReportDelete(pcs, e.Kind, excess[i], err)
+		report.Deleted(excess[i], err)
 		return groveerr.Wrapf(err, e.DeleteCode, groveerr.OperationDelete, "deleting %s %s", e.Kind, excess[i].GetName())
 	})
 }

@@ -63,6 +63,8 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 	if err := o.deleteExcept(ctx, pcs, names); err != nil {
 		return err
 	}
+	report := o.d.NewReport(pcs, kind)
+	defer report.Emit()
 	return childsync.Parallel(len(want), childsync.DefaultParallelism, func(i int) error {
 		h := want[i]
 		res, err := childsync.Apply(ctx, o.d.Client, h, &autoscalingv2.HorizontalPodAutoscaler{}, func(l *autoscalingv2.HorizontalPodAutoscaler) {
@@ -75,7 +77,7 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 				l.Spec.Metrics = h.Spec.Metrics
 			}
 		})
-		o.d.ReportApply(pcs, kind, h, res, err)
+		report.Applied(h, res, err)
 		return groveerr.Wrapf(err, "ERR_SYNC_HPA", groveerr.OperationSync, "creating or patching HPA %s", h.Name)
 	})
 }

@@ -74,7 +74,9 @@ func apply[T client.Object](ctx context.Context, d childsync.Deps, pcs *grovecor
 		l.SetOwnerReferences(desired.GetOwnerReferences())
 		mutate(l)
 	})
-	d.ReportApply(pcs, kind, desired, res, err)
+	report := d.NewReport(pcs, kind)
+	report.Applied(desired, res, err)
+	report.Emit()
 	return groveerr.Wrapf(err, code, groveerr.OperationSync, "creating or patching %s %s", kind, desired.GetName())
 }
 

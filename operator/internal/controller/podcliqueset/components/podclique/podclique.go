@@ -68,12 +68,14 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 	if err := o.deleteExcept(ctx, pcs, keep); err != nil {
 		return err
 	}
+	report := o.d.NewReport(pcs, kind)
+	defer report.Emit()
 	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
 		w := todo[i]
 		res, err := childsync.Apply(ctx, o.d.Client, w.want, &grovecorev1alpha1.PodClique{}, func(l *grovecorev1alpha1.PodClique) {
 			desired.UpdatePodClique(l, w.want, w.templateReplicas)
 		})
-		o.d.ReportApply(pcs, kind, w.want, res, err)
+		report.Applied(w.want, res, err)
 		return groveerr.Wrapf(err, "ERR_CREATE_OR_UPDATE_PODCLIQUE", groveerr.OperationSync, "creating or patching PodClique %s", w.want.Name)
 	})
 }

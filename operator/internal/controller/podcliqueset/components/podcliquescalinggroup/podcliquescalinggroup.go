@@ -71,6 +71,8 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 	if err := o.deleteExcept(ctx, pcs, keep); err != nil {
 		return err
 	}
+	report := o.d.NewReport(pcs, kind)
+	defer report.Emit()
 	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
 		w := todo[i]
 		res, err := childsync.Apply(ctx, o.d.Client, w.want, &grovecorev1alpha1.PodCliqueScalingGroup{}, func(l *grovecorev1alpha1.PodCliqueScalingGroup) {
@@ -83,7 +85,7 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 			l.Spec.CliqueNames = w.want.Spec.CliqueNames
 			l.Spec.RollingUpdate = w.want.Spec.RollingUpdate
 		})
-		o.d.ReportApply(pcs, kind, w.want, res, err)
+		report.Applied(w.want, res, err)
 		return groveerr.Wrapf(err, "ERR_SYNC_PODCLIQUESCALINGGROUP", groveerr.OperationSync, "creating or patching PodCliqueScalingGroup %s", w.want.Name)
 	})
 }

@@ -125,8 +125,10 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 		return err
 	}
 	var pending atomic.Int32
+	report := o.d.NewReport(pcs, kind)
+	defer report.Emit()
 	err = childsync.Parallel(len(gangs), childsync.DefaultParallelism, func(i int) error {
-		initialized, err := o.syncGang(ctx, pcs, st, gangs[i], schedulerName)
+		initialized, err := o.syncGang(ctx, pcs, st, gangs[i], schedulerName, report)
 		if !initialized {
 			pending.Add(1)
 		}
@@ -226,14 +228,14 @@ func expectedGangs(pcs *grovecorev1alpha1.PodCliqueSet, st *state) []*gang {
 
 // syncGang creates or patches one PodGang and its Initialized condition. It
 // reports whether the PodGang is initialized.
-func (o operator) syncGang(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, st *state, g *gang, schedulerName string) (bool, error) {
+func (o operator) syncGang(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, st *state, g *gang, schedulerName string, report *childsync.Report) (bool, error) {
 	want, err := o.build(pcs, st, g, schedulerName)
 	if err != nil {
 		return false, err
 	}
 	live := &groveschedulerv1alpha1.PodGang{}
 	res, err := o.apply(ctx, want, live)
-	o.d.ReportApply(pcs, kind, want, res, err)
+	report.Applied(want, res, err)
 	if err != nil {
 		return false, groveerr.Wrapf(err, "ERR_CREATE_OR_PATCH_PODGANG", groveerr.OperationSync, "creating or patching PodGang %s", want.Name)
 	}

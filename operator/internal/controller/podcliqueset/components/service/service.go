@@ -55,6 +55,8 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 	if err := o.deleteExcess(ctx, pcs); err != nil {
 		return err
 	}
+	report := o.d.NewReport(pcs, kind)
+	defer report.Emit()
 	return childsync.Parallel(int(pcs.Spec.Replicas), childsync.DefaultParallelism, func(i int) error {
 		want, err := o.build(pcs, int32(i))
 		if err != nil {
@@ -66,7 +68,7 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 			l.Spec.Selector = want.Spec.Selector
 			l.Spec.PublishNotReadyAddresses = want.Spec.PublishNotReadyAddresses
 		})
-		o.d.ReportApply(pcs, kind, want, res, err)
+		report.Applied(want, res, err)
 		return groveerr.Wrapf(err, "ERR_SYNC_PODCLIQUESET_SERVICE", groveerr.OperationSync, "creating or patching Service %s", want.Name)
 	})
 }
@@ -87,9 +89,11 @@ func (o operator) deleteFrom(ctx context.Context, pcs *grovecorev1alpha1.PodCliq
 		}
 		excess = append(excess, &list.Items[i])
 	}
+	report := o.d.NewReport(pcs, kind)
+	defer report.Emit()
 	return childsync.Parallel(len(excess), childsync.DefaultParallelism, func(i int) error {
 		err := childsync.DeleteIgnoringNotFound(ctx, o.d.Client, excess[i])
-		o.d.ReportDelete(pcs, kind, excess[i], err)
+		report.Deleted(excess[i], err)
 		return groveerr.Wrapf(err, "ERR_DELETE_PODCLIQUESET_SERVICE", groveerr.OperationDelete, "deleting Service %s", excess[i].Name)
 	})
 }
