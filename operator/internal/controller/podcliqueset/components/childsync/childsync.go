@@ -47,19 +47,17 @@ const (
 )
 
 // Apply makes the live object named like desired match it. When the object
-// does not exist, desired is created. Otherwise mutate copies the fields the
-// caller owns from desired into live, and live is merge-patched only when
-// that changed something, so a converged object costs no write.
-func Apply[T client.Object](ctx context.Context, c client.Client, desired, live T, mutate func(live T)) (Result, error) {
-	if err := c.Get(ctx, client.ObjectKeyFromObject(desired), live); err != nil {
+// does not exist, desired is created (once, see Creates). Otherwise mutate
+// copies the fields the caller owns from desired into live, and live is
+// merge-patched only when that changed something, so a converged object
+// costs no write.
+func Apply[T client.Object](ctx context.Context, d Deps, desired, live T, mutate func(live T)) (Result, error) {
+	if err := d.Client.Get(ctx, client.ObjectKeyFromObject(desired), live); err != nil {
 		if !apierrors.IsNotFound(err) {
 			return Unchanged, err
 		}
-		if err := c.Create(ctx, desired); err != nil {
-			if apierrors.IsAlreadyExists(err) {
-				// The cache is behind our own create; the watch event brings the next sync.
-				return Unchanged, nil
-			}
+		created, err := d.Creates.Create(ctx, d.Client, desired)
+		if err != nil || !created {
 			return Unchanged, err
 		}
 		return Created, nil
@@ -72,7 +70,7 @@ func Apply[T client.Object](ctx context.Context, c client.Client, desired, live 
 	if equality.Semantic.DeepEqual(before, live) {
 		return Unchanged, nil
 	}
-	if err := c.Patch(ctx, live, client.MergeFrom(before)); err != nil {
+	if err := d.Client.Patch(ctx, live, client.MergeFrom(before)); err != nil {
 		return Unchanged, err
 	}
 	return Patched, nil
@@ -126,6 +124,8 @@ type Deps struct {
 	Scheme *runtime.Scheme
 	// Recorder emits events on the PodCliqueSet.
 	Recorder events.EventRecorder
+	// Creates holds the creates the cache has not shown yet; nil tracks none.
+	Creates *Creates
 }
 
 // Labels returns the labels of a PodCliqueSet child: the default labels, its

@@ -67,7 +67,7 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 	defer report.Emit()
 	return childsync.Parallel(len(want), childsync.DefaultParallelism, func(i int) error {
 		h := want[i]
-		res, err := childsync.Apply(ctx, o.d.Client, h, &autoscalingv2.HorizontalPodAutoscaler{}, func(l *autoscalingv2.HorizontalPodAutoscaler) {
+		res, err := childsync.Apply(ctx, o.d, h, &autoscalingv2.HorizontalPodAutoscaler{}, func(l *autoscalingv2.HorizontalPodAutoscaler) {
 			l.Labels = childsync.MergeLabels(l.Labels, h.Labels)
 			l.OwnerReferences = h.OwnerReferences
 			l.Spec.ScaleTargetRef = h.Spec.ScaleTargetRef

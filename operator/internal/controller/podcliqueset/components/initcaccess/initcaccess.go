@@ -66,7 +66,7 @@ func apply[T client.Object](ctx context.Context, d childsync.Deps, pcs *grovecor
 	if err := controllerutil.SetControllerReference(pcs, desired, d.Scheme); err != nil {
 		return groveerr.Wrapf(err, code, groveerr.OperationSync, "setting owner of %s %s", kind, desired.GetName())
 	}
-	res, err := childsync.Apply(ctx, d.Client, desired, live, func(l T) {
+	res, err := childsync.Apply(ctx, d, desired, live, func(l T) {
 		if c := metav1.GetControllerOfNoCopy(l); c != nil && c.UID != pcs.UID {
 			return // someone else's object: reported by the caller, never taken over
 		}

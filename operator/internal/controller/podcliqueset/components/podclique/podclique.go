@@ -72,7 +72,7 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 	defer report.Emit()
 	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
 		w := todo[i]
-		res, err := childsync.Apply(ctx, o.d.Client, w.want, &grovecorev1alpha1.PodClique{}, func(l *grovecorev1alpha1.PodClique) {
+		res, err := childsync.Apply(ctx, o.d, w.want, &grovecorev1alpha1.PodClique{}, func(l *grovecorev1alpha1.PodClique) {
 			desired.UpdatePodClique(l, w.want, w.templateReplicas)
 		})
 		report.Applied(w.want, res, err)

@@ -75,7 +75,7 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 	defer report.Emit()
 	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
 		w := todo[i]
-		res, err := childsync.Apply(ctx, o.d.Client, w.want, &grovecorev1alpha1.PodCliqueScalingGroup{}, func(l *grovecorev1alpha1.PodCliqueScalingGroup) {
+		res, err := childsync.Apply(ctx, o.d, w.want, &grovecorev1alpha1.PodCliqueScalingGroup{}, func(l *grovecorev1alpha1.PodCliqueScalingGroup) {
 			l.Spec.Replicas = desired.Replicas(l.Spec.Replicas, l.Annotations, desired.ScalingGroupReplicas(w.cfg), w.cfg.ScaleConfig != nil)
 			l.Labels = childsync.MergeLabels(l.Labels, w.want.Labels)
 			l.Annotations = childsync.MergeLabels(l.Annotations, w.want.Annotations)

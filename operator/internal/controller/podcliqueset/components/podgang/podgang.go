@@ -258,10 +258,8 @@ func (o operator) apply(ctx context.Context, want, live *groveschedulerv1alpha1.
 		if !apierrors.IsNotFound(err) {
 			return childsync.Unchanged, err
 		}
-		if err := o.d.Client.Create(ctx, want); err != nil {
-			if apierrors.IsAlreadyExists(err) {
-				return childsync.Unchanged, nil
-			}
+		created, err := o.d.Creates.Create(ctx, o.d.Client, want)
+		if err != nil || !created {
 			return childsync.Unchanged, err
 		}
 		return childsync.Created, nil

@@ -62,7 +62,7 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 		if err != nil {
 			return err
 		}
-		res, err := childsync.Apply(ctx, o.d.Client, want, &corev1.Service{}, func(l *corev1.Service) {
+		res, err := childsync.Apply(ctx, o.d, want, &corev1.Service{}, func(l *corev1.Service) {
 			l.Labels = childsync.MergeLabels(l.Labels, want.Labels)
 			l.OwnerReferences = want.OwnerReferences
 			l.Spec.Selector = want.Spec.Selector
