@@ -71,6 +71,9 @@ type State struct {
 	// deadline (zero when nothing is pending): the owner must be reconciled
 	// again by then even if no event arrives.
 	RecheckAfter time.Duration
+	// Oldest is how long the oldest pending expectation has waited for the
+	// cache (zero when nothing is pending).
+	Oldest time.Duration
 }
 
 // Store holds the expectations of every owner (key namespace/name).
@@ -190,6 +193,7 @@ func (s *Store) Sync(key string, cached []Pod) State {
 		if next.IsZero() || deadline.Before(next) {
 			next = deadline
 		}
+		st.Oldest = max(st.Oldest, now.Sub(deadline.Add(-s.timeout)))
 	}
 	for idx, c := range o.creates {
 		_, seen := byUID[c.uid]

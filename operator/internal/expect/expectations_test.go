@@ -224,3 +224,21 @@ func TestForget(t *testing.T) {
 		t.Fatalf("owners not dropped: %v", s.owners)
 	}
 }
+
+// Oldest is the wait of the oldest pending expectation, creates and deletes alike.
+func TestOldestPendingExpectation(t *testing.T) {
+	s, clk := newTestStore()
+	if st := s.Sync(key, nil); st.Oldest != 0 {
+		t.Fatalf("nothing pending: Oldest %v, want 0", st.Oldest)
+	}
+	s.Reserve(key, 0)
+	clk.advance(3 * time.Second)
+	s.ExpectDelete(key, "b")
+	clk.advance(2 * time.Second)
+	if st := s.Sync(key, []Pod{active("b", 1)}); st.Oldest != 5*time.Second {
+		t.Fatalf("create 5s old, delete 2s old: Oldest %v, want 5s", st.Oldest)
+	}
+	if st := s.Sync(key, []Pod{active("a", 0), {UID: "b", Index: 1, Terminating: true}}); st.Oldest != 0 {
+		t.Fatalf("both settled: Oldest %v, want 0", st.Oldest)
+	}
+}

@@ -376,3 +376,44 @@ var _ = Describe("PodClique controller under API faults", Ordered, func() {
 		Expect(reasons).To(ContainElement(pod.ReasonDuplicatePodIndex))
 	})
 })
+
+var _ = Describe("PodClique status while a lost create waits for its deadline", Ordered, func() {
+	// A deadline as long as the real one, so the create whose answer was lost
+	// stays reserved through the whole spec, as after an API server outage.
+	const expectationTimeout = time.Minute
+	var (
+		faults  *faultyAPI
+		stopOwn context.CancelFunc
+	)
+	BeforeAll(func() {
+		stopMgr()
+		faults = &faultyAPI{hidden: map[types.UID]time.Time{}, ungatedAt: map[types.UID]time.Time{}, gatePatches: map[types.UID]int{}}
+		stopOwn = startManagerWith(faults.wrap, expectationTimeout)
+		DeferCleanup(func() {
+			stopOwn()
+			stopMgr = startManager()
+		})
+	})
+
+	It("reports the pods that exist and turn Ready without waiting for the lost create", func() {
+		ns := newNamespace()
+		pcs := inferencePCS(ns)
+		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
+		faults.set(func(f *faultyAPI) { f.namespace, f.loseAnswers, f.createOnLoss = ns, 1, false })
+		pclq := podCliqueOf(pcs, "frontend", -1)
+		pclq.Spec.Replicas, pclq.Spec.MinAvailable = 2, ptr.To[int32](1)
+		Expect(k8sClient.Create(ctx, pclq)).To(Succeed())
+
+		Eventually(func() []string { return hostnames(podsOf(pclq)) }, timeout, interval).Should(HaveLen(1))
+		setPodConditions(&podsOf(pclq)[0], true)
+		// The held-back status write is bounded (statusHoldBack): the Ready pod
+		// is reported long before the lost create's deadline.
+		Eventually(func(g Gomega) {
+			got := &grovecorev1alpha1.PodClique{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pclq), got)).To(Succeed())
+			g.Expect(got.Status.Replicas).To(Equal(int32(1)))
+			g.Expect(got.Status.ReadyReplicas).To(Equal(int32(1)))
+		}, 15*time.Second, interval).Should(Succeed())
+		Expect(hostnames(podsOf(pclq))).To(HaveLen(1), "the lost create's index is still reserved")
+	})
+})

@@ -59,6 +59,11 @@ type Reconciler struct {
 	pods     *pod.Component
 }
 
+// statusHoldBack is how long status writes wait for the cache to show the
+// pods this controller created or deleted. A watch normally catches up well
+// within it.
+const statusHoldBack = 5 * time.Second
+
 // Reconcile runs: get → (delete flow) → ensure finalizer → sync pods → status.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx).WithValues("podClique", req.NamespacedName)
@@ -83,10 +88,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	// counts computed now would be stale and overwritten moments later, when
 	// the pod events arrive; skipping the write halves status traffic for
 	// large PodCliqueSets. Errors, and the ready pods an update replaced, are
-	// always recorded. RecheckAfter brings the reconcile back when pending
-	// expectations reach their deadline, in case no pod event does.
-	if syncErr == nil && (result.PendingCreates > 0 || result.PendingDeletes > 0) && len(result.Rollout.SelectedReady) == 0 {
-		return ctrl.Result{RequeueAfter: result.RecheckAfter}, nil
+	// always recorded. The hold-back is bounded: an expectation can wait up to
+	// its deadline (a create whose answer an API server outage lost), and
+	// meanwhile the pods that exist become Ready and must be reported.
+	if hold := statusHoldBack - result.OldestPending; hold > 0 && syncErr == nil &&
+		(result.PendingCreates > 0 || result.PendingDeletes > 0) && len(result.Rollout.SelectedReady) == 0 {
+		return ctrl.Result{RequeueAfter: common.Earliest(hold, result.RecheckAfter)}, nil
 	}
 	requeueAfter, err := r.updateStatus(ctx, log, pclq, result, syncErr)
 	if apierrors.IsConflict(err) {

@@ -127,6 +127,9 @@ type Result struct {
 	// RecheckAfter is set while creates or deletes are pending: by then their
 	// deadline passes and they are settled even if no pod event arrives.
 	RecheckAfter time.Duration
+	// OldestPending is how long the oldest pending create or delete made by
+	// an earlier Sync has waited for the cache; those this Sync made are new.
+	OldestPending time.Duration
 	// Pods are the PodClique's pods as the cache showed them at the start of
 	// Sync; status is computed from them.
 	Pods []*corev1.Pod
@@ -162,6 +165,7 @@ func (c *Component) Sync(ctx context.Context, log logr.Logger, pclq *grovecorev1
 	}
 	res.PendingCreates, res.PendingDeletes = len(pending.ReservedIndices), len(pending.PendingDeletes)
 	res.RecheckAfter = pending.RecheckAfter
+	res.OldestPending = pending.Oldest
 
 	var active []*corev1.Pod
 	for _, p := range pods {
