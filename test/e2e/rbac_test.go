@@ -19,6 +19,7 @@ limitations under the License.
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -180,6 +181,45 @@ var _ = Describe("RBAC of the chart's ServiceAccounts", Label("rbac"), func() {
 		Expect(err).NotTo(HaveOccurred())
 		// With --config, kube-scheduler takes its kubeconfig from clientConnection.
 		Expect(string(sched)).To(ContainSubstring("kubeconfig: " + filepath.Join(localDir, "kubeconfig-grove-scheduler")))
+	})
+
+	It("runs kwok as system:kwok, which may move pods and nodes along but not create, delete nodes or read Secrets", func() {
+		kubectl := localKubectl()
+		kc := filepath.Join(localDir, "kubeconfig-kwok")
+		Expect(processArgs("kwok")).To(ContainElement("--kubeconfig=" + kc))
+		out, err := exec.Command(kubectl, "--kubeconfig", kc, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}").CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), string(out))
+		Expect(string(out)).To(Equal("system:kwok"))
+		for _, c := range []struct {
+			verb, resource, subresource, namespace string
+			allowed                                bool
+		}{
+			{"patch", "pods", "status", "default", true},
+			{"delete", "pods", "", "default", true},
+			{"patch", "nodes", "status", "", true},
+			{"update", "leases.coordination.k8s.io", "", "kube-node-lease", true},
+			{"create", "pods", "", "default", false},
+			{"delete", "nodes", "", "", false},
+			{"list", "secrets", "", "default", false},
+			{"patch", "podcliques.grove.io", "", "default", false},
+		} {
+			args := []string{"--kubeconfig", kc, "auth", "can-i", c.verb, c.resource}
+			if c.subresource != "" {
+				args = append(args, "--subresource", c.subresource)
+			}
+			if c.namespace != "" {
+				args = append(args, "--namespace", c.namespace)
+			} else {
+				args = append(args, "--all-namespaces") // cluster-scoped: no namespace
+			}
+			out, err := exec.Command(kubectl, args...).Output()
+			answer := strings.TrimSpace(string(out))
+			if err != nil && answer != "no" {
+				Fail(fmt.Sprintf("kwok: can-i %v failed: %v: %s", args, err, answer))
+			}
+			want := map[bool]string{true: "yes", false: "no"}[c.allowed]
+			Expect(answer).To(Equal(want), "kwok: kubectl auth can-i %s %s/%s in %q", c.verb, c.resource, c.subresource, c.namespace)
+		}
 	})
 })
 
