@@ -14,6 +14,18 @@ API_PKG=github.com/grove-project/grove/api
 
 log() { printf '[generate] %s\n' "$*" >&2; }
 
+
+# module_dir MODULE_ROOT MODULE prints the directory of MODULE as required by
+# the module at MODULE_ROOT, downloading it first: `go list -m` alone prints
+# nothing for a module a fresh machine's cache does not hold yet.
+module_dir() {
+  local dir
+  (cd "$1" && go mod download "$2") || { echo "generate: downloading $2 failed" >&2; return 1; }
+  dir=$(cd "$1" && go list -m -f '{{.Dir}}' "$2")
+  [ -n "$dir" ] || { echo "generate: no directory for module $2" >&2; return 1; }
+  echo "$dir"
+}
+
 log "building controller-gen"
 mkdir -p "$TOOLS_BIN"
 (cd "$ROOT/hack/tools" && go build -o "$TOOLS_BIN/" sigs.k8s.io/controller-tools/cmd/controller-gen)
@@ -31,7 +43,7 @@ for group in core scheduler; do
 done
 
 log "clientset, listers, informers, apply configurations"
-CODEGEN_DIR=$(cd "$ROOT/hack/tools" && go list -m -f '{{.Dir}}' k8s.io/code-generator)
+CODEGEN_DIR=$(module_dir "$ROOT/hack/tools" k8s.io/code-generator)
 # kube_codegen.sh installs its generators into GOBIN; keep them in bin/tools.
 export GOBIN="$TOOLS_BIN"
 # shellcheck source=/dev/null
@@ -66,8 +78,8 @@ log "scheduler backends' CRDs for the operator's tests"
 backend_crds="$ROOT/operator/test/backendcrds"
 mkdir -p "$backend_crds"
 rm -f "$backend_crds/"*.yaml
-sp_dir=$(cd "$ROOT/scheduler" && go list -m -f '{{.Dir}}' sigs.k8s.io/scheduler-plugins)
+sp_dir=$(module_dir "$ROOT/scheduler" sigs.k8s.io/scheduler-plugins)
 cp "$sp_dir/config/crd/bases/scheduling.x-k8s.io_podgroups.yaml" "$backend_crds/"
 chmod 0644 "$backend_crds/"*.yaml
-(cd "$ROOT/operator" && "$TOOLS_BIN/controller-gen" crd paths=volcano.sh/apis/pkg/apis/scheduling/v1beta1 output:crd:dir="$backend_crds")
+(cd "$ROOT/operator" && go mod download volcano.sh/apis && "$TOOLS_BIN/controller-gen" crd paths=volcano.sh/apis/pkg/apis/scheduling/v1beta1 output:crd:dir="$backend_crds")
 log "done"
