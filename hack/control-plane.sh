@@ -37,7 +37,7 @@ for b in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
   [ -x "$K8S_DIR/$b" ] || missing+=("k8s.io/kubernetes/cmd/$b")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-  log "building ${missing[*]##*/} $K8S_VERSION (cold: 6-12 minutes on 2 cores; with a warm Go build cache about 20 seconds)"
+  log "building ${missing[*]##*/} $K8S_VERSION (cold: 15-20 minutes on 2 cores; with a warm Go build cache about 20 seconds)"
   mkdir -p "$K8S_DIR"
   # Built inside the go.work workspace (hack/tools pins the versions) and without
   # -trimpath, so the compiled k8s.io packages are shared with the tests' builds.
