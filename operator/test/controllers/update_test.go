@@ -281,7 +281,18 @@ var _ = Describe("RollingRecreate updates", func() {
 		}
 		Eventually(kept).Should(Equal([]string{"sgu-0-sg-0-leader", "sgu-0-sg-2-leader"}), "the unavailable replica 1 goes first")
 		Consistently(kept, "1500ms").Should(Equal([]string{"sgu-0-sg-0-leader", "sgu-0-sg-2-leader"}), "maxUnavailable 1 is taken by replica 1")
-		Eventually(func(g Gomega) int { return readyNewPods(g, ns, "sgu", "") }).Should(Equal(3))
+		By("replica 1's new pods turn ready; only then is replica 0 taken")
+		Eventually(func(g Gomega) {
+			for _, n := range []string{"sgu-0-sg-1-leader", "sgu-0-sg-1-worker"} {
+				readyNewPods(g, ns, "sgu", n)
+			}
+			pods := livePods(g, ns, "sgu")
+			g.Expect(pods["sgu-0-sg-1-leader"]).To(HaveLen(1))
+			g.Expect(pods["sgu-0-sg-1-leader"][0].UID).NotTo(Equal(before["sgu-0-sg-1-leader"][0].UID))
+			g.Expect(pods["sgu-0-sg-1-worker"]).To(HaveLen(2))
+			g.Expect(notReady(pods["sgu-0-sg-1-leader"])).To(BeZero())
+			g.Expect(notReady(pods["sgu-0-sg-1-worker"])).To(BeZero())
+		}).Should(Succeed())
 		Eventually(kept).Should(Equal([]string{"sgu-0-sg-2-leader"}))
 	})
 
