@@ -24,6 +24,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -40,10 +41,12 @@ import (
 	"github.com/grove-project/grove/operator/internal/manager"
 )
 
-// statusWrites counts status writes per object ("Kind/name").
+// statusWrites counts status writes per object ("Kind/name"), and writes of
+// whole objects (creates, applies, patches, updates, deletes) in objects.
 type statusWrites struct {
-	mu     sync.Mutex
-	counts map[string]int
+	mu      sync.Mutex
+	counts  map[string]int
+	objects map[string]int
 }
 
 func (w *statusWrites) client() client.Client {
@@ -55,7 +58,38 @@ func (w *statusWrites) client() client.Client {
 		defer w.mu.Unlock()
 		w.counts[fmt.Sprintf("%T/%s", obj, obj.GetName())]++
 	}
+	write := func(verb string, obj any) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		name := ""
+		if o, ok := obj.(client.Object); ok {
+			name = o.GetName()
+		} else if o, ok := obj.(interface{ GetName() *string }); ok && o.GetName() != nil {
+			name = *o.GetName()
+		}
+		w.objects[fmt.Sprintf("%s %T/%s", verb, obj, name)]++
+	}
 	return interceptor.NewClient(c, interceptor.Funcs{
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			write("create", obj)
+			return c.Create(ctx, obj, opts...)
+		},
+		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+			write("update", obj)
+			return c.Update(ctx, obj, opts...)
+		},
+		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+			write("patch", obj)
+			return c.Patch(ctx, obj, patch, opts...)
+		},
+		Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+			write("apply", obj)
+			return c.Apply(ctx, obj, opts...)
+		},
+		Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+			write("delete", obj)
+			return c.Delete(ctx, obj, opts...)
+		},
 		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
 			count(obj)
 			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
@@ -75,6 +109,14 @@ func (w *statusWrites) reset() map[string]int {
 	return out
 }
 
+func (w *statusWrites) resetObjects() map[string]int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := w.objects
+	w.objects = map[string]int{}
+	return out
+}
+
 // The manager is stopped: each reconciler is called directly, with a client
 // that reads from the API server (no cache lag) and counts status writes.
 var _ = Describe("Status writes", Ordered, func() {
@@ -89,7 +131,7 @@ var _ = Describe("Status writes", Ordered, func() {
 		stopMgr()
 		<-mgrDone
 		DeferCleanup(func() { stopMgr, mgrDone = startManager(restCfg) })
-		writes = &statusWrites{counts: map[string]int{}}
+		writes = &statusWrites{counts: map[string]int{}, objects: map[string]int{}}
 		c := writes.client()
 		cfg := testConfig()
 		backends, err := backend.NewRegistry(cfg)
@@ -117,10 +159,12 @@ var _ = Describe("Status writes", Ordered, func() {
 			reconcileAll()
 		}
 		writes.reset()
+		Expect(writes.resetObjects()).To(HaveKey(ContainSubstring("apply *v1.ServiceApplyConfiguration/"+pcsName+"-0")), "children are applied")
 		for range 3 {
 			reconcileAll()
 		}
 		Expect(writes.reset()).To(BeEmpty())
+		Expect(writes.resetObjects()).To(BeEmpty(), "converged children are not written")
 		Expect(getPCS(ns, pcsName)().Status.LastOperation).To(HaveField("State", grovecorev1alpha1.LastOperationStateSucceeded))
 	})
 

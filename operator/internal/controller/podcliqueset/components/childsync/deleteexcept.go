@@ -21,6 +21,7 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
@@ -42,7 +43,8 @@ type Excess struct {
 
 // DeleteExcept deletes the PodCliqueSet's objects of one component whose
 // names are not in keep (nil keep: all of them), in parallel, reporting each
-// deletion as an event. Objects already being deleted are left alone.
+// deletion as an event. Objects already being deleted, and objects with the
+// PodCliqueSet's labels that it does not control, are left alone.
 func DeleteExcept(ctx context.Context, d Deps, pcs *grovecorev1alpha1.PodCliqueSet, e Excess, keep map[string]bool) error {
 	if err := d.Client.List(ctx, e.List, client.InNamespace(pcs.Namespace), Selector(pcs.Name, e.Component)); err != nil {
 		return groveerr.Wrapf(err, e.ListCode, groveerr.OperationSync, "listing %ss", e.Kind)
@@ -57,7 +59,7 @@ func DeleteExcept(ctx context.Context, d Deps, pcs *grovecorev1alpha1.PodCliqueS
 		if !ok {
 			return groveerr.Wrap(fmt.Errorf("%T is not an object", item), e.ListCode, groveerr.OperationSync, "reading list")
 		}
-		if !keep[obj.GetName()] && obj.GetDeletionTimestamp() == nil {
+		if !keep[obj.GetName()] && obj.GetDeletionTimestamp() == nil && metav1.IsControlledBy(obj, pcs) {
 			excess = append(excess, obj)
 		}
 	}

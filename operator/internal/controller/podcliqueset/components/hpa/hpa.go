@@ -25,11 +25,11 @@ package hpa
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/go-logr/logr"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	autoscalingv2ac "k8s.io/client-go/applyconfigurations/autoscaling/v2"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
@@ -50,7 +50,7 @@ func New(d childsync.Deps) component.Operator[*grovecorev1alpha1.PodCliqueSet] {
 
 func (operator) Kind() string { return kind }
 
-// Sync deletes unwanted HPAs and creates or patches the wanted ones.
+// Sync deletes unwanted HPAs and applies the wanted ones.
 func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
 	want, err := o.expected(pcs)
 	if err != nil {
@@ -58,7 +58,7 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 	}
 	names := make(map[string]bool, len(want))
 	for _, h := range want {
-		names[h.Name] = true
+		names[*h.GetName()] = true
 	}
 	if err := o.deleteExcept(ctx, pcs, names); err != nil {
 		return err
@@ -66,19 +66,10 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 	report := o.d.NewReport(pcs, kind)
 	defer report.Emit()
 	return childsync.Parallel(len(want), childsync.DefaultParallelism, func(i int) error {
-		h := want[i]
-		res, err := childsync.Apply(ctx, o.d, h, &autoscalingv2.HorizontalPodAutoscaler{}, func(l *autoscalingv2.HorizontalPodAutoscaler) {
-			l.Labels = childsync.MergeLabels(l.Labels, h.Labels)
-			l.OwnerReferences = h.OwnerReferences
-			l.Spec.ScaleTargetRef = h.Spec.ScaleTargetRef
-			l.Spec.MinReplicas = h.Spec.MinReplicas
-			l.Spec.MaxReplicas = h.Spec.MaxReplicas
-			if h.Spec.Metrics != nil {
-				l.Spec.Metrics = h.Spec.Metrics
-			}
-		})
-		report.Applied(h, res, err)
-		return groveerr.Wrapf(err, "ERR_SYNC_HPA", groveerr.OperationSync, "creating or patching HPA %s", h.Name)
+		live := &autoscalingv2.HorizontalPodAutoscaler{}
+		res, err := childsync.ServerSideApply(ctx, o.d, pcs, want[i], live)
+		report.Applied(live, res, err)
+		return groveerr.Wrapf(err, "ERR_SYNC_HPA", groveerr.OperationSync, "applying HPA %s", live.Name)
 	})
 }
 
@@ -89,8 +80,8 @@ func (o operator) deleteExcept(ctx context.Context, pcs *grovecorev1alpha1.PodCl
 }
 
 // expected lists the HPAs the PodCliqueSet should have.
-func (o operator) expected(pcs *grovecorev1alpha1.PodCliqueSet) ([]*autoscalingv2.HorizontalPodAutoscaler, error) {
-	var out []*autoscalingv2.HorizontalPodAutoscaler
+func (o operator) expected(pcs *grovecorev1alpha1.PodCliqueSet) ([]*autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration, error) {
+	var out []*autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration
 	for i := int32(0); i < pcs.Spec.Replicas; i++ {
 		for _, c := range desired.StandaloneCliques(pcs) {
 			if c.Spec.AutoScalingConfig == nil {
@@ -117,7 +108,7 @@ func (o operator) expected(pcs *grovecorev1alpha1.PodCliqueSet) ([]*autoscalingv
 	return out, nil
 }
 
-func (o operator) build(pcs *grovecorev1alpha1.PodCliqueSet, replica int32, targetKind, targetName string, cfg *grovecorev1alpha1.AutoScalingConfig, templateReplicas int32) (*autoscalingv2.HorizontalPodAutoscaler, error) {
+func (o operator) build(pcs *grovecorev1alpha1.PodCliqueSet, replica int32, targetKind, targetName string, cfg *grovecorev1alpha1.AutoScalingConfig, templateReplicas int32) (*autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration, error) {
 	name := apicommon.HorizontalPodAutoscalerName(targetName)
 	labels := childsync.Labels(pcs.Name, name, apicommon.LabelComponentHPA)
 	labels[apicommon.LabelPodCliqueSetReplicaIndex] = desired.ReplicaIndexLabel(replica)
@@ -131,19 +122,37 @@ func (o operator) build(pcs *grovecorev1alpha1.PodCliqueSet, replica int32, targ
 	// ("scaling is disabled since the replica count of the target is zero")
 	// and resumes once it is scaled up.
 	minReplicas = max(minReplicas, 1)
-	h := &autoscalingv2.HorizontalPodAutoscaler{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: pcs.Namespace, Labels: labels},
-		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
-			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{
-				APIVersion: grovecorev1alpha1.SchemeGroupVersion.String(), Kind: targetKind, Name: targetName,
-			},
-			MinReplicas: &minReplicas,
-			MaxReplicas: cfg.MaxReplicas,
-			Metrics:     cfg.Metrics,
-		},
-	}
-	if err := controllerutil.SetControllerReference(pcs, h, o.d.Scheme); err != nil {
+	owner, err := childsync.ControllerReference(o.d.Scheme, pcs)
+	if err != nil {
 		return nil, groveerr.Wrap(err, "ERR_SYNC_HPA", groveerr.OperationSync, "setting owner of HPA "+name)
 	}
-	return h, nil
+	spec := autoscalingv2ac.HorizontalPodAutoscalerSpec().
+		WithScaleTargetRef(autoscalingv2ac.CrossVersionObjectReference().
+			WithAPIVersion(grovecorev1alpha1.SchemeGroupVersion.String()).WithKind(targetKind).WithName(targetName)).
+		WithMinReplicas(minReplicas).
+		WithMaxReplicas(cfg.MaxReplicas)
+	for i := range cfg.Metrics {
+		m, err := metricSpec(&cfg.Metrics[i])
+		if err != nil {
+			return nil, groveerr.Wrapf(err, "ERR_SYNC_HPA", groveerr.OperationSync, "converting metric %d of HPA %s", i, name)
+		}
+		spec.WithMetrics(m)
+	}
+	return autoscalingv2ac.HorizontalPodAutoscaler(name, pcs.Namespace).
+		WithLabels(labels).
+		WithOwnerReferences(owner).
+		WithSpec(spec), nil
+}
+
+// metricSpec converts a metric of the PodCliqueSet's autoScalingConfig into
+// its apply configuration. Both have the same JSON form, and every optional
+// field of MetricSpec is omitted when unset, so the round trip sets exactly
+// the fields the user wrote.
+func metricSpec(m *autoscalingv2.MetricSpec) (*autoscalingv2ac.MetricSpecApplyConfiguration, error) {
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	out := &autoscalingv2ac.MetricSpecApplyConfiguration{}
+	return out, json.Unmarshal(raw, out)
 }

@@ -38,10 +38,9 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
@@ -57,27 +56,14 @@ func Operators(d childsync.Deps) []component.Operator[*grovecorev1alpha1.PodCliq
 	}
 }
 
-func objectMeta(pcs *grovecorev1alpha1.PodCliqueSet, name, componentLabel string) metav1.ObjectMeta {
-	return metav1.ObjectMeta{Name: name, Namespace: pcs.Namespace, Labels: childsync.Labels(pcs.Name, name, componentLabel)}
-}
-
-// apply creates or patches obj (owned by pcs) with mutate copying the owned fields.
-func apply[T client.Object](ctx context.Context, d childsync.Deps, pcs *grovecorev1alpha1.PodCliqueSet, kind string, code grovecorev1alpha1.ErrorCode, desired, live T, mutate func(live T)) error {
-	if err := controllerutil.SetControllerReference(pcs, desired, d.Scheme); err != nil {
-		return groveerr.Wrapf(err, code, groveerr.OperationSync, "setting owner of %s %s", kind, desired.GetName())
-	}
-	res, err := childsync.Apply(ctx, d, desired, live, func(l T) {
-		if c := metav1.GetControllerOfNoCopy(l); c != nil && c.UID != pcs.UID {
-			return // someone else's object: reported by the caller, never taken over
-		}
-		l.SetLabels(childsync.MergeLabels(l.GetLabels(), desired.GetLabels()))
-		l.SetOwnerReferences(desired.GetOwnerReferences())
-		mutate(l)
-	})
+// apply applies desired (its owner reference to pcs is added here) and
+// reports what it did.
+func apply[T client.Object](ctx context.Context, d childsync.Deps, pcs *grovecorev1alpha1.PodCliqueSet, kind string, code grovecorev1alpha1.ErrorCode, desired childsync.ApplyConfiguration, live T) error {
+	res, err := childsync.ServerSideApply(ctx, d, pcs, desired, live)
 	report := d.NewReport(pcs, kind)
-	report.Applied(desired, res, err)
+	report.Applied(live, res, err)
 	report.Emit()
-	return groveerr.Wrapf(err, code, groveerr.OperationSync, "creating or patching %s %s", kind, desired.GetName())
+	return groveerr.Wrapf(err, code, groveerr.OperationSync, "applying %s %s", kind, live.GetName())
 }
 
 type serviceAccount struct{ d childsync.Deps }
@@ -86,13 +72,15 @@ func (serviceAccount) Kind() string { return "ServiceAccount" }
 
 func (s serviceAccount) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
 	name := apicommon.InitcServiceAccountName(pcs.Name)
-	desired := &corev1.ServiceAccount{
-		ObjectMeta:                   objectMeta(pcs, name, apicommon.LabelComponentServiceAccount),
-		AutomountServiceAccountToken: ptr.To(true),
+	owner, err := childsync.ControllerReference(s.d.Scheme, pcs)
+	if err != nil {
+		return groveerr.Wrap(err, "ERR_SYNC_SERVICEACCOUNT", groveerr.OperationSync, "setting owner of ServiceAccount "+name)
 	}
-	return apply(ctx, s.d, pcs, s.Kind(), "ERR_SYNC_SERVICEACCOUNT", desired, &corev1.ServiceAccount{}, func(l *corev1.ServiceAccount) {
-		l.AutomountServiceAccountToken = desired.AutomountServiceAccountToken
-	})
+	desired := corev1ac.ServiceAccount(name, pcs.Namespace).
+		WithLabels(childsync.Labels(pcs.Name, name, apicommon.LabelComponentServiceAccount)).
+		WithOwnerReferences(owner).
+		WithAutomountServiceAccountToken(true)
+	return apply(ctx, s.d, pcs, s.Kind(), "ERR_SYNC_SERVICEACCOUNT", desired, &corev1.ServiceAccount{})
 }
 
 // RoleRules are the rules of the grove-initc Role: grove-initc reads the
@@ -105,19 +93,30 @@ func RoleRules() []rbacv1.PolicyRule {
 	}}
 }
 
+// ruleApplyConfigurations converts rules into apply configurations.
+func ruleApplyConfigurations(rules []rbacv1.PolicyRule) []*rbacv1ac.PolicyRuleApplyConfiguration {
+	out := make([]*rbacv1ac.PolicyRuleApplyConfiguration, 0, len(rules))
+	for _, r := range rules {
+		out = append(out, rbacv1ac.PolicyRule().WithAPIGroups(r.APIGroups...).WithResources(r.Resources...).WithVerbs(r.Verbs...))
+	}
+	return out
+}
+
 type role struct{ d childsync.Deps }
 
 func (role) Kind() string { return "Role" }
 
 func (r role) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
 	name := apicommon.InitcRoleName(pcs.Name)
-	desired := &rbacv1.Role{
-		ObjectMeta: objectMeta(pcs, name, apicommon.LabelComponentRole),
-		Rules:      RoleRules(),
+	owner, err := childsync.ControllerReference(r.d.Scheme, pcs)
+	if err != nil {
+		return groveerr.Wrap(err, "ERR_SYNC_ROLE", groveerr.OperationSync, "setting owner of Role "+name)
 	}
-	return apply(ctx, r.d, pcs, r.Kind(), "ERR_SYNC_ROLE", desired, &rbacv1.Role{}, func(l *rbacv1.Role) {
-		l.Rules = desired.Rules
-	})
+	desired := rbacv1ac.Role(name, pcs.Namespace).
+		WithLabels(childsync.Labels(pcs.Name, name, apicommon.LabelComponentRole)).
+		WithOwnerReferences(owner).
+		WithRules(ruleApplyConfigurations(RoleRules())...)
+	return apply(ctx, r.d, pcs, r.Kind(), "ERR_SYNC_ROLE", desired, &rbacv1.Role{})
 }
 
 type roleBinding struct{ d childsync.Deps }
@@ -126,17 +125,18 @@ func (roleBinding) Kind() string { return "RoleBinding" }
 
 func (r roleBinding) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
 	name := apicommon.InitcRoleBindingName(pcs.Name)
-	desired := &rbacv1.RoleBinding{
-		ObjectMeta: objectMeta(pcs, name, apicommon.LabelComponentRoleBinding),
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: apicommon.InitcRoleName(pcs.Name)},
-		Subjects: []rbacv1.Subject{{
-			Kind: rbacv1.ServiceAccountKind, Name: apicommon.InitcServiceAccountName(pcs.Name), Namespace: pcs.Namespace,
-		}},
+	owner, err := childsync.ControllerReference(r.d.Scheme, pcs)
+	if err != nil {
+		return groveerr.Wrap(err, "ERR_SYNC_ROLEBINDING", groveerr.OperationSync, "setting owner of RoleBinding "+name)
 	}
-	return apply(ctx, r.d, pcs, r.Kind(), "ERR_SYNC_ROLEBINDING", desired, &rbacv1.RoleBinding{}, func(l *rbacv1.RoleBinding) {
-		// roleRef is immutable; it never changes for a given name.
-		l.Subjects = desired.Subjects
-	})
+	// roleRef is immutable; it never changes for a given name.
+	desired := rbacv1ac.RoleBinding(name, pcs.Namespace).
+		WithLabels(childsync.Labels(pcs.Name, name, apicommon.LabelComponentRoleBinding)).
+		WithOwnerReferences(owner).
+		WithRoleRef(rbacv1ac.RoleRef().WithAPIGroup(rbacv1.GroupName).WithKind("Role").WithName(apicommon.InitcRoleName(pcs.Name))).
+		WithSubjects(rbacv1ac.Subject().
+			WithKind(rbacv1.ServiceAccountKind).WithName(apicommon.InitcServiceAccountName(pcs.Name)).WithNamespace(pcs.Namespace))
+	return apply(ctx, r.d, pcs, r.Kind(), "ERR_SYNC_ROLEBINDING", desired, &rbacv1.RoleBinding{})
 }
 
 // tokenSecret is the service-account token Secret mounted into grove-initc.
@@ -148,21 +148,14 @@ func (tokenSecret) Kind() string { return "Secret" }
 
 func (t tokenSecret) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
 	name := apicommon.InitcTokenSecretName(pcs.Name)
-	meta := objectMeta(pcs, name, apicommon.LabelComponentSATokenSecret)
-	meta.Annotations = map[string]string{apicommon.AnnotationServiceAccountName: apicommon.InitcServiceAccountName(pcs.Name)}
-	desired := &corev1.Secret{ObjectMeta: meta, Type: corev1.SecretTypeServiceAccountToken}
-	live := &corev1.Secret{}
-	err := apply(ctx, t.d, pcs, t.Kind(), "ERR_CREATE_SECRET", desired, live, func(l *corev1.Secret) {
-		if l.Annotations == nil {
-			l.Annotations = map[string]string{}
-		}
-		l.Annotations[apicommon.AnnotationServiceAccountName] = meta.Annotations[apicommon.AnnotationServiceAccountName]
-	})
+	owner, err := childsync.ControllerReference(t.d.Scheme, pcs)
 	if err != nil {
-		return err
+		return groveerr.Wrap(err, "ERR_CREATE_SECRET", groveerr.OperationSync, "setting owner of Secret "+name)
 	}
-	if live.UID != "" && !metav1.IsControlledBy(live, pcs) {
-		return groveerr.New("ERR_SECRET_CONFLICT", groveerr.OperationSync, "Secret "+name+" exists and is not controlled by PodCliqueSet "+pcs.Name)
-	}
-	return nil
+	desired := corev1ac.Secret(name, pcs.Namespace).
+		WithLabels(childsync.Labels(pcs.Name, name, apicommon.LabelComponentSATokenSecret)).
+		WithAnnotations(map[string]string{apicommon.AnnotationServiceAccountName: apicommon.InitcServiceAccountName(pcs.Name)}).
+		WithOwnerReferences(owner).
+		WithType(corev1.SecretTypeServiceAccountToken)
+	return apply(ctx, t.d, pcs, t.Kind(), "ERR_CREATE_SECRET", desired, &corev1.Secret{})
 }

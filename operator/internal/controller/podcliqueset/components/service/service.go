@@ -27,8 +27,8 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
@@ -49,7 +49,7 @@ func New(d childsync.Deps) component.Operator[*grovecorev1alpha1.PodCliqueSet] {
 
 func (operator) Kind() string { return kind }
 
-// Sync creates or patches the Services of replicas [0, spec.replicas) and
+// Sync applies the Services of replicas [0, spec.replicas) and
 // deletes those of higher indices.
 func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
 	if err := o.deleteExcess(ctx, pcs); err != nil {
@@ -62,14 +62,10 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 		if err != nil {
 			return err
 		}
-		res, err := childsync.Apply(ctx, o.d, want, &corev1.Service{}, func(l *corev1.Service) {
-			l.Labels = childsync.MergeLabels(l.Labels, want.Labels)
-			l.OwnerReferences = want.OwnerReferences
-			l.Spec.Selector = want.Spec.Selector
-			l.Spec.PublishNotReadyAddresses = want.Spec.PublishNotReadyAddresses
-		})
-		report.Applied(want, res, err)
-		return groveerr.Wrapf(err, "ERR_SYNC_PODCLIQUESET_SERVICE", groveerr.OperationSync, "creating or patching Service %s", want.Name)
+		live := &corev1.Service{}
+		res, err := childsync.ServerSideApply(ctx, o.d, pcs, want, live)
+		report.Applied(live, res, err)
+		return groveerr.Wrapf(err, "ERR_SYNC_PODCLIQUESET_SERVICE", groveerr.OperationSync, "applying Service %s", live.Name)
 	})
 }
 
@@ -84,7 +80,7 @@ func (o operator) deleteFrom(ctx context.Context, pcs *grovecorev1alpha1.PodCliq
 	}
 	var excess []*corev1.Service
 	for i := range list.Items {
-		if !childsync.IndexAtLeast(&list.Items[i], apicommon.LabelPodCliqueSetReplicaIndex, firstRemoved) {
+		if !metav1.IsControlledBy(&list.Items[i], pcs) || !childsync.IndexAtLeast(&list.Items[i], apicommon.LabelPodCliqueSetReplicaIndex, firstRemoved) {
 			continue
 		}
 		excess = append(excess, &list.Items[i])
@@ -98,7 +94,7 @@ func (o operator) deleteFrom(ctx context.Context, pcs *grovecorev1alpha1.PodCliq
 	})
 }
 
-func (o operator) build(pcs *grovecorev1alpha1.PodCliqueSet, replica int32) (*corev1.Service, error) {
+func (o operator) build(pcs *grovecorev1alpha1.PodCliqueSet, replica int32) (*corev1ac.ServiceApplyConfiguration, error) {
 	name := apicommon.HeadlessServiceName(pcs.Name, replica)
 	labels := childsync.Labels(pcs.Name, name, apicommon.LabelComponentHeadlessService)
 	labels[apicommon.LabelPodCliqueSetReplicaIndex] = desired.ReplicaIndexLabel(replica)
@@ -108,16 +104,15 @@ func (o operator) build(pcs *grovecorev1alpha1.PodCliqueSet, replica int32) (*co
 	if cfg := pcs.Spec.Template.HeadlessServiceConfig; cfg != nil {
 		publishNotReady = cfg.PublishNotReadyAddresses
 	}
-	svc := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: pcs.Namespace, Labels: labels},
-		Spec: corev1.ServiceSpec{
-			ClusterIP:                corev1.ClusterIPNone,
-			Selector:                 selector,
-			PublishNotReadyAddresses: publishNotReady,
-		},
-	}
-	if err := controllerutil.SetControllerReference(pcs, svc, o.d.Scheme); err != nil {
+	owner, err := childsync.ControllerReference(o.d.Scheme, pcs)
+	if err != nil {
 		return nil, groveerr.Wrap(err, "ERR_SYNC_PODCLIQUESET_SERVICE", groveerr.OperationSync, "setting owner of Service "+name)
 	}
-	return svc, nil
+	return corev1ac.Service(name, pcs.Namespace).
+		WithLabels(labels).
+		WithOwnerReferences(owner).
+		WithSpec(corev1ac.ServiceSpec().
+			WithClusterIP(corev1.ClusterIPNone).
+			WithSelector(selector).
+			WithPublishNotReadyAddresses(publishNotReady)), nil
 }

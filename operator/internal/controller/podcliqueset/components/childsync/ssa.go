@@ -1,0 +1,304 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package childsync
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	"k8s.io/client-go/util/csaupgrade"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
+)
+
+// FieldManager is the field manager of the PodCliqueSet controller's
+// server-side applies. The fields of a child it stops setting are removed
+// from the child by its next apply.
+const FieldManager = "grove-podcliqueset-controller"
+
+// legacyFieldManagers are the managers under which children were written
+// before they were applied server-side: a create or patch without a field
+// manager is recorded under the client's user agent, the binary's name.
+// Their fields move to FieldManager once (client-go's csaupgrade), so an
+// upgraded Grove still removes a field that an older Grove had set.
+var legacyFieldManagers = sets.New("grove-operator")
+
+// ApplyConfiguration is a generated apply configuration of a named object.
+type ApplyConfiguration interface {
+	runtime.ApplyConfiguration
+	GetName() *string
+	GetNamespace() *string
+}
+
+// ErrControlledByOther is returned for a child whose name is taken by an
+// object another controller owns; Grove never takes it over.
+type ErrControlledByOther struct {
+	Name       string
+	Controller metav1.OwnerReference
+}
+
+func (e ErrControlledByOther) Error() string {
+	return fmt.Sprintf("%s exists and is controlled by %s %s, not by this PodCliqueSet", e.Name, e.Controller.Kind, e.Controller.Name)
+}
+
+// ServerSideApply makes the child desired names match desired, by a
+// server-side apply under FieldManager. live is an empty object of the
+// child's kind; it is filled from the cache. The apply is sent only when the
+// child lacks a field desired sets (or holds another value) or still has a
+// field FieldManager owns that desired no longer sets, so a converged child
+// costs no request. A child created by an earlier apply that the cache has
+// not shown yet is not applied again (see Creates).
+func ServerSideApply(ctx context.Context, d Deps, owner metav1.Object, desired ApplyConfiguration, live client.Object) (Result, error) {
+	key := client.ObjectKey{Namespace: ptr.Deref(desired.GetNamespace(), ""), Name: ptr.Deref(desired.GetName(), "")}
+	want, err := jsonMap(desired)
+	if err != nil {
+		return Unchanged, fmt.Errorf("encoding the apply configuration of %s: %w", key.Name, err)
+	}
+	if err := d.Client.Get(ctx, key, live); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return Unchanged, err
+		}
+		live.SetNamespace(key.Namespace)
+		live.SetName(key.Name)
+		if d.Creates.awaiting(live) {
+			return Unchanged, nil
+		}
+		if err := apply(ctx, d.Client, desired); err != nil {
+			return Unchanged, err
+		}
+		d.Creates.created(live)
+		return Created, nil
+	}
+	if c := metav1.GetControllerOfNoCopy(live); c != nil && c.UID != owner.GetUID() {
+		return Unchanged, ErrControlledByOther{Name: key.Name, Controller: *c}
+	}
+	upgraded, err := upgradeLegacyFields(ctx, d.Client, live)
+	if err != nil {
+		return Unchanged, err
+	}
+	if !upgraded {
+		have, err := jsonMap(live)
+		if err != nil {
+			return Unchanged, fmt.Errorf("encoding %s: %w", key.Name, err)
+		}
+		owned, err := appliedFields(live.GetManagedFields())
+		if err != nil {
+			return Unchanged, fmt.Errorf("reading the managed fields of %s: %w", key.Name, err)
+		}
+		if Converged(want, have, owned) {
+			return Unchanged, nil
+		}
+	}
+	if err := apply(ctx, d.Client, desired); err != nil {
+		return Unchanged, err
+	}
+	return Patched, nil
+}
+
+func apply(ctx context.Context, c client.Client, desired ApplyConfiguration) error {
+	return c.Apply(ctx, desired, client.FieldOwner(FieldManager), client.ForceOwnership)
+}
+
+// upgradeLegacyFields moves the fields of legacyFieldManagers to
+// FieldManager. It reports whether it did, in which case the caller applies
+// once so that fields Grove no longer sets are dropped.
+func upgradeLegacyFields(ctx context.Context, c client.Client, live client.Object) (bool, error) {
+	patch, err := csaupgrade.UpgradeManagedFieldsPatch(live, legacyFieldManagers, FieldManager)
+	if err != nil || patch == nil {
+		return false, err
+	}
+	if err := c.Patch(ctx, live, client.RawPatch(types.JSONPatchType, patch)); err != nil {
+		return false, fmt.Errorf("moving the fields of %s to field manager %s: %w", live.GetName(), FieldManager, err)
+	}
+	return true, nil
+}
+
+// appliedFields returns the fields FieldManager set by its last apply.
+func appliedFields(entries []metav1.ManagedFieldsEntry) (*fieldpath.Set, error) {
+	owned := &fieldpath.Set{}
+	for _, e := range entries {
+		if e.Manager != FieldManager || e.Operation != metav1.ManagedFieldsOperationApply || e.Subresource != "" || e.FieldsV1 == nil {
+			continue
+		}
+		s := &fieldpath.Set{}
+		if err := s.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
+			return nil, err
+		}
+		owned = owned.Union(s)
+	}
+	return owned, nil
+}
+
+// Converged reports whether a child with content have, of which the field
+// manager owns owned, needs no apply of want: every field of want is in have
+// with the same value (the API server only adds defaults to it), and every
+// owned field is still in want (none is left to remove).
+func Converged(want, have map[string]any, owned *fieldpath.Set) bool {
+	for k, v := range want {
+		if k == "apiVersion" || k == "kind" {
+			continue // typed objects from the cache carry no type meta
+		}
+		if !contains(have[k], v) {
+			return false
+		}
+	}
+	converged := true
+	owned.Iterate(func(p fieldpath.Path) {
+		if converged && !present(want, p) {
+			converged = false
+		}
+	})
+	return converged
+}
+
+// contains reports whether have holds every field of want: maps key by key,
+// lists element by element (same length), scalars equal.
+func contains(have, want any) bool {
+	switch w := want.(type) {
+	case map[string]any:
+		h, ok := have.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, v := range w {
+			if !contains(h[k], v) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		h, ok := have.([]any)
+		if !ok || len(h) != len(w) {
+			return false
+		}
+		for i := range w {
+			if !contains(h[i], w[i]) {
+				return false
+			}
+		}
+		return true
+	default:
+		return reflect.DeepEqual(have, want)
+	}
+}
+
+// present reports whether the field at p exists in obj.
+func present(obj any, p fieldpath.Path) bool {
+	cur := obj
+	for _, pe := range p {
+		switch {
+		case pe.FieldName != nil:
+			m, ok := cur.(map[string]any)
+			if !ok {
+				return false
+			}
+			if cur, ok = m[*pe.FieldName]; !ok {
+				return false
+			}
+		case pe.Key != nil:
+			l, ok := cur.([]any)
+			if !ok {
+				return false
+			}
+			cur = nil
+			for _, e := range l {
+				if m, ok := e.(map[string]any); ok && keyMatches(m, *pe.Key) {
+					cur = e
+					break
+				}
+			}
+			if cur == nil {
+				return false
+			}
+		case pe.Value != nil:
+			l, ok := cur.([]any)
+			if !ok {
+				return false
+			}
+			cur = nil
+			for _, e := range l {
+				if value.Equals(value.NewValueInterface(e), *pe.Value) {
+					cur = e
+					break
+				}
+			}
+			if cur == nil {
+				return false
+			}
+		case pe.Index != nil:
+			l, ok := cur.([]any)
+			if !ok || *pe.Index >= len(l) {
+				return false
+			}
+			cur = l[*pe.Index]
+		}
+	}
+	return true
+}
+
+// keyMatches reports whether the list element m has the key of an owned
+// element. The API server computes keys after defaulting, so a key field the
+// wanted element leaves out (a Service port's protocol) matches any value.
+func keyMatches(m map[string]any, key value.FieldList) bool {
+	for _, f := range key {
+		v, ok := m[f.Name]
+		if ok && !value.Equals(value.NewValueInterface(v), f.Value) {
+			return false
+		}
+	}
+	return true
+}
+
+// jsonMap is obj as its JSON object: only the fields it sets, numbers as
+// float64, the same for apply configurations and typed objects.
+func jsonMap(obj any) (map[string]any, error) {
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	delete(m, "status")
+	return m, nil
+}
+
+// ControllerReference is the controller owner reference to owner, as an
+// apply configuration.
+func ControllerReference(scheme *runtime.Scheme, owner client.Object) (*metav1ac.OwnerReferenceApplyConfiguration, error) {
+	gvk, err := apiutil.GVKForObject(owner, scheme)
+	if err != nil {
+		return nil, err
+	}
+	return metav1ac.OwnerReference().
+		WithAPIVersion(gvk.GroupVersion().String()).WithKind(gvk.Kind).
+		WithName(owner.GetName()).WithUID(owner.GetUID()).
+		WithController(true).WithBlockOwnerDeletion(true), nil
+}

@@ -1,0 +1,184 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	apicommon "github.com/grove-project/grove/api/common"
+	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/childsync"
+)
+
+// memoryMetric is a metric a user writes into an autoScalingConfig.
+func memoryMetric() autoscalingv2.MetricSpec {
+	return autoscalingv2.MetricSpec{
+		Type: autoscalingv2.ResourceMetricSourceType,
+		Resource: &autoscalingv2.ResourceMetricSource{
+			Name:   corev1.ResourceMemory,
+			Target: autoscalingv2.MetricTarget{Type: autoscalingv2.AverageValueMetricType, AverageValue: ptr.To(resource.MustParse("1Gi"))},
+		},
+	}
+}
+
+func getHPA(ns, name string) func(g Gomega) *autoscalingv2.HorizontalPodAutoscaler {
+	return func(g Gomega) *autoscalingv2.HorizontalPodAutoscaler {
+		h := &autoscalingv2.HorizontalPodAutoscaler{}
+		g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, h)).To(Succeed())
+		return h
+	}
+}
+
+// metricNames lists an HPA's metrics as "<type>/<resource name>".
+func metricNames(h *autoscalingv2.HorizontalPodAutoscaler) []string {
+	var out []string
+	for _, m := range h.Spec.Metrics {
+		name := ""
+		if m.Resource != nil {
+			name = string(m.Resource.Name)
+		}
+		out = append(out, string(m.Type)+"/"+name)
+	}
+	return out
+}
+
+// managers lists the field managers of an object's main resource as "<manager>/<operation>".
+func managers(obj client.Object) []string {
+	var out []string
+	for _, e := range obj.GetManagedFields() {
+		if e.Subresource == "" {
+			out = append(out, e.Manager+"/"+string(e.Operation))
+		}
+	}
+	return out
+}
+
+// removeMetrics drops every metric from the autoScalingConfig of clique pca.
+func removeMetrics(ns string) {
+	Eventually(func() error {
+		pcs := getPCS(ns, "simple1")()
+		cliqueOf(pcs, "pca").Spec.AutoScalingConfig.Metrics = nil
+		return k8sClient.Update(ctx, pcs)
+	}).Should(Succeed())
+}
+
+var _ = Describe("Children written by server-side apply", func() {
+	It("removes the metrics a user removed from autoScalingConfig from the HPA, and does not write a converged HPA", func() {
+		ns := newNamespace()
+		pcs := loadFixture("simple1.yaml", ns)
+		cliqueOf(pcs, "pca").Spec.AutoScalingConfig.Metrics = []autoscalingv2.MetricSpec{memoryMetric()}
+		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
+		Eventually(func(g Gomega) []string { return metricNames(getHPA(ns, "simple1-0-pca")(g)) }).Should(Equal([]string{"Resource/memory"}))
+		Expect(managers(getHPA(ns, "simple1-0-pca")(Default))).To(ContainElement(childsync.FieldManager + "/Apply"))
+
+		By("a PodCliqueSet change that touches none of them leaves every applied child unwritten")
+		applied := func(g Gomega) map[string]string {
+			out := map[string]string{}
+			for _, obj := range []client.Object{
+				&autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: "simple1-0-pca"}},
+				&corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "simple1-0"}},
+				&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: apicommon.InitcServiceAccountName("simple1")}},
+				&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: apicommon.InitcRoleName("simple1")}},
+				&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: apicommon.InitcRoleBindingName("simple1")}},
+				&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: apicommon.InitcTokenSecretName("simple1")}},
+			} {
+				g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: obj.GetName()}, obj)).To(Succeed())
+				out[fmt.Sprintf("%T/%s", obj, obj.GetName())] = obj.GetResourceVersion()
+			}
+			return out
+		}
+		before := applied(Default)
+		Eventually(func() error {
+			p := getPCS(ns, "simple1")()
+			p.Annotations = map[string]string{"example.com/touched": "yes"}
+			return k8sClient.Update(ctx, p)
+		}).Should(Succeed())
+		Consistently(applied, 3*time.Second).Should(Equal(before))
+
+		By("removing the metric from the template removes it from the HPA (the API server's default CPU metric remains)")
+		removeMetrics(ns)
+		Eventually(func(g Gomega) []string { return metricNames(getHPA(ns, "simple1-0-pca")(g)) }).Should(Equal([]string{"Resource/cpu"}))
+	})
+
+	It("takes over the fields an older Grove wrote without server-side apply, and still removes them", func() {
+		ns := newNamespace()
+		pcs := loadFixture("simple1.yaml", ns)
+		cliqueOf(pcs, "pca").Spec.AutoScalingConfig.Metrics = []autoscalingv2.MetricSpec{memoryMetric()}
+		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
+		Eventually(func(g Gomega) []string { return metricNames(getHPA(ns, "simple1-0-pca")(g)) }).Should(Equal([]string{"Resource/memory"}))
+
+		By("the HPA's fields are recorded as an older Grove left them: one Update entry of grove-operator")
+		Eventually(func(g Gomega) {
+			h := getHPA(ns, "simple1-0-pca")(g)
+			var legacy metav1.ManagedFieldsEntry
+			for _, e := range h.ManagedFields {
+				if e.Manager == childsync.FieldManager && e.Subresource == "" {
+					legacy = *e.DeepCopy()
+				}
+			}
+			g.Expect(legacy.FieldsV1).NotTo(BeNil())
+			legacy.Manager, legacy.Operation = "grove-operator", metav1.ManagedFieldsOperationUpdate
+			h.ManagedFields = []metav1.ManagedFieldsEntry{legacy}
+			g.Expect(k8sClient.Update(ctx, h)).To(Succeed())
+			g.Expect(managers(getHPA(ns, "simple1-0-pca")(g))).To(Equal([]string{"grove-operator/Update"}))
+		}).Should(Succeed())
+
+		By("the next sync moves them to the PodCliqueSet controller's manager, so removing the metric removes it")
+		removeMetrics(ns)
+		Eventually(func(g Gomega) {
+			h := getHPA(ns, "simple1-0-pca")(g)
+			g.Expect(metricNames(h)).To(Equal([]string{"Resource/cpu"}))
+			g.Expect(managers(h)).To(Equal([]string{childsync.FieldManager + "/Apply"}))
+		}).Should(Succeed())
+	})
+
+	It("leaves an object with a child's name and labels that another controller owns alone, and says why", func() {
+		ns := newNamespace()
+		other := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "other-owner", Namespace: ns}}
+		Expect(k8sClient.Create(ctx, other)).To(Succeed())
+		// With the labels of a Grove child, the operator's label-filtered cache holds it.
+		labels := childsync.Labels("simple1", "simple1-0", apicommon.LabelComponentHeadlessService)
+		labels[apicommon.LabelPodCliqueSetReplicaIndex] = "0"
+		svc := &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Name: "simple1-0", Namespace: ns, Labels: labels, OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: "v1", Kind: "ConfigMap", Name: other.Name, UID: other.UID, Controller: ptr.To(true),
+			}}},
+			Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Selector: map[string]string{"app": "mine"}},
+		}
+		Expect(k8sClient.Create(ctx, svc)).To(Succeed())
+		Expect(k8sClient.Create(ctx, loadFixture("simple1.yaml", ns))).To(Succeed())
+		Eventually(func() []string { return eventMessages(eventsWithReason(ns, "ServiceCreateOrUpdateFailed")) }).Should(ContainElement(
+			ContainSubstring("simple1-0 exists and is controlled by ConfigMap other-owner, not by this PodCliqueSet")))
+		live := &corev1.Service{}
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(svc), live)).To(Succeed())
+		Expect(live.Spec.Selector).To(Equal(map[string]string{"app": "mine"}))
+		Expect(live.UID).To(Equal(svc.UID), "not deleted and recreated")
+		Expect(managers(live)).NotTo(ContainElement(childsync.FieldManager + "/Apply"))
+		Expect(services(ns, "simple1")()).To(Equal([]string{"simple1-0"}))
+	})
+})
