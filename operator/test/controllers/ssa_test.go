@@ -32,7 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	apicommon "github.com/grove-project/grove/api/common"
-	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/childsync"
+	"github.com/grove-project/grove/operator/internal/childsync"
 )
 
 // memoryMetric is a metric a user writes into an autoScalingConfig.

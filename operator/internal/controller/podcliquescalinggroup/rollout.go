@@ -33,9 +33,9 @@ import (
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/childsync"
 	"github.com/grove-project/grove/operator/internal/controller/common"
-	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/childsync"
-	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/desired"
+	"github.com/grove-project/grove/operator/internal/desired"
 	"github.com/grove-project/grove/operator/internal/groveerr"
 	"github.com/grove-project/grove/operator/internal/hash"
 	"github.com/grove-project/grove/operator/internal/update"

@@ -33,9 +33,9 @@ import (
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/childsync"
 	"github.com/grove-project/grove/operator/internal/config"
 	"github.com/grove-project/grove/operator/internal/controller/common"
-	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/childsync"
 )
 
 // The PodCliqueScalingGroup controller reads and patches scaling groups

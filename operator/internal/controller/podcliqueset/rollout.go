@@ -29,7 +29,7 @@ import (
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/controller/common"
-	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/desired"
+	"github.com/grove-project/grove/operator/internal/desired"
 	"github.com/grove-project/grove/operator/internal/update"
 )
 

@@ -40,9 +40,9 @@ import (
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
+	"github.com/grove-project/grove/operator/internal/childsync"
 	"github.com/grove-project/grove/operator/internal/config"
 	"github.com/grove-project/grove/operator/internal/controller/common"
-	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/childsync"
 	"github.com/grove-project/grove/operator/internal/topology"
 )
 

@@ -28,7 +28,7 @@ import (
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/controller/common"
-	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/desired"
+	"github.com/grove-project/grove/operator/internal/desired"
 	"github.com/grove-project/grove/operator/internal/groveerr"
 	"github.com/grove-project/grove/operator/internal/hash"
 	"github.com/grove-project/grove/operator/internal/update"

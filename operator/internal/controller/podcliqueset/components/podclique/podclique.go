@@ -28,9 +28,9 @@ import (
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/childsync"
 	"github.com/grove-project/grove/operator/internal/component"
-	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/childsync"
-	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/desired"
+	"github.com/grove-project/grove/operator/internal/desired"
 	"github.com/grove-project/grove/operator/internal/groveerr"
 )
 

@@ -14,9 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package childsync holds what every component operator of a PodCliqueSet
-// does the same way: create-or-patch an object only when it differs, run
-// independent writes in parallel, and emit the create/delete events.
+// Package childsync holds what the PodCliqueSet and PodCliqueScalingGroup
+// controllers do the same way for their children: write a child only when it
+// differs from what is wanted (server-side apply, or create-or-patch for the
+// kinds whose fields other writers share), remember creates the cache has not
+// shown yet, delete children no longer wanted, run independent writes in
+// parallel, and emit one event per outcome and kind.
 package childsync
 
 import (
