@@ -25,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 )
 
@@ -59,12 +60,24 @@ var _ = Describe("PodCliqueSet lifecycle", func() {
 		Expect(podGangs(ns, "badsched")()).To(BeEmpty())
 	})
 
-	It("adds its finalizer and, on deletion, releases it so the PodCliqueSet goes away", func() {
+	It("carries no finalizer of its own and goes away when deleted", func() {
 		ns := newNamespace()
 		pcs := onePodPCS(ns, "deleteme", "")
 		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
-		Eventually(func() []string { return getPCS(ns, "deleteme")().Finalizers }).Should(Equal([]string{"grove.io/podcliqueset.grove.io"}))
 		Eventually(podGangs(ns, "deleteme")).Should(Equal([]string{"deleteme-0"}))
+		Expect(getPCS(ns, "deleteme")().Finalizers).To(BeEmpty())
+		Expect(k8sClient.Delete(ctx, pcs)).To(Succeed())
+		Eventually(func() bool {
+			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(pcs), &grovecorev1alpha1.PodCliqueSet{}))
+		}).Should(BeTrue())
+	})
+
+	It("releases the finalizer an older Grove added when the PodCliqueSet is deleted", func() {
+		ns := newNamespace()
+		pcs := onePodPCS(ns, "legacy", "")
+		pcs.Finalizers = []string{apicommon.FinalizerPodCliqueSet}
+		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
+		Eventually(podGangs(ns, "legacy")).Should(Equal([]string{"legacy-0"}))
 		Expect(k8sClient.Delete(ctx, pcs)).To(Succeed())
 		Eventually(func() bool {
 			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(pcs), &grovecorev1alpha1.PodCliqueSet{}))

@@ -62,7 +62,6 @@ const ControllerName = "podcliqueset-controller"
 type Reconciler struct {
 	client   client.Client
 	recorder events.EventRecorder
-	status   common.StatusRecorder
 	// groups are the component operators in dependency order: a group runs
 	// only when every earlier group synced without error. Components only
 	// read the PodCliqueSet, so a group's members run concurrently.
@@ -84,7 +83,6 @@ func NewReconciler(c client.Client, d childsync.Deps, cfg *config.OperatorConfig
 	return &Reconciler{
 		client:   c,
 		recorder: d.Recorder,
-		status:   common.StatusRecorder{Client: c},
 		groups: [][]component.Operator[*grovecorev1alpha1.PodCliqueSet]{
 			{podclique.New(d), podcliquescalinggroup.New(d), podgang.New(d, backends, tas)},
 			append(initcaccess.Operators(d), service.New(d), hpa.New(d)),
@@ -99,10 +97,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	log := ctrl.LoggerFrom(ctx)
 	pcs := &grovecorev1alpha1.PodCliqueSet{}
 	if err := r.client.Get(ctx, req.NamespacedName, pcs); err != nil {
+		if apierrors.IsNotFound(err) {
+			// Gone: its children are garbage-collected; only its gauge is left.
+			metrics.PodGangsPending.DeleteLabelValues(req.Namespace, req.Name)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if pcs.DeletionTimestamp != nil {
-		return ctrl.Result{}, r.reconcileDelete(ctx, log, pcs)
+		return ctrl.Result{}, r.releaseLegacyFinalizer(ctx, log, pcs)
 	}
 	requeueAfter, err := r.reconcileSpec(ctx, log, pcs)
 	if errors.Is(err, errStatusConflict) {
@@ -115,14 +117,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // than the stored one; the reconcile is retried once the cache caught up.
 var errStatusConflict = errors.New("status computed on a stale PodCliqueSet")
 
-// reconcileSpec: ensure finalizer → sync components → gang termination →
-// status and lastOperation, written in one patch when something but a
-// timestamp changed. It returns when the next breach's terminationDelay
-// expires.
+// reconcileSpec: sync components → gang termination → status and
+// lastOperation, written in one patch when something but a timestamp
+// changed. It returns when the next breach's terminationDelay expires.
 func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) (time.Duration, error) {
-	if err := r.ensureFinalizer(ctx, pcs); err != nil {
-		return 0, err
-	}
 	base := pcs.DeepCopy()
 	errs := r.syncComponents(ctx, log, pcs)
 	var requeueAfter time.Duration
@@ -179,31 +177,19 @@ func (r *Reconciler) syncComponents(ctx context.Context, log logr.Logger, pcs *g
 	return nil
 }
 
-// reconcileDelete lets garbage collection remove the children (they all carry
-// a controller reference to the PodCliqueSet) and releases the finalizer.
-func (r *Reconciler) reconcileDelete(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
+// releaseLegacyFinalizer removes the finalizer older Grove versions put on
+// every PodCliqueSet. A PodCliqueSet needs none: all its children carry a
+// controller reference to it, so garbage collection removes them, and
+// nothing else is left to clean up.
+func (r *Reconciler) releaseLegacyFinalizer(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
 	if !controllerutil.ContainsFinalizer(pcs, apicommon.FinalizerPodCliqueSet) {
 		return nil
 	}
-	if err := r.status.RecordStart(ctx, pcs, grovecorev1alpha1.LastOperationTypeDelete, "Deleting PodCliqueSet"); err != nil {
-		return client.IgnoreNotFound(err)
-	}
-	metrics.PodGangsPending.DeleteLabelValues(pcs.Namespace, pcs.Name)
 	base := pcs.DeepCopy()
 	controllerutil.RemoveFinalizer(pcs, apicommon.FinalizerPodCliqueSet)
 	if err := r.client.Patch(ctx, pcs, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
-		return groveerr.Wrap(client.IgnoreNotFound(err), "ERR_REMOVE_FINALIZER", groveerr.OperationDelete, "removing PodCliqueSet finalizer")
+		return groveerr.Wrap(client.IgnoreNotFound(err), "ERR_REMOVE_FINALIZER", groveerr.OperationDelete, "removing the finalizer of an older Grove from the PodCliqueSet")
 	}
-	log.Info("Released PodCliqueSet; its children are garbage-collected")
+	log.Info("Released the finalizer an older Grove added; the children are garbage-collected")
 	return nil
-}
-
-func (r *Reconciler) ensureFinalizer(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet) error {
-	if controllerutil.ContainsFinalizer(pcs, apicommon.FinalizerPodCliqueSet) {
-		return nil
-	}
-	base := pcs.DeepCopy()
-	controllerutil.AddFinalizer(pcs, apicommon.FinalizerPodCliqueSet)
-	return groveerr.Wrap(r.client.Patch(ctx, pcs, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})),
-		"ERR_ADD_FINALIZER", groveerr.OperationSync, "adding PodCliqueSet finalizer")
 }
