@@ -129,6 +129,9 @@ type Deps struct {
 	Recorder events.EventRecorder
 	// Creates holds the creates the cache has not shown yet; nil tracks none.
 	Creates *Creates
+	// FieldManager names the controller in the managedFields of the
+	// children it applies server-side.
+	FieldManager string
 }
 
 // Labels returns the labels of a PodCliqueSet child: the default labels, its

@@ -136,7 +136,7 @@ func (c *Creates) Create(ctx context.Context, cl client.Client, desired client.O
 	if c.awaiting(desired) {
 		return false, nil
 	}
-	if err := cl.Create(ctx, desired); err != nil {
+	if err := cl.Create(ctx, desired, client.FieldOwner(CreateFieldManager)); err != nil {
 		if apierrors.IsAlreadyExists(err) {
 			// The cache is behind our own create; the watch event brings the next sync.
 			c.created(desired)

@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 
@@ -37,17 +38,24 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/value"
 )
 
-// FieldManager is the field manager of the PodCliqueSet controller's
-// server-side applies. The fields of a child it stops setting are removed
-// from the child by its next apply.
-const FieldManager = "grove-podcliqueset-controller"
+// Field managers of the controllers' server-side applies (Deps.FieldManager).
+// The fields of a child a controller stops setting are removed from the child
+// by its next apply.
+const (
+	PodCliqueSetFieldManager          = "grove-podcliqueset-controller"
+	PodCliqueScalingGroupFieldManager = "grove-podcliquescalinggroup-controller"
+)
 
-// legacyFieldManagers are the managers under which children were written
-// before they were applied server-side: a create or patch without a field
-// manager is recorded under the client's user agent, the binary's name.
-// Their fields move to FieldManager once (client-go's csaupgrade), so an
-// upgraded Grove still removes a field that an older Grove had set.
-var legacyFieldManagers = sets.New("grove-operator")
+// CreateFieldManager records Grove's plain creates and merge patches of
+// children. Before children were applied server-side every write of the
+// operator was recorded under this name (a request without a field manager is
+// recorded under the client's user agent, the binary's name).
+const CreateFieldManager = "grove-operator"
+
+// legacyFieldManagers are the managers whose fields move to FieldManager
+// once (client-go's csaupgrade), so an upgraded Grove still removes a field
+// that an older Grove had set.
+var legacyFieldManagers = sets.New(CreateFieldManager)
 
 // ApplyConfiguration is a generated apply configuration of a named object.
 type ApplyConfiguration interface {
@@ -68,10 +76,10 @@ func (e ErrControlledByOther) Error() string {
 }
 
 // ServerSideApply makes the child desired names match desired, by a
-// server-side apply under FieldManager. live is an empty object of the
+// server-side apply under d.FieldManager. live is an empty object of the
 // child's kind; it is filled from the cache. The apply is sent only when the
 // child lacks a field desired sets (or holds another value) or still has a
-// field FieldManager owns that desired no longer sets, so a converged child
+// field the manager owns that desired no longer sets, so a converged child
 // costs no request. A child created by an earlier apply that the cache has
 // not shown yet is not applied again (see Creates).
 func ServerSideApply(ctx context.Context, d Deps, owner metav1.Object, desired ApplyConfiguration, live client.Object) (Result, error) {
@@ -89,7 +97,7 @@ func ServerSideApply(ctx context.Context, d Deps, owner metav1.Object, desired A
 		if d.Creates.awaiting(live) {
 			return Unchanged, nil
 		}
-		if err := apply(ctx, d.Client, desired); err != nil {
+		if err := apply(ctx, d, desired); err != nil {
 			return Unchanged, err
 		}
 		d.Creates.created(live)
@@ -98,7 +106,7 @@ func ServerSideApply(ctx context.Context, d Deps, owner metav1.Object, desired A
 	if c := metav1.GetControllerOfNoCopy(live); c != nil && c.UID != owner.GetUID() {
 		return Unchanged, ErrControlledByOther{Name: key.Name, Controller: *c}
 	}
-	upgraded, err := upgradeLegacyFields(ctx, d.Client, live)
+	upgraded, err := upgradeLegacyFields(ctx, d, live)
 	if err != nil {
 		return Unchanged, err
 	}
@@ -107,7 +115,7 @@ func ServerSideApply(ctx context.Context, d Deps, owner metav1.Object, desired A
 		if err != nil {
 			return Unchanged, fmt.Errorf("encoding %s: %w", key.Name, err)
 		}
-		owned, err := appliedFields(live.GetManagedFields())
+		owned, err := appliedFields(live.GetManagedFields(), d.FieldManager)
 		if err != nil {
 			return Unchanged, fmt.Errorf("reading the managed fields of %s: %w", key.Name, err)
 		}
@@ -115,35 +123,38 @@ func ServerSideApply(ctx context.Context, d Deps, owner metav1.Object, desired A
 			return Unchanged, nil
 		}
 	}
-	if err := apply(ctx, d.Client, desired); err != nil {
+	if err := apply(ctx, d, desired); err != nil {
 		return Unchanged, err
 	}
 	return Patched, nil
 }
 
-func apply(ctx context.Context, c client.Client, desired ApplyConfiguration) error {
-	return c.Apply(ctx, desired, client.FieldOwner(FieldManager), client.ForceOwnership)
+func apply(ctx context.Context, d Deps, desired ApplyConfiguration) error {
+	if d.FieldManager == "" {
+		return errors.New("no field manager for server-side apply")
+	}
+	return d.Client.Apply(ctx, desired, client.FieldOwner(d.FieldManager), client.ForceOwnership)
 }
 
 // upgradeLegacyFields moves the fields of legacyFieldManagers to
-// FieldManager. It reports whether it did, in which case the caller applies
+// d.FieldManager. It reports whether it did, in which case the caller applies
 // once so that fields Grove no longer sets are dropped.
-func upgradeLegacyFields(ctx context.Context, c client.Client, live client.Object) (bool, error) {
-	patch, err := csaupgrade.UpgradeManagedFieldsPatch(live, legacyFieldManagers, FieldManager)
+func upgradeLegacyFields(ctx context.Context, d Deps, live client.Object) (bool, error) {
+	patch, err := csaupgrade.UpgradeManagedFieldsPatch(live, legacyFieldManagers, d.FieldManager)
 	if err != nil || patch == nil {
 		return false, err
 	}
-	if err := c.Patch(ctx, live, client.RawPatch(types.JSONPatchType, patch)); err != nil {
-		return false, fmt.Errorf("moving the fields of %s to field manager %s: %w", live.GetName(), FieldManager, err)
+	if err := d.Client.Patch(ctx, live, client.RawPatch(types.JSONPatchType, patch)); err != nil {
+		return false, fmt.Errorf("moving the fields of %s to field manager %s: %w", live.GetName(), d.FieldManager, err)
 	}
 	return true, nil
 }
 
-// appliedFields returns the fields FieldManager set by its last apply.
-func appliedFields(entries []metav1.ManagedFieldsEntry) (*fieldpath.Set, error) {
+// appliedFields returns the fields manager set by its last apply.
+func appliedFields(entries []metav1.ManagedFieldsEntry, manager string) (*fieldpath.Set, error) {
 	owned := &fieldpath.Set{}
 	for _, e := range entries {
-		if e.Manager != FieldManager || e.Operation != metav1.ManagedFieldsOperationApply || e.Subresource != "" || e.FieldsV1 == nil {
+		if e.Manager != manager || e.Operation != metav1.ManagedFieldsOperationApply || e.Subresource != "" || e.FieldsV1 == nil {
 			continue
 		}
 		s := &fieldpath.Set{}
@@ -168,13 +179,7 @@ func Converged(want, have map[string]any, owned *fieldpath.Set) bool {
 			return false
 		}
 	}
-	converged := true
-	owned.Iterate(func(p fieldpath.Path) {
-		if converged && !present(want, p) {
-			converged = false
-		}
-	})
-	return converged
+	return allPresent(want, owned)
 }
 
 // contains reports whether have holds every field of want: maps key by key,

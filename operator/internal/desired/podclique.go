@@ -17,6 +17,7 @@ limitations under the License.
 package desired
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -25,8 +26,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
+	grovecoreac "github.com/grove-project/grove/api/client/applyconfiguration/core/v1alpha1"
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/childsync"
 	"github.com/grove-project/grove/operator/internal/hash"
 	"github.com/grove-project/grove/operator/internal/startuporder"
 )
@@ -124,32 +127,62 @@ func Replicas(live int32, liveAnnotations map[string]string, templateReplicas in
 	return templateReplicas
 }
 
-// UpdatePodClique copies the fields Grove owns from want into the live
-// PodClique. The pod spec is copied only when the template hash changed:
-// the API server defaults fields inside it, so comparing specs would patch
-// forever. spec.replicas follows Replicas.
-func UpdatePodClique(live, want *grovecorev1alpha1.PodClique, templateReplicas int32) {
-	live.Spec.Replicas = Replicas(live.Spec.Replicas, live.Annotations, templateReplicas, want.Spec.AutoScalingConfig != nil)
-	if live.Labels[apicommon.LabelPodTemplateHash] != want.Labels[apicommon.LabelPodTemplateHash] {
-		live.Spec.PodSpec = want.Spec.PodSpec
+// PodCliqueApply is the apply configuration of want without spec.replicas,
+// which Grove sets only at creation and when the template's value changes
+// (see Replicas and childsync.Scaled).
+func PodCliqueApply(want *grovecorev1alpha1.PodClique) (*grovecoreac.PodCliqueApplyConfiguration, error) {
+	ac := &grovecoreac.PodCliqueApplyConfiguration{}
+	if err := convert(want, ac); err != nil {
+		return nil, fmt.Errorf("building the apply configuration of PodClique %s: %w", want.Name, err)
 	}
-	live.Labels = mergeInto(live.Labels, want.Labels)
-	live.Annotations = mergeInto(live.Annotations, want.Annotations)
-	controllerutil.AddFinalizer(live, apicommon.FinalizerPodClique)
-	live.OwnerReferences = want.OwnerReferences
-	live.Spec.RoleName = want.Spec.RoleName
-	live.Spec.MinAvailable = want.Spec.MinAvailable
-	live.Spec.StartsAfter = want.Spec.StartsAfter
-	live.Spec.AutoScalingConfig = want.Spec.AutoScalingConfig
-	live.Spec.RollingUpdate = want.Spec.RollingUpdate
+	ac.WithKind("PodClique").WithAPIVersion(grovecorev1alpha1.SchemeGroupVersion.String())
+	ac.Status = nil
+	if ac.Spec != nil {
+		ac.Spec.Replicas = nil
+	}
+	return ac, nil
 }
 
-func mergeInto(live, owned map[string]string) map[string]string {
-	if live == nil {
-		live = make(map[string]string, len(owned))
+// PodCliqueScalingGroupApply is the apply configuration of want without
+// spec.replicas.
+func PodCliqueScalingGroupApply(want *grovecorev1alpha1.PodCliqueScalingGroup) (*grovecoreac.PodCliqueScalingGroupApplyConfiguration, error) {
+	ac := &grovecoreac.PodCliqueScalingGroupApplyConfiguration{}
+	if err := convert(want, ac); err != nil {
+		return nil, fmt.Errorf("building the apply configuration of PodCliqueScalingGroup %s: %w", want.Name, err)
 	}
-	for k, v := range owned {
-		live[k] = v
+	ac.WithKind("PodCliqueScalingGroup").WithAPIVersion(grovecorev1alpha1.SchemeGroupVersion.String())
+	ac.Status = nil
+	if ac.Spec != nil {
+		ac.Spec.Replicas = nil
 	}
-	return live
+	return ac, nil
+}
+
+// convert fills an apply configuration from the typed object built for
+// creation. Both share the JSON form; optional fields of Grove's types are
+// omitted when unset, so the apply sets what the PodCliqueSet asks for.
+func convert(typed, ac any) error {
+	raw, err := json.Marshal(typed)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, ac)
+}
+
+// PodCliqueChild describes a PodClique for childsync.ApplyScaled: want is
+// created as it is; an existing PodClique is applied from template(live)
+// (want itself, or want pinned to the live template while a rolling update
+// has not reached it yet), and its spec.replicas follows Replicas.
+func PodCliqueChild(want *grovecorev1alpha1.PodClique, templateReplicas int32, template func(live *grovecorev1alpha1.PodClique) *grovecorev1alpha1.PodClique) childsync.Scaled[*grovecorev1alpha1.PodClique] {
+	return childsync.Scaled[*grovecorev1alpha1.PodClique]{
+		Create: want,
+		Want: func(live *grovecorev1alpha1.PodClique) (childsync.ApplyConfiguration, error) {
+			return PodCliqueApply(template(live))
+		},
+		Replicas: func(live *grovecorev1alpha1.PodClique) (int32, bool) {
+			r := Replicas(live.Spec.Replicas, live.Annotations, templateReplicas, want.Spec.AutoScalingConfig != nil)
+			return r, r != live.Spec.Replicas
+		},
+		SetReplicas: func(p *grovecorev1alpha1.PodClique, r int32) { p.Spec.Replicas = r },
+	}
 }

@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/childsync"
 )
 
@@ -94,7 +95,7 @@ var _ = Describe("Children written by server-side apply", func() {
 		cliqueOf(pcs, "pca").Spec.AutoScalingConfig.Metrics = []autoscalingv2.MetricSpec{memoryMetric()}
 		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
 		Eventually(func(g Gomega) []string { return metricNames(getHPA(ns, "simple1-0-pca")(g)) }).Should(Equal([]string{"Resource/memory"}))
-		Expect(managers(getHPA(ns, "simple1-0-pca")(Default))).To(ContainElement(childsync.FieldManager + "/Apply"))
+		Expect(managers(getHPA(ns, "simple1-0-pca")(Default))).To(ContainElement(childsync.PodCliqueSetFieldManager + "/Apply"))
 
 		By("a PodCliqueSet change that touches none of them leaves every applied child unwritten")
 		applied := func(g Gomega) map[string]string {
@@ -137,7 +138,7 @@ var _ = Describe("Children written by server-side apply", func() {
 			h := getHPA(ns, "simple1-0-pca")(g)
 			var legacy metav1.ManagedFieldsEntry
 			for _, e := range h.ManagedFields {
-				if e.Manager == childsync.FieldManager && e.Subresource == "" {
+				if e.Manager == childsync.PodCliqueSetFieldManager && e.Subresource == "" {
 					legacy = *e.DeepCopy()
 				}
 			}
@@ -153,7 +154,7 @@ var _ = Describe("Children written by server-side apply", func() {
 		Eventually(func(g Gomega) {
 			h := getHPA(ns, "simple1-0-pca")(g)
 			g.Expect(metricNames(h)).To(Equal([]string{"Resource/cpu"}))
-			g.Expect(managers(h)).To(Equal([]string{childsync.FieldManager + "/Apply"}))
+			g.Expect(managers(h)).To(Equal([]string{childsync.PodCliqueSetFieldManager + "/Apply"}))
 		}).Should(Succeed())
 	})
 
@@ -178,7 +179,61 @@ var _ = Describe("Children written by server-side apply", func() {
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(svc), live)).To(Succeed())
 		Expect(live.Spec.Selector).To(Equal(map[string]string{"app": "mine"}))
 		Expect(live.UID).To(Equal(svc.UID), "not deleted and recreated")
-		Expect(managers(live)).NotTo(ContainElement(childsync.FieldManager + "/Apply"))
+		Expect(managers(live)).NotTo(ContainElement(childsync.PodCliqueSetFieldManager + "/Apply"))
 		Expect(services(ns, "simple1")()).To(Equal([]string{"simple1-0"}))
+	})
+
+	It("takes over PodCliques an older Grove wrote, removes a label dropped from the template, and keeps a kubectl scale", func() {
+		ns := newNamespace()
+		pcs := loadFixture("simple1.yaml", ns)
+		cliqueOf(pcs, "pcd").Labels = map[string]string{"example.com/tier": "decode"}
+		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
+		getPCLQ := func(g Gomega) *grovecorev1alpha1.PodClique {
+			q := &grovecorev1alpha1.PodClique{}
+			g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: "simple1-0-pcd"}, q)).To(Succeed())
+			return q
+		}
+		Eventually(func(g Gomega) map[string]string { return getPCLQ(g).Labels }).Should(HaveKeyWithValue("example.com/tier", "decode"))
+		Expect(managers(getPCLQ(Default))).To(ContainElement(childsync.CreateFieldManager+"/Update"), "created by a plain create")
+
+		By("kubectl scale pclq simple1-0-pcd --replicas=3")
+		scalePodClique(ns, "simple1-0-pcd", 3)
+
+		By("the fields are recorded as an older Grove left them: everything but the scale under grove-operator")
+		Eventually(func(g Gomega) {
+			q := getPCLQ(g)
+			var kept []metav1.ManagedFieldsEntry
+			for _, e := range q.ManagedFields {
+				if e.Subresource == "" && e.Manager != childsync.CreateFieldManager {
+					continue
+				}
+				kept = append(kept, e)
+			}
+			q.ManagedFields = kept
+			g.Expect(k8sClient.Update(ctx, q)).To(Succeed())
+			g.Expect(managers(getPCLQ(g))).To(Equal([]string{childsync.CreateFieldManager + "/Update"}))
+		}).Should(Succeed())
+
+		By("dropping the label from the template removes it; the scale stays")
+		Eventually(func() error {
+			p := getPCS(ns, "simple1")()
+			cliqueOf(p, "pcd").Labels = nil
+			return k8sClient.Update(ctx, p)
+		}).Should(Succeed())
+		Eventually(func(g Gomega) {
+			q := getPCLQ(g)
+			g.Expect(q.Labels).NotTo(HaveKey("example.com/tier"))
+			g.Expect(q.Spec.Replicas).To(Equal(int32(3)))
+			g.Expect(managers(q)).To(ContainElement(childsync.PodCliqueSetFieldManager + "/Apply"))
+		}).Should(Succeed())
+		Consistently(func(g Gomega) int32 { return getPCLQ(g).Spec.Replicas }, 2*time.Second).Should(Equal(int32(3)))
+
+		By("a new template value of replicas replaces the scale")
+		Eventually(func() error {
+			p := getPCS(ns, "simple1")()
+			cliqueOf(p, "pcd").Spec.Replicas = 2
+			return k8sClient.Update(ctx, p)
+		}).Should(Succeed())
+		Eventually(func(g Gomega) int32 { return getPCLQ(g).Spec.Replicas }).Should(Equal(int32(2)))
 	})
 })

@@ -136,7 +136,7 @@ var _ = Describe("Status writes", Ordered, func() {
 		cfg := testConfig()
 		backends, err := backend.NewRegistry(cfg)
 		Expect(err).NotTo(HaveOccurred())
-		deps := childsync.Deps{Client: c, Scheme: manager.Scheme(), Recorder: &events.FakeRecorder{}}
+		deps := childsync.Deps{Client: c, Scheme: manager.Scheme(), Recorder: &events.FakeRecorder{}, FieldManager: childsync.PodCliqueSetFieldManager}
 		pcsR = podcliqueset.NewReconciler(c, deps, cfg, backends)
 		pcsgR = podcliquescalinggroup.NewReconciler(deps)
 		ns = newNamespace()

@@ -195,11 +195,11 @@ func (r *Reconciler) syncPodCliques(ctx context.Context, pcs *grovecorev1alpha1.
 	defer report.Emit()
 	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
 		w := todo[i]
-		res, err := childsync.Apply(ctx, r.d, w.want, &grovecorev1alpha1.PodClique{}, func(l *grovecorev1alpha1.PodClique) {
-			desired.UpdatePodClique(l, memberTemplate(upd, l, w.want), w.templateReplicas)
-		})
+		res, err := childsync.ApplyScaled(ctx, r.d, pcsg, desired.PodCliqueChild(w.want, w.templateReplicas, func(live *grovecorev1alpha1.PodClique) *grovecorev1alpha1.PodClique {
+			return memberTemplate(upd, live, w.want)
+		}), &grovecorev1alpha1.PodClique{})
 		report.Applied(w.want, res, err)
-		return groveerr.Wrapf(err, "ERR_CREATE_OR_UPDATE_PODCLIQUE", groveerr.OperationSync, "creating or patching PodClique %s", w.want.Name)
+		return groveerr.Wrapf(err, "ERR_CREATE_OR_UPDATE_PODCLIQUE", groveerr.OperationSync, "applying PodClique %s", w.want.Name)
 	})
 }
 

@@ -19,7 +19,6 @@ package podcliquescalinggroup
 import (
 	"context"
 	"fmt"
-	"maps"
 	"strings"
 	"time"
 
@@ -88,11 +87,17 @@ func memberTemplate(st *updateState, live, want *grovecorev1alpha1.PodClique) *g
 	if st.onDelete || live.Labels[apicommon.LabelPodTemplateHash] == want.Labels[apicommon.LabelPodTemplateHash] {
 		return want
 	}
+	// Pinned: the live pod spec and template hash, and the live values of the
+	// template's annotations; the rest (owner, minAvailable, startsAfter, the
+	// recorded template replicas) as wanted.
 	pinned := want.DeepCopy()
 	pinned.Spec.PodSpec = *live.Spec.PodSpec.DeepCopy()
-	pinned.Labels = maps.Clone(live.Labels)
-	pinned.Annotations = maps.Clone(live.Annotations)
-	pinned.Annotations[apicommon.AnnotationTemplateReplicas] = want.Annotations[apicommon.AnnotationTemplateReplicas]
+	pinned.Labels[apicommon.LabelPodTemplateHash] = live.Labels[apicommon.LabelPodTemplateHash]
+	for k := range pinned.Annotations {
+		if v, ok := live.Annotations[k]; ok && k != apicommon.AnnotationTemplateReplicas {
+			pinned.Annotations[k] = v
+		}
+	}
 	return pinned
 }
 

@@ -72,11 +72,9 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 	defer report.Emit()
 	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
 		w := todo[i]
-		res, err := childsync.Apply(ctx, o.d, w.want, &grovecorev1alpha1.PodClique{}, func(l *grovecorev1alpha1.PodClique) {
-			desired.UpdatePodClique(l, w.want, w.templateReplicas)
-		})
+		res, err := childsync.ApplyScaled(ctx, o.d, pcs, desired.PodCliqueChild(w.want, w.templateReplicas, func(*grovecorev1alpha1.PodClique) *grovecorev1alpha1.PodClique { return w.want }), &grovecorev1alpha1.PodClique{})
 		report.Applied(w.want, res, err)
-		return groveerr.Wrapf(err, "ERR_CREATE_OR_UPDATE_PODCLIQUE", groveerr.OperationSync, "creating or patching PodClique %s", w.want.Name)
+		return groveerr.Wrapf(err, "ERR_CREATE_OR_UPDATE_PODCLIQUE", groveerr.OperationSync, "applying PodClique %s", w.want.Name)
 	})
 }
 

@@ -75,18 +75,20 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 	defer report.Emit()
 	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
 		w := todo[i]
-		res, err := childsync.Apply(ctx, o.d, w.want, &grovecorev1alpha1.PodCliqueScalingGroup{}, func(l *grovecorev1alpha1.PodCliqueScalingGroup) {
-			l.Spec.Replicas = desired.Replicas(l.Spec.Replicas, l.Annotations, desired.ScalingGroupReplicas(w.cfg), w.cfg.ScaleConfig != nil)
-			l.Labels = childsync.MergeLabels(l.Labels, w.want.Labels)
-			l.Annotations = childsync.MergeLabels(l.Annotations, w.want.Annotations)
-			l.OwnerReferences = w.want.OwnerReferences
-			controllerutil.AddFinalizer(l, apicommon.FinalizerPodCliqueScalingGroup)
-			l.Spec.MinAvailable = w.want.Spec.MinAvailable
-			l.Spec.CliqueNames = w.want.Spec.CliqueNames
-			l.Spec.RollingUpdate = w.want.Spec.RollingUpdate
-		})
+		templateReplicas, autoscaled := desired.ScalingGroupReplicas(w.cfg), w.cfg.ScaleConfig != nil
+		res, err := childsync.ApplyScaled(ctx, o.d, pcs, childsync.Scaled[*grovecorev1alpha1.PodCliqueScalingGroup]{
+			Create: w.want,
+			Want: func(*grovecorev1alpha1.PodCliqueScalingGroup) (childsync.ApplyConfiguration, error) {
+				return desired.PodCliqueScalingGroupApply(w.want)
+			},
+			Replicas: func(l *grovecorev1alpha1.PodCliqueScalingGroup) (int32, bool) {
+				r := desired.Replicas(l.Spec.Replicas, l.Annotations, templateReplicas, autoscaled)
+				return r, r != l.Spec.Replicas
+			},
+			SetReplicas: func(l *grovecorev1alpha1.PodCliqueScalingGroup, r int32) { l.Spec.Replicas = r },
+		}, &grovecorev1alpha1.PodCliqueScalingGroup{})
 		report.Applied(w.want, res, err)
-		return groveerr.Wrapf(err, "ERR_SYNC_PODCLIQUESCALINGGROUP", groveerr.OperationSync, "creating or patching PodCliqueScalingGroup %s", w.want.Name)
+		return groveerr.Wrapf(err, "ERR_SYNC_PODCLIQUESCALINGGROUP", groveerr.OperationSync, "applying PodCliqueScalingGroup %s", w.want.Name)
 	})
 }
 

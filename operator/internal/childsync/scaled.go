@@ -1,0 +1,242 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package childsync
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+)
+
+// replicasPath is spec.replicas of a PodClique or PodCliqueScalingGroup.
+var replicasPath = fieldpath.MakePathOrDie("spec", "replicas")
+
+// Scaled describes a child whose spec.replicas other writers share: HPAs and
+// kubectl scale change it through the scale subresource, and Grove sets it
+// only at creation and when the template's value changes (design decision
+// 3). Such a child is created by a plain create; afterwards every field but
+// spec.replicas is applied server-side under Deps.FieldManager, and spec.replicas
+// is set by a merge patch under CreateFieldManager. The Apply entry never
+// owns spec.replicas, so an apply can neither drop it nor take it back from
+// an autoscaler on a stale cache.
+type Scaled[T client.Object] struct {
+	// Create is the child as created when none exists.
+	Create T
+	// Want returns the apply configuration of the live child, without
+	// spec.replicas.
+	Want func(live T) (ApplyConfiguration, error)
+	// Replicas returns the spec.replicas Grove wants for the live child and
+	// whether that differs from its value.
+	Replicas func(live T) (int32, bool)
+	// SetReplicas sets spec.replicas.
+	SetReplicas func(obj T, replicas int32)
+}
+
+// ApplyScaled makes the child s describes match it. live is an empty object
+// of its kind, filled from the cache.
+func ApplyScaled[T client.Object](ctx context.Context, d Deps, owner metav1.Object, s Scaled[T], live T) (Result, error) {
+	if err := d.Client.Get(ctx, client.ObjectKeyFromObject(s.Create), live); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return Unchanged, err
+		}
+		created, err := d.Creates.Create(ctx, d.Client, s.Create)
+		if err != nil || !created {
+			return Unchanged, err
+		}
+		return Created, nil
+	}
+	if c := metav1.GetControllerOfNoCopy(live); c != nil && c.UID != owner.GetUID() {
+		return Unchanged, ErrControlledByOther{Name: live.GetName(), Controller: *c}
+	}
+	desired, err := s.Want(live)
+	if err != nil {
+		return Unchanged, err
+	}
+	want, err := jsonMap(desired)
+	if err != nil {
+		return Unchanged, fmt.Errorf("encoding the apply configuration of %s: %w", live.GetName(), err)
+	}
+	created, err := createdFields(live.GetManagedFields())
+	if err != nil {
+		return Unchanged, fmt.Errorf("reading the managed fields of %s: %w", live.GetName(), err)
+	}
+	moved := false
+	if !allPresent(want, created) {
+		// The create (or an older Grove) set a field that is no longer
+		// wanted: only an Apply entry's field is removed by an apply.
+		if moved, err = moveCreatedFieldsToApply(ctx, d, live); err != nil {
+			return Unchanged, err
+		}
+	}
+	res := Unchanged
+	converged := false
+	if !moved {
+		if converged, err = isConverged(want, live, d.FieldManager); err != nil {
+			return Unchanged, err
+		}
+	}
+	if !converged {
+		if err := apply(ctx, d, desired); err != nil {
+			return Unchanged, err
+		}
+		res = Patched
+	}
+	if replicas, change := s.Replicas(live); change {
+		base, ok := live.DeepCopyObject().(T)
+		if !ok {
+			return res, fmt.Errorf("cannot copy %s", live.GetName())
+		}
+		s.SetReplicas(live, replicas)
+		if err := d.Client.Patch(ctx, live, client.MergeFrom(base), client.FieldOwner(CreateFieldManager)); err != nil {
+			return res, fmt.Errorf("setting spec.replicas of %s: %w", live.GetName(), err)
+		}
+		res = Patched
+	}
+	return res, nil
+}
+
+// createdFields are the fields CreateFieldManager's Update entry holds, but
+// spec.replicas.
+func createdFields(entries []metav1.ManagedFieldsEntry) (*fieldpath.Set, error) {
+	out := &fieldpath.Set{}
+	for _, e := range entries {
+		if e.Manager != CreateFieldManager || e.Operation != metav1.ManagedFieldsOperationUpdate || e.Subresource != "" || e.FieldsV1 == nil {
+			continue
+		}
+		set := &fieldpath.Set{}
+		if err := set.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
+			return nil, err
+		}
+		out = out.Union(set)
+	}
+	return out.Difference(fieldpath.NewSet(replicasPath)), nil
+}
+
+// allPresent reports whether every field of set is in want.
+func allPresent(want map[string]any, set *fieldpath.Set) bool {
+	ok := true
+	set.Iterate(func(p fieldpath.Path) {
+		if ok && !present(want, p) {
+			ok = false
+		}
+	})
+	return ok
+}
+
+func isConverged(want map[string]any, live client.Object, manager string) (bool, error) {
+	have, err := jsonMap(live)
+	if err != nil {
+		return false, fmt.Errorf("encoding %s: %w", live.GetName(), err)
+	}
+	owned, err := appliedFields(live.GetManagedFields(), manager)
+	if err != nil {
+		return false, fmt.Errorf("reading the managed fields of %s: %w", live.GetName(), err)
+	}
+	return Converged(want, have, owned), nil
+}
+
+// moveCreatedFieldsToApply gives d.FieldManager's Apply entry every field that
+// CreateFieldManager's Update entry holds but spec.replicas: what the create
+// (or an older Grove's patches) set is from then on removed by an apply that
+// no longer sets it. It runs once per child, before its first apply, and
+// reports whether it moved anything.
+func moveCreatedFieldsToApply(ctx context.Context, d Deps, live client.Object) (bool, error) {
+	entries, moved, err := movedManagedFields(live.GetManagedFields(), d.FieldManager)
+	if err != nil || !moved {
+		return false, err
+	}
+	patch, err := json.Marshal([]map[string]any{
+		{"op": "test", "path": "/metadata/resourceVersion", "value": live.GetResourceVersion()},
+		{"op": "replace", "path": "/metadata/managedFields", "value": entries},
+	})
+	if err != nil {
+		return false, err
+	}
+	if err := d.Client.Patch(ctx, live, client.RawPatch(types.JSONPatchType, patch)); err != nil {
+		return false, fmt.Errorf("moving the fields of %s to field manager %s: %w", live.GetName(), d.FieldManager, err)
+	}
+	return true, nil
+}
+
+// movedManagedFields returns entries with the fields of CreateFieldManager's
+// Update entry, but spec.replicas, moved into manager's Apply entry,
+// and whether there was anything to move.
+func movedManagedFields(entries []metav1.ManagedFieldsEntry, manager string) ([]metav1.ManagedFieldsEntry, bool, error) {
+	replicas := fieldpath.NewSet(replicasPath)
+	toApply := &fieldpath.Set{}
+	applyAt, apiVersion := -1, ""
+	var out []metav1.ManagedFieldsEntry
+	for _, e := range entries {
+		switch {
+		case e.Manager == manager && e.Operation == metav1.ManagedFieldsOperationApply && e.Subresource == "":
+			applyAt = len(out)
+		case e.Manager == CreateFieldManager && e.Operation == metav1.ManagedFieldsOperationUpdate && e.Subresource == "" && e.FieldsV1 != nil:
+			set := &fieldpath.Set{}
+			if err := set.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
+				return nil, false, err
+			}
+			kept := set.Intersection(replicas)
+			if moved := set.Difference(replicas); !moved.Empty() {
+				toApply = toApply.Union(moved)
+				apiVersion = e.APIVersion
+			}
+			if kept.Empty() {
+				continue
+			}
+			raw, err := kept.ToJSON()
+			if err != nil {
+				return nil, false, err
+			}
+			e.FieldsV1 = &metav1.FieldsV1{Raw: raw}
+		}
+		out = append(out, e)
+	}
+	if toApply.Empty() {
+		return entries, false, nil
+	}
+	if applyAt >= 0 {
+		set := &fieldpath.Set{}
+		if f := out[applyAt].FieldsV1; f != nil {
+			if err := set.FromJSON(bytes.NewReader(f.Raw)); err != nil {
+				return nil, false, err
+			}
+		}
+		toApply = toApply.Union(set)
+	}
+	raw, err := toApply.ToJSON()
+	if err != nil {
+		return nil, false, err
+	}
+	entry := metav1.ManagedFieldsEntry{
+		Manager: manager, Operation: metav1.ManagedFieldsOperationApply, APIVersion: apiVersion,
+		FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: raw},
+	}
+	if applyAt >= 0 {
+		entry.Time = out[applyAt].Time
+		out[applyAt] = entry
+	} else {
+		out = append(out, entry)
+	}
+	return out, true, nil
+}
