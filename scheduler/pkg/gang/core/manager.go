@@ -27,6 +27,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	policylisters "k8s.io/client-go/listers/policy/v1"
 	schedulinglisters "k8s.io/client-go/listers/scheduling/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -59,6 +60,7 @@ type Manager struct {
 	pods          corelisters.PodLister
 	nodes         corelisters.NodeLister
 	priorities    schedulinglisters.PriorityClassLister
+	pdbs          policylisters.PodDisruptionBudgetLister
 	permitTimeout time.Duration
 	status        *StatusWriter
 
@@ -82,13 +84,13 @@ type Manager struct {
 	wakeups familyWakeups
 }
 
-// NewManager wires the Manager to the scheduler's pod, node and PriorityClass
-// informers and to a PodGang informer it owns; informers must be started by the caller.
+// NewManager wires the Manager to the scheduler's pod, node, PriorityClass and
+// PodDisruptionBudget informers and to a PodGang informer it owns; informers must be started by the caller.
 func NewManager(log logr.Logger, handle fwk.Handle, client groveclient.Interface, podGangInformer cache.SharedIndexInformer, podGangs schedlisters.PodGangLister, permitTimeout time.Duration) (*Manager, error) {
 	factory := handle.SharedInformerFactory()
 	m := newManager(log, handle, handle.ClientSet(), podGangs,
 		factory.Core().V1().Pods().Lister(), factory.Core().V1().Nodes().Lister(),
-		factory.Scheduling().V1().PriorityClasses().Lister(), permitTimeout)
+		factory.Scheduling().V1().PriorityClasses().Lister(), factory.Policy().V1().PodDisruptionBudgets().Lister(), permitTimeout)
 	m.status = newStatusWriter(log.WithName("status"), client, m, handle.EventRecorder())
 	if _, err := podGangInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { m.onPodGang(obj) },
@@ -103,8 +105,9 @@ func NewManager(log logr.Logger, handle fwk.Handle, client groveclient.Interface
 	}); err != nil {
 		return nil, fmt.Errorf("watching nodes: %w", err)
 	}
-	// Registering the PriorityClass informer here makes the factory start it.
+	// Registering the PriorityClass and PodDisruptionBudget informers here makes the factory start them.
 	factory.Scheduling().V1().PriorityClasses().Informer()
+	factory.Policy().V1().PodDisruptionBudgets().Informer()
 	if _, err := factory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { m.onPod(obj) },
 		UpdateFunc: func(_, obj any) { m.onPod(obj) },
@@ -117,7 +120,8 @@ func NewManager(log logr.Logger, handle fwk.Handle, client groveclient.Interface
 
 // newManager builds a Manager without a status writer or informer handlers.
 func newManager(log logr.Logger, handle schedulerHandle, kube kubernetes.Interface, podGangs schedlisters.PodGangLister,
-	pods corelisters.PodLister, nodes corelisters.NodeLister, priorities schedulinglisters.PriorityClassLister, permitTimeout time.Duration) *Manager {
+	pods corelisters.PodLister, nodes corelisters.NodeLister, priorities schedulinglisters.PriorityClassLister,
+	pdbs policylisters.PodDisruptionBudgetLister, permitTimeout time.Duration) *Manager {
 	return &Manager{
 		log:           log,
 		handle:        handle,
@@ -126,6 +130,7 @@ func newManager(log logr.Logger, handle schedulerHandle, kube kubernetes.Interfa
 		pods:          pods,
 		nodes:         nodes,
 		priorities:    priorities,
+		pdbs:          pdbs,
 		permitTimeout: permitTimeout,
 		specs:         map[string]*gangSpec{},
 		states:        map[string]*gangState{},

@@ -159,6 +159,9 @@ type Placement struct {
 	Required map[int]map[string]string
 	// Preferred maps group index to preferred node labels.
 	Preferred map[int]map[string]string
+	// Nodes maps group index to the nodes the search put the group's pods on,
+	// one entry per pod, in placement order.
+	Nodes map[int][]string
 }
 
 // Infeasible explains why a search failed.
@@ -178,7 +181,7 @@ func Search(nodes []*SimNode, demands []GroupDemand, root *Scope) (*Placement, *
 	for _, n := range nodes {
 		free[n.Name] = n.Free.copyOf()
 	}
-	p := &Placement{Required: map[int]map[string]string{}, Preferred: map[int]map[string]string{}}
+	p := &Placement{Required: map[int]map[string]string{}, Preferred: map[int]map[string]string{}, Nodes: map[int][]string{}}
 	if fail := placeScope(nodes, free, demands, root, p, nil, nil); fail != nil {
 		return nil, fail
 	}
@@ -242,21 +245,23 @@ func placeMembers(nodes []*SimNode, free map[string]Resources, demands []GroupDe
 	}
 	for _, gi := range s.Groups {
 		d := demands[gi]
-		placed := placeGroup(nodes, free, d)
-		if placed < d.Count {
+		on := placeGroup(nodes, free, d)
+		if placed := int64(len(on)); placed < d.Count {
 			return &Infeasible{Message: fmt.Sprintf("group %s needs %d pods with %s, %d fit", d.Name, d.Count, d.Request, placed)}
 		}
 		p.Required[gi] = req
 		p.Preferred[gi] = pref
+		p.Nodes[gi] = on
 	}
 	return nil
 }
 
 // placeGroup places up to d.Count copies of the request, most-allocated nodes
-// first (in node order), and returns how many it placed.
-func placeGroup(nodes []*SimNode, free map[string]Resources, d GroupDemand) int64 {
-	var placed int64
+// first (in node order), and returns the node of each copy it placed.
+func placeGroup(nodes []*SimNode, free map[string]Resources, d GroupDemand) []string {
+	var on []string
 	for _, n := range nodes {
+		placed := int64(len(on))
 		if placed >= d.Count {
 			break
 		}
@@ -273,9 +278,11 @@ func placeGroup(nodes []*SimNode, free map[string]Resources, d GroupDemand) int6
 		}
 		r.sub(d.Request, c)
 		free[n.Name] = r
-		placed += c
+		for ; c > 0; c-- {
+			on = append(on, n.Name)
+		}
 	}
-	return placed
+	return on
 }
 
 // partition groups nodes by the value of key, ordering domains smallest first, then by value.
