@@ -25,6 +25,7 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	policylisters "k8s.io/client-go/listers/policy/v1"
@@ -59,6 +60,7 @@ type Manager struct {
 	podGangs      schedlisters.PodGangLister
 	pods          corelisters.PodLister
 	nodes         corelisters.NodeLister
+	namespaces    corelisters.NamespaceLister
 	priorities    schedulinglisters.PriorityClassLister
 	pdbs          policylisters.PodDisruptionBudgetLister
 	permitTimeout time.Duration
@@ -91,6 +93,7 @@ func NewManager(log logr.Logger, handle fwk.Handle, client groveclient.Interface
 	m := newManager(log, handle, handle.ClientSet(), podGangs,
 		factory.Core().V1().Pods().Lister(), factory.Core().V1().Nodes().Lister(),
 		factory.Scheduling().V1().PriorityClasses().Lister(), factory.Policy().V1().PodDisruptionBudgets().Lister(), permitTimeout)
+	m.namespaces = factory.Core().V1().Namespaces().Lister()
 	m.status = newStatusWriter(log.WithName("status"), client, m, handle.EventRecorder())
 	if _, err := podGangInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { m.onPodGang(obj) },
@@ -105,9 +108,10 @@ func NewManager(log logr.Logger, handle fwk.Handle, client groveclient.Interface
 	}); err != nil {
 		return nil, fmt.Errorf("watching nodes: %w", err)
 	}
-	// Registering the PriorityClass and PodDisruptionBudget informers here makes the factory start them.
+	// Registering the PriorityClass, PodDisruptionBudget and Namespace informers here makes the factory start them.
 	factory.Scheduling().V1().PriorityClasses().Informer()
 	factory.Policy().V1().PodDisruptionBudgets().Informer()
+	factory.Core().V1().Namespaces().Informer()
 	if _, err := factory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { m.onPod(obj) },
 		UpdateFunc: func(_, obj any) { m.onPod(obj) },
@@ -300,6 +304,19 @@ func (m *Manager) gangPods(spec *gangSpec) []*corev1.Pod {
 		}
 	}
 	return out
+}
+
+// namespaceLabels returns a namespace's labels from the informer cache (nil
+// when unknown), for pod affinity terms with a namespaceSelector.
+func (m *Manager) namespaceLabels(name string) labels.Set {
+	if m.namespaces == nil {
+		return nil
+	}
+	ns, err := m.namespaces.Get(name)
+	if err != nil {
+		return nil
+	}
+	return ns.Labels
 }
 
 // nodeLabels returns a node's labels from the informer cache (nil when unknown).
