@@ -510,3 +510,70 @@ func TestPreemptMinimisesDisruptionBudgetViolations(t *testing.T) {
 		})
 	}
 }
+
+func TestChooseVictimsPDBAware(t *testing.T) {
+	// n0's 4 GPUs are held by gang p (2 pods of 1 GPU) and ordinary pods a and b (1 GPU each), cheapest first in that order.
+	pods := []*corev1.Pod{
+		bound(newTestPod("ns", "p-w-0", "p", 1), "n0"), bound(newTestPod("ns", "p-w-1", "p", 1), "n0"),
+		bound(newTestPod("ns", "a", "", 1), "n0"), bound(newTestPod("ns", "b", "", 1), "n0"),
+	}
+	unit := func(gang string, pods ...*corev1.Pod) *victimUnit {
+		u := &victimUnit{gangKey: gang, pods: pods, freed: map[string]Resources{}}
+		for _, p := range pods {
+			r := u.freed["n0"]
+			r.Add(requestOf(p))
+			u.freed["n0"] = r
+		}
+		return u
+	}
+	tests := []struct {
+		name string
+		pdbs []*policyv1.PodDisruptionBudget
+		gpus int64
+		want []string
+	}{
+		{
+			name: "without budgets the cheapest unit that makes room goes alone",
+			gpus: 2,
+			want: []string{"ns/p"},
+		},
+		{
+			name: "two unprotected units go rather than one protected unit, though it is cheaper",
+			pdbs: []*policyv1.PodDisruptionBudget{budget("ns", "p", "p", 0)},
+			gpus: 2,
+			want: []string{"pod b", "pod a"},
+		},
+		{
+			name: "a budget that allows one disruption still protects a gang of two",
+			pdbs: []*policyv1.PodDisruptionBudget{budget("ns", "p", "p", 1)},
+			gpus: 2,
+			want: []string{"pod b", "pod a"},
+		},
+		{
+			name: "a protected unit still goes when every set that makes room violates its budget",
+			pdbs: []*policyv1.PodDisruptionBudget{budget("ns", "p", "p", 0)},
+			gpus: 3,
+			want: []string{"pod a", "ns/p"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newTestEnv(t)
+			for _, pdb := range tt.pdbs {
+				if err := e.pdbs.Add(pdb); err != nil {
+					t.Fatal(err)
+				}
+			}
+			units := []*victimUnit{unit("ns/p", pods[0], pods[1]), unit("", pods[2]), unit("", pods[3])}
+			demands := []GroupDemand{gpuDemand("engine", 1, tt.gpus)}
+			scope := func(map[string]*SimNode) *Scope { return &Scope{Name: "podgang high", Groups: []int{0}} }
+			victims, placement := chooseVictimsPDBAware(nodeInfos([]*corev1.Node{newTestNode("n0", 4, nil)}, pods...), demands, scope, units, e.m.disruptionBudgets(units))
+			if names := unitNames(victims); !reflect.DeepEqual(names, tt.want) {
+				t.Fatalf("victims %v, want %v", names, tt.want)
+			}
+			if placement == nil || !reflect.DeepEqual(placement.Nodes[0], []string{"n0"}) {
+				t.Errorf("placement after the victims go %+v, want the engine on n0", placement)
+			}
+		})
+	}
+}
