@@ -196,7 +196,7 @@ func TestSearchModelsPodAffinityAndHostPorts(t *testing.T) {
 			var demands []GroupDemand
 			root := &Scope{Name: "podgang g"}
 			for i, d := range tt.demands {
-				demands = append(demands, e.m.demandFor(d.name, d.count, d.pod))
+				demands = append(demands, e.m.demandFor(d.name, d.count, d.pod, volumeTopology{}))
 				root.Groups = append(root.Groups, i)
 			}
 			p, fail := Search(nodes, demands, root)

@@ -23,7 +23,8 @@ limitations under the License.
 //   - queue.go: PreEnqueue and the queue order;
 //   - feasibility.go and placement.go: the PreFilter feasibility check and the
 //     topology-aware placement search;
-//   - affinity.go: inter-pod (anti-)affinity and host ports in that search;
+//   - affinity.go and volumes.go: inter-pod (anti-)affinity, host ports and
+//     bound volumes' node affinity in that search;
 //   - permit.go: Reserve, Permit and the release of a failed gang;
 //   - preemption.go and disruption.go: whole-gang preemption and the
 //     PodDisruptionBudgets it weighs;

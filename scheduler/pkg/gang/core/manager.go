@@ -61,6 +61,8 @@ type Manager struct {
 	pods          corelisters.PodLister
 	nodes         corelisters.NodeLister
 	namespaces    corelisters.NamespaceLister
+	pvcs          corelisters.PersistentVolumeClaimLister
+	pvs           corelisters.PersistentVolumeLister
 	priorities    schedulinglisters.PriorityClassLister
 	pdbs          policylisters.PodDisruptionBudgetLister
 	permitTimeout time.Duration
@@ -94,6 +96,8 @@ func NewManager(log logr.Logger, handle fwk.Handle, client groveclient.Interface
 		factory.Core().V1().Pods().Lister(), factory.Core().V1().Nodes().Lister(),
 		factory.Scheduling().V1().PriorityClasses().Lister(), factory.Policy().V1().PodDisruptionBudgets().Lister(), permitTimeout)
 	m.namespaces = factory.Core().V1().Namespaces().Lister()
+	m.pvcs = factory.Core().V1().PersistentVolumeClaims().Lister()
+	m.pvs = factory.Core().V1().PersistentVolumes().Lister()
 	m.status = newStatusWriter(log.WithName("status"), client, m, handle.EventRecorder())
 	if _, err := podGangInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { m.onPodGang(obj) },
@@ -108,10 +112,12 @@ func NewManager(log logr.Logger, handle fwk.Handle, client groveclient.Interface
 	}); err != nil {
 		return nil, fmt.Errorf("watching nodes: %w", err)
 	}
-	// Registering the PriorityClass, PodDisruptionBudget and Namespace informers here makes the factory start them.
+	// Registering the informers the Manager reads here makes the factory start them.
 	factory.Scheduling().V1().PriorityClasses().Informer()
 	factory.Policy().V1().PodDisruptionBudgets().Informer()
 	factory.Core().V1().Namespaces().Informer()
+	factory.Core().V1().PersistentVolumeClaims().Informer()
+	factory.Core().V1().PersistentVolumes().Informer()
 	if _, err := factory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { m.onPod(obj) },
 		UpdateFunc: func(_, obj any) { m.onPod(obj) },

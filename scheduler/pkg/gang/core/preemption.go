@@ -114,7 +114,7 @@ func (m *Manager) preempt(ctx context.Context, pod *corev1.Pod, nodeInfos []fwk.
 		}
 		scope = view.scope
 	} else {
-		demands = []GroupDemand{m.demandFor("pod "+pod.Name, 1, pod)}
+		demands = []GroupDemand{m.demandFor("pod "+pod.Name, 1, pod, m.volumeTopologyOf(pod))}
 		scope = func(map[string]*SimNode) *Scope { return &Scope{Name: "pod " + pod.Name, Groups: []int{0}} }
 	}
 
