@@ -65,7 +65,7 @@ type gangCore interface {
 	PreEnqueue(pod *corev1.Pod) *fwk.Status
 	SortKey(pod *corev1.Pod) (priority int32, created time.Time, group string, ok bool)
 	PreFilter(pod *corev1.Pod, nodes []fwk.NodeInfo) (*core.Decision, *fwk.Status)
-	Preempt(ctx context.Context, pod *corev1.Pod) (core.PreemptionOutcome, string, error)
+	Preempt(ctx context.Context, pod *corev1.Pod) (core.PreemptionResult, error)
 	RejectGang(pod *corev1.Pod, reason string, searchPassed bool)
 	Reserve(pod *corev1.Pod, nodeName string)
 	Unreserve(pod *corev1.Pod, reason string)
@@ -249,25 +249,40 @@ func matches(labels, want map[string]string) bool {
 }
 
 // PostFilter runs when the pod found no node: it preempts whole lower-priority
-// gangs if that makes the gang fit, otherwise rejects the gang's waiting pods
-// so the whole gang backs off together.
+// gangs if that makes the gang fit and nominates the node the search chose for
+// the pod, otherwise rejects the gang's waiting pods so the whole gang backs off together.
 func (p *Plugin) PostFilter(ctx context.Context, state fwk.CycleState, pod *corev1.Pod, _ fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
 	if d := readDecision(state); d != nil && d.BestEffort {
 		return nil, fwk.NewStatus(fwk.Unschedulable, "best-effort pod of a gang does not preempt or reject its gang")
 	}
-	outcome, msg, err := p.core.Preempt(ctx, pod)
+	res, err := p.core.Preempt(ctx, pod)
 	if err != nil {
 		return nil, fwk.AsStatus(err)
 	}
-	if outcome == core.Preempting {
-		return nil, fwk.NewStatus(fwk.Unschedulable, msg)
+	if res.Outcome == core.Preempting {
+		// The pod stays unschedulable until its victims are gone; the
+		// nomination (kube-scheduler writes it to status.nominatedNodeName
+		// whatever NominatedNodeNameForExpectation says) keeps the node's room
+		// for it against lower-priority pods meanwhile.
+		var result *fwk.PostFilterResult
+		if res.NominatedNode != "" {
+			result = &fwk.PostFilterResult{NominatingInfo: &fwk.NominatingInfo{NominatedNodeName: res.NominatedNode, NominatingMode: fwk.ModeOverride}}
+		}
+		return result, fwk.NewStatus(fwk.Unschedulable, res.Message)
 	}
 	if _, inGang := core.GangKey(pod); !inGang {
+		if res.Message != "" {
+			return nil, fwk.NewStatus(fwk.Unschedulable, res.Message)
+		}
 		return nil, fwk.NewStatus(fwk.Unschedulable, "no lower-priority pods or gangs to preempt")
 	}
 	d := readDecision(state)
 	p.core.RejectGang(pod, fmt.Sprintf("gang rejected: pod %s cannot be placed", pod.Name), d != nil)
-	return nil, fwk.NewStatus(fwk.Unschedulable, "gang does not fit; its waiting pods were released")
+	msg := "gang does not fit; its waiting pods were released"
+	if res.Message != "" {
+		msg += "; " + res.Message
+	}
+	return nil, fwk.NewStatus(fwk.Unschedulable, msg)
 }
 
 // PreScore skips scoring for pods without a preferred topology domain, so

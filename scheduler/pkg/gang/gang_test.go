@@ -39,8 +39,7 @@ type fakeCore struct {
 	sortKeys  map[string]sortKey
 	decision  *core.Decision
 	status    *fwk.Status
-	outcome   core.PreemptionOutcome
-	preempt   string
+	preempt   core.PreemptionResult
 	preemptEr error
 	permit    core.PermitResult
 	timeout   time.Duration
@@ -67,9 +66,9 @@ func (f *fakeCore) PreFilter(pod *corev1.Pod, _ []fwk.NodeInfo) (*core.Decision,
 	f.calls = append(f.calls, "PreFilter "+pod.Name)
 	return f.decision, f.status
 }
-func (f *fakeCore) Preempt(_ context.Context, pod *corev1.Pod) (core.PreemptionOutcome, string, error) {
+func (f *fakeCore) Preempt(_ context.Context, pod *corev1.Pod) (core.PreemptionResult, error) {
 	f.calls = append(f.calls, "Preempt "+pod.Name)
-	return f.outcome, f.preempt, f.preemptEr
+	return f.preempt, f.preemptEr
 }
 func (f *fakeCore) RejectGang(pod *corev1.Pod, reason string, searchPassed bool) {
 	passed := "search failed"
@@ -177,15 +176,16 @@ func TestPreFilterPinsThePodToItsDomainAndRemembersTheDecision(t *testing.T) {
 
 func TestPostFilter(t *testing.T) {
 	tests := []struct {
-		name      string
-		pod       *corev1.Pod
-		decision  *core.Decision
-		outcome   core.PreemptionOutcome
-		preempt   string
-		err       error
-		wantCode  fwk.Code
-		wantMsg   string
-		wantCalls []string
+		name     string
+		pod      *corev1.Pod
+		decision *core.Decision
+		preempt  core.PreemptionResult
+		err      error
+		wantCode fwk.Code
+		wantMsg  string
+		// wantNominated is the node the result nominates; empty means no result.
+		wantNominated string
+		wantCalls     []string
 	}{
 		{
 			name:     "a best-effort pod neither preempts nor rejects its gang",
@@ -195,13 +195,38 @@ func TestPostFilter(t *testing.T) {
 			wantMsg:  "best-effort pod of a gang does not preempt or reject its gang",
 		},
 		{
-			name:      "a gang that preempts keeps its waiting pods",
+			name: "a gang that preempts keeps its waiting pods and nominates the node chosen for the pod",
+			pod:  gangPod("g-w-0"),
+			preempt: core.PreemptionResult{Outcome: core.Preempting, NominatedNode: "n1",
+				Message: "preempting 3 pods (1 gangs, 0 ordinary pods) of lower priority"},
+			wantCode:      fwk.Unschedulable,
+			wantMsg:       "preempting 3 pods (1 gangs, 0 ordinary pods) of lower priority",
+			wantNominated: "n1",
+			wantCalls:     []string{"Preempt g-w-0"},
+		},
+		{
+			name:      "a gang still waiting for earlier victims nominates nothing new",
 			pod:       gangPod("g-w-0"),
-			outcome:   core.Preempting,
-			preempt:   "preempting 3 pods (1 gangs, 0 ordinary pods) of lower priority",
+			preempt:   core.PreemptionResult{Outcome: core.Preempting, Message: "waiting for 3 preempted pods to terminate"},
 			wantCode:  fwk.Unschedulable,
-			wantMsg:   "preempting 3 pods (1 gangs, 0 ordinary pods) of lower priority",
+			wantMsg:   "waiting for 3 preempted pods to terminate",
 			wantCalls: []string{"Preempt g-w-0"},
+		},
+		{
+			name:      "an ordinary pod whose preemptionPolicy is Never says so",
+			pod:       plainPod("web"),
+			preempt:   core.PreemptionResult{Message: "pod web has preemptionPolicy Never: lower-priority pods are not preempted"},
+			wantCode:  fwk.Unschedulable,
+			wantMsg:   "pod web has preemptionPolicy Never: lower-priority pods are not preempted",
+			wantCalls: []string{"Preempt web"},
+		},
+		{
+			name:      "a gang pod whose preemptionPolicy is Never releases its gang and says why it did not preempt",
+			pod:       gangPod("g-w-0"),
+			preempt:   core.PreemptionResult{Message: "pod g-w-0 has preemptionPolicy Never: lower-priority pods are not preempted"},
+			wantCode:  fwk.Unschedulable,
+			wantMsg:   "gang does not fit; its waiting pods were released; pod g-w-0 has preemptionPolicy Never: lower-priority pods are not preempted",
+			wantCalls: []string{"Preempt g-w-0", "RejectGang g-w-0 (search failed): gang rejected: pod g-w-0 cannot be placed"},
 		},
 		{
 			name:      "an ordinary pod with nothing to preempt stays unschedulable",
@@ -236,15 +261,22 @@ func TestPostFilter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := &fakeCore{outcome: tt.outcome, preempt: tt.preempt, preemptEr: tt.err}
+			f := &fakeCore{preempt: tt.preempt, preemptEr: tt.err}
 			p := &Plugin{core: f}
 			state := framework.NewCycleState()
 			if tt.decision != nil {
 				state.Write(stateKey, &cycleDecision{decision: tt.decision})
 			}
 			res, status := p.PostFilter(context.Background(), state, tt.pod, nil)
-			if res != nil || status.Code() != tt.wantCode || status.Message() != tt.wantMsg {
-				t.Errorf("PostFilter = %v, %v %q; want nil, %v %q", res, status.Code(), status.Message(), tt.wantCode, tt.wantMsg)
+			var nominated string
+			if res != nil {
+				if res.Mode() != fwk.ModeOverride || res.NominatedNodeName == "" {
+					t.Errorf("PostFilter result %+v, want a ModeOverride nomination or none", res.NominatingInfo)
+				}
+				nominated = res.NominatedNodeName
+			}
+			if nominated != tt.wantNominated || status.Code() != tt.wantCode || status.Message() != tt.wantMsg {
+				t.Errorf("PostFilter nominates %q, %v %q; want %q, %v %q", nominated, status.Code(), status.Message(), tt.wantNominated, tt.wantCode, tt.wantMsg)
 			}
 			if !reflect.DeepEqual(f.calls, tt.wantCalls) {
 				t.Errorf("calls %q, want %q", f.calls, tt.wantCalls)

@@ -89,10 +89,10 @@ var _ = Describe("Gang scheduling of PodGangs", func() {
 
 		// grove-scheduler turns NominatedNodeNameForExpectation off: the pods
 		// that wait at Permit for the rest of their gang get no status patch.
-		nominated := watchNominations(ns)
+		watch := watchPods(ns)
 		createPodGang(newPodGang(ns, "inference", "", "", groups...))
 		Eventually(func() int { return len(boundPods(ns, allNames(pods))) }, 20*time.Second, 100*time.Millisecond).Should(Equal(4))
-		Expect(nominated()).To(BeEmpty(), "pods that got a nominatedNodeName while waiting at Permit")
+		Expect(watch.nominatedPods()).To(BeEmpty(), "pods that got a nominatedNodeName while waiting at Permit")
 
 		Eventually(func(g Gomega) {
 			pg := podGang(ns, "inference")

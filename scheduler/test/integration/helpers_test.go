@@ -189,8 +189,14 @@ func expectCondition(g Gomega, pg *groveschedulerv1alpha1.PodGang, condType stri
 }
 
 func createPriorityClass(name string, value int32) {
+	createPriorityClassWithPolicy(name, value, corev1.PreemptLowerPriority)
+}
+
+// createPriorityClassWithPolicy creates the class with the preemptionPolicy
+// the Priority admission plugin copies into the pods that name it.
+func createPriorityClassWithPolicy(name string, value int32, policy corev1.PreemptionPolicy) {
 	_, err := kube.SchedulingV1().PriorityClasses().Create(suiteCtx, &schedulingv1.PriorityClass{
-		ObjectMeta: metav1.ObjectMeta{Name: name}, Value: value,
+		ObjectMeta: metav1.ObjectMeta{Name: name}, Value: value, PreemptionPolicy: &policy,
 	}, metav1.CreateOptions{})
 	if !apierrors.IsAlreadyExists(err) {
 		Expect(err).NotTo(HaveOccurred())
@@ -233,26 +239,64 @@ func hintRuns(event, hint string) uint64 {
 	return 0
 }
 
-// watchNominations watches the pods of ns and returns a function that lists
-// every pod seen with status.nominatedNodeName set so far.
-func watchNominations(ns string) func() []string {
+// podWatch records, from a watch on a namespace's pods, what specs check
+// after the fact: the pods may be gone by then.
+type podWatch struct {
+	mu sync.Mutex
+	// nominated is pod → the last non-empty status.nominatedNodeName seen.
+	nominated map[string]string
+	// disruption is pod → the DisruptionTarget condition seen.
+	disruption map[string]corev1.PodCondition
+}
+
+// watchPods starts recording the pods of ns until the spec ends.
+func watchPods(ns string) *podWatch {
 	w, err := kube.CoreV1().Pods(ns).Watch(suiteCtx, metav1.ListOptions{})
 	Expect(err).NotTo(HaveOccurred())
 	ginkgo.DeferCleanup(w.Stop)
-	var mu sync.Mutex
-	seen := sets.New[string]()
+	pw := &podWatch{nominated: map[string]string{}, disruption: map[string]corev1.PodCondition{}}
 	go func() {
 		for ev := range w.ResultChan() {
-			if p, ok := ev.Object.(*corev1.Pod); ok && p.Status.NominatedNodeName != "" {
-				mu.Lock()
-				seen.Insert(p.Name)
-				mu.Unlock()
+			p, ok := ev.Object.(*corev1.Pod)
+			if !ok {
+				continue
 			}
+			pw.mu.Lock()
+			if p.Status.NominatedNodeName != "" {
+				pw.nominated[p.Name] = p.Status.NominatedNodeName
+			}
+			for _, c := range p.Status.Conditions {
+				if c.Type == corev1.DisruptionTarget {
+					pw.disruption[p.Name] = c
+				}
+			}
+			pw.mu.Unlock()
 		}
 	}()
-	return func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return sets.List(seen)
+	return pw
+}
+
+// nominatedPods lists every pod seen with status.nominatedNodeName set so far.
+func (w *podWatch) nominatedPods() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return sets.List(sets.KeySet(w.nominated))
+}
+
+// nominatedNode is the last node seen nominated for the pod ("" for none).
+func (w *podWatch) nominatedNode(pod string) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.nominated[pod]
+}
+
+// disruptionTargets is pod → "status reason: message" of every DisruptionTarget condition seen.
+func (w *podWatch) disruptionTargets() map[string]string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := map[string]string{}
+	for pod, c := range w.disruption {
+		out[pod] = fmt.Sprintf("%s %s: %s", c.Status, c.Reason, c.Message)
 	}
+	return out
 }

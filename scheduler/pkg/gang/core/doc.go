@@ -23,8 +23,11 @@ limitations under the License.
 //   - queue.go: PreEnqueue and the queue order;
 //   - feasibility.go and placement.go: the PreFilter feasibility check and the
 //     topology-aware placement search;
+//   - affinity.go and volumes.go: inter-pod (anti-)affinity, host ports and
+//     bound volumes' node affinity in that search;
 //   - permit.go: Reserve, Permit and the release of a failed gang;
-//   - preemption.go: whole-gang preemption;
+//   - preemption.go and disruption.go: whole-gang preemption and the
+//     PodDisruptionBudgets it weighs;
 //   - siblings.go: the order among the gangs of one PodCliqueSet;
 //   - hints.go: the cluster events that can make a rejected gang pod schedulable;
 //   - status.go: the PodGang status writer.

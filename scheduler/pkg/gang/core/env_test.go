@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	policylisters "k8s.io/client-go/listers/policy/v1"
 	schedulinglisters "k8s.io/client-go/listers/scheduling/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
@@ -53,6 +54,7 @@ type testEnv struct {
 	nodes    cache.Indexer
 	podGangs cache.Indexer
 	classes  cache.Indexer
+	pdbs     cache.Indexer
 	kube     *kubefake.Clientset
 	grove    *grovefake.Clientset
 	recorder *events.FakeRecorder
@@ -65,11 +67,11 @@ func newTestEnv(t *testing.T) *testEnv {
 	idx := func() cache.Indexer {
 		return cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	}
-	e := &testEnv{t: t, handle: &fakeHandle{}, pods: idx(), nodes: idx(), podGangs: idx(), classes: idx(),
+	e := &testEnv{t: t, handle: &fakeHandle{}, pods: idx(), nodes: idx(), podGangs: idx(), classes: idx(), pdbs: idx(),
 		kube: kubefake.NewClientset(), grove: grovefake.NewClientset(), recorder: events.NewFakeRecorder(100)}
 	e.m = newManager(klog.Background(), e.handle, e.kube, schedlisters.NewPodGangLister(e.podGangs),
 		corelisters.NewPodLister(e.pods), corelisters.NewNodeLister(e.nodes),
-		schedulinglisters.NewPriorityClassLister(e.classes), testPermitTimeout)
+		schedulinglisters.NewPriorityClassLister(e.classes), policylisters.NewPodDisruptionBudgetLister(e.pdbs), testPermitTimeout)
 	e.m.status = newStatusWriter(klog.Background(), e.grove, e.m, e.recorder)
 	t.Cleanup(e.m.status.queue.ShutDown)
 	return e

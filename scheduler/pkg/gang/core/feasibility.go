@@ -89,7 +89,7 @@ func (m *Manager) PreFilter(pod *corev1.Pod, nodeInfos []fwk.NodeInfo) (*Decisio
 		}
 		// The minimum set is placed: this pod is best effort and only needs a spot
 		// of its own inside the domains its gang already occupies.
-		demands = singleDemand(spec, gi, pod)
+		demands = m.singleDemand(spec, gi, pod)
 	} else {
 		var msg string
 		demands, msg = m.gangDemands(view, gi, pod, false)
@@ -127,12 +127,12 @@ func (m *Manager) recordFailure(key, msg string) {
 }
 
 // singleDemand is the demand of one best-effort pod.
-func singleDemand(spec *gangSpec, gi int, pod *corev1.Pod) []GroupDemand {
+func (m *Manager) singleDemand(spec *gangSpec, gi int, pod *corev1.Pod) []GroupDemand {
 	demands := make([]GroupDemand, len(spec.groups))
 	for i, g := range spec.groups {
 		demands[i] = GroupDemand{Name: g.name}
 	}
-	demands[gi] = demandFor(spec.groups[gi].name, 1, pod)
+	demands[gi] = m.demandFor(spec.groups[gi].name, 1, pod, m.volumeTopologyOf(pod))
 	return demands
 }
 
@@ -151,7 +151,7 @@ func (m *Manager) gangDemands(v gangView, gi int, pod *corev1.Pod, skipForeignGa
 			continue
 		}
 		if i == gi {
-			demands[i] = demandFor(g.name, need, pod)
+			demands[i] = m.demandFor(g.name, need, pod, m.groupVolumeTopology(v, i, pod))
 			continue
 		}
 		var template *corev1.Pod
@@ -175,7 +175,7 @@ func (m *Manager) gangDemands(v gangView, gi int, pod *corev1.Pod, skipForeignGa
 		if pending < need {
 			return nil, fmt.Sprintf("group %s needs %d more pods but only %d of its referenced pods exist unplaced", g.name, need, pending)
 		}
-		demands[i] = demandFor(g.name, need, template)
+		demands[i] = m.demandFor(g.name, need, template, m.groupVolumeTopology(v, i, nil))
 	}
 	return demands, ""
 }
@@ -186,13 +186,15 @@ func (v gangView) scope(byName map[string]*SimNode) *Scope {
 }
 
 // demandFor builds a demand from a pod's effective request (init containers and
-// overhead included, via scheduler-plugins' helper) and its node constraints.
-func demandFor(name string, count int64, pod *corev1.Pod) GroupDemand {
+// overhead included, via scheduler-plugins' helper), its node constraints, the
+// topology of its bound volumes (volumes.go) and the traits the search checks
+// against other pods (affinity.go).
+func (m *Manager) demandFor(name string, count int64, pod *corev1.Pod, volumes volumeTopology) GroupDemand {
 	affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
 	tolerations := pod.Spec.Tolerations
 	return GroupDemand{Name: name, Count: count, Request: requestOf(pod), Eligible: func(n *SimNode) bool {
-		return n.node != nil && eligible(n.node, affinity, tolerations)
-	}}
+		return n.node != nil && eligible(n.node, affinity, tolerations) && volumes.allows(n.node)
+	}, pod: newPodTraits(pod, m.namespaceLabels)}
 }
 
 // requestOf is a pod's effective request as a Resources vector.
@@ -254,7 +256,7 @@ func simNodes(nodeInfos []fwk.NodeInfo) ([]*SimNode, map[string]*SimNode) {
 			}
 			free.Scalar[name] = v - used.GetScalarResources()[name]
 		}
-		sn := &SimNode{Name: node.Name, Labels: node.Labels, Free: free, node: node}
+		sn := &SimNode{Name: node.Name, Labels: node.Labels, Free: free, node: node, info: ni}
 		nodes = append(nodes, sn)
 		byName[node.Name] = sn
 	}

@@ -86,17 +86,27 @@ func (m *Manager) hintPodGangChanged(_ klog.Logger, pod *corev1.Pod, oldObj, new
 
 // hintPodAdded queues a pod when a pod of its own gang is bound (kube-scheduler
 // reports only assigned pods as added to other pods): its best-effort pods
-// wait for the minimum set. A pod of anything else taking a node frees nothing.
+// wait for the minimum set. It also queues a gang pod whose required pod
+// affinity the bound pod satisfies, which the placement search may have been
+// waiting for. A pod of anything else taking a node frees nothing.
 func (m *Manager) hintPodAdded(_ klog.Logger, pod *corev1.Pod, _, newObj any) (fwk.QueueingHint, error) {
 	added, ok := newObj.(*corev1.Pod)
 	if !ok {
 		return fwk.Queue, fmt.Errorf("expected the added object to be a Pod, got %T", newObj)
 	}
 	key, inGang := GangKey(pod)
-	if addedKey, ok := GangKey(added); !inGang || !ok || addedKey != key || !m.referenced(pod) {
+	if !inGang || !m.referenced(pod) {
 		return fwk.QueueSkip, nil
 	}
-	return fwk.Queue, nil
+	if addedKey, ok := GangKey(added); ok && addedKey == key {
+		return fwk.Queue, nil
+	}
+	if a := pod.Spec.Affinity; a != nil && a.PodAffinity != nil && len(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
+		if t := newPodTraits(pod, m.namespaceLabels); len(t.affinity) > 0 && t.matchesAll(t.affinity, added) {
+			return fwk.Queue, nil
+		}
+	}
+	return fwk.QueueSkip, nil
 }
 
 // hintPodDeleted queues a pod when a deleted pod freed capacity on a node the

@@ -143,6 +143,10 @@ func TestQueueingHints(t *testing.T) {
 		{name: "a pod of another gang is bound", hint: podAdded, pod: member, new: bound(hintPod("h-w-1", "h"), "n-gpu"), want: fwk.QueueSkip},
 		{name: "an ordinary pod is bound", hint: podAdded, pod: member, new: placed("n-gpu"), want: fwk.QueueSkip},
 		{name: "a sibling is bound while the pod is not referenced yet", hint: podAdded, pod: unreferenced, new: bound(hintPod("g-w-1", "g"), "n-gpu"), want: fwk.QueueSkip},
+		{name: "a pod its required pod affinity selects is bound", hint: podAdded, pod: affine(hintPod("g-w-0", "g"), "db", "kubernetes.io/hostname"),
+			new: labelled(placed("n-gpu"), "app", "db"), want: fwk.Queue},
+		{name: "a pod its required pod affinity does not select is bound", hint: podAdded, pod: affine(hintPod("g-w-0", "g"), "db", "kubernetes.io/hostname"),
+			new: labelled(placed("n-gpu"), "app", "web"), want: fwk.QueueSkip},
 
 		// Pod deleted.
 		{name: "a pod on a node it may run on is deleted", hint: podDeleted, pod: member, old: placed("n-gpu"), want: fwk.Queue},

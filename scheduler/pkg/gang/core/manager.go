@@ -25,8 +25,10 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	policylisters "k8s.io/client-go/listers/policy/v1"
 	schedulinglisters "k8s.io/client-go/listers/scheduling/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -58,7 +60,11 @@ type Manager struct {
 	podGangs      schedlisters.PodGangLister
 	pods          corelisters.PodLister
 	nodes         corelisters.NodeLister
+	namespaces    corelisters.NamespaceLister
+	pvcs          corelisters.PersistentVolumeClaimLister
+	pvs           corelisters.PersistentVolumeLister
 	priorities    schedulinglisters.PriorityClassLister
+	pdbs          policylisters.PodDisruptionBudgetLister
 	permitTimeout time.Duration
 	status        *StatusWriter
 
@@ -82,13 +88,16 @@ type Manager struct {
 	wakeups familyWakeups
 }
 
-// NewManager wires the Manager to the scheduler's pod, node and PriorityClass
-// informers and to a PodGang informer it owns; informers must be started by the caller.
+// NewManager wires the Manager to the scheduler's pod, node, PriorityClass and
+// PodDisruptionBudget informers and to a PodGang informer it owns; informers must be started by the caller.
 func NewManager(log logr.Logger, handle fwk.Handle, client groveclient.Interface, podGangInformer cache.SharedIndexInformer, podGangs schedlisters.PodGangLister, permitTimeout time.Duration) (*Manager, error) {
 	factory := handle.SharedInformerFactory()
 	m := newManager(log, handle, handle.ClientSet(), podGangs,
 		factory.Core().V1().Pods().Lister(), factory.Core().V1().Nodes().Lister(),
-		factory.Scheduling().V1().PriorityClasses().Lister(), permitTimeout)
+		factory.Scheduling().V1().PriorityClasses().Lister(), factory.Policy().V1().PodDisruptionBudgets().Lister(), permitTimeout)
+	m.namespaces = factory.Core().V1().Namespaces().Lister()
+	m.pvcs = factory.Core().V1().PersistentVolumeClaims().Lister()
+	m.pvs = factory.Core().V1().PersistentVolumes().Lister()
 	m.status = newStatusWriter(log.WithName("status"), client, m, handle.EventRecorder())
 	if _, err := podGangInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { m.onPodGang(obj) },
@@ -103,8 +112,12 @@ func NewManager(log logr.Logger, handle fwk.Handle, client groveclient.Interface
 	}); err != nil {
 		return nil, fmt.Errorf("watching nodes: %w", err)
 	}
-	// Registering the PriorityClass informer here makes the factory start it.
+	// Registering the informers the Manager reads here makes the factory start them.
 	factory.Scheduling().V1().PriorityClasses().Informer()
+	factory.Policy().V1().PodDisruptionBudgets().Informer()
+	factory.Core().V1().Namespaces().Informer()
+	factory.Core().V1().PersistentVolumeClaims().Informer()
+	factory.Core().V1().PersistentVolumes().Informer()
 	if _, err := factory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { m.onPod(obj) },
 		UpdateFunc: func(_, obj any) { m.onPod(obj) },
@@ -117,7 +130,8 @@ func NewManager(log logr.Logger, handle fwk.Handle, client groveclient.Interface
 
 // newManager builds a Manager without a status writer or informer handlers.
 func newManager(log logr.Logger, handle schedulerHandle, kube kubernetes.Interface, podGangs schedlisters.PodGangLister,
-	pods corelisters.PodLister, nodes corelisters.NodeLister, priorities schedulinglisters.PriorityClassLister, permitTimeout time.Duration) *Manager {
+	pods corelisters.PodLister, nodes corelisters.NodeLister, priorities schedulinglisters.PriorityClassLister,
+	pdbs policylisters.PodDisruptionBudgetLister, permitTimeout time.Duration) *Manager {
 	return &Manager{
 		log:           log,
 		handle:        handle,
@@ -126,6 +140,7 @@ func newManager(log logr.Logger, handle schedulerHandle, kube kubernetes.Interfa
 		pods:          pods,
 		nodes:         nodes,
 		priorities:    priorities,
+		pdbs:          pdbs,
 		permitTimeout: permitTimeout,
 		specs:         map[string]*gangSpec{},
 		states:        map[string]*gangState{},
@@ -295,6 +310,19 @@ func (m *Manager) gangPods(spec *gangSpec) []*corev1.Pod {
 		}
 	}
 	return out
+}
+
+// namespaceLabels returns a namespace's labels from the informer cache (nil
+// when unknown), for pod affinity terms with a namespaceSelector.
+func (m *Manager) namespaceLabels(name string) labels.Set {
+	if m.namespaces == nil {
+		return nil
+	}
+	ns, err := m.namespaces.Get(name)
+	if err != nil {
+		return nil
+	}
+	return ns.Labels
 }
 
 // nodeLabels returns a node's labels from the informer cache (nil when unknown).

@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	fwk "k8s.io/kube-scheduler/framework"
 )
 
 // Resources is a compact request or capacity vector: milli-CPU, bytes of memory,
@@ -119,6 +120,8 @@ type SimNode struct {
 	Free   Resources
 
 	node *corev1.Node
+	// info is the snapshot's view of the node: the pods on it and their host ports; nil in tests of the search alone.
+	info fwk.NodeInfo
 }
 
 // GroupDemand is what one pod group still needs placed for its gang's minimum set.
@@ -132,6 +135,10 @@ type GroupDemand struct {
 	// Eligible reports whether a node may host this group's pods at all
 	// (taints, node selectors, node affinity); nil means every node.
 	Eligible func(*SimNode) bool
+
+	// pod is the group's pod template, for the constraints that depend on
+	// where other pods are (inter-pod (anti-)affinity, host ports); nil for none.
+	pod *podTraits
 }
 
 // Scope is a topology pack scope: a set of pod groups (directly or through
@@ -159,6 +166,9 @@ type Placement struct {
 	Required map[int]map[string]string
 	// Preferred maps group index to preferred node labels.
 	Preferred map[int]map[string]string
+	// Nodes maps group index to the nodes the search put the group's pods on,
+	// one entry per pod, in placement order.
+	Nodes map[int][]string
 }
 
 // Infeasible explains why a search failed.
@@ -172,23 +182,38 @@ type Infeasible struct {
 // resources) honouring the pack scopes. It tries required domains smallest
 // first so gangs pack tightly and leave large domains for large gangs; preferred
 // keys pick the domain that holds the whole scope when one exists. The cost is
-// O(nodes × groups × domains tried), independent of the number of pods in the cluster.
+// O(nodes × groups × domains tried), independent of the number of pods in the
+// cluster, for groups whose pods carry no inter-pod (anti-)affinity or host
+// ports; those are placed one pod at a time against the pods already on the
+// nodes and the ones the search itself placed (affinity.go).
 func Search(nodes []*SimNode, demands []GroupDemand, root *Scope) (*Placement, *Infeasible) {
 	free := make(map[string]Resources, len(nodes))
 	for _, n := range nodes {
 		free[n.Name] = n.Free.copyOf()
 	}
-	p := &Placement{Required: map[int]map[string]string{}, Preferred: map[int]map[string]string{}}
-	if fail := placeScope(nodes, free, demands, root, p, nil, nil); fail != nil {
+	se := &search{
+		demands: demands,
+		p:       &Placement{Required: map[int]map[string]string{}, Preferred: map[int]map[string]string{}, Nodes: map[int][]string{}},
+		sim:     newPodSim(nodes, demands),
+	}
+	if fail := se.placeScope(nodes, free, root, nil, nil); fail != nil {
 		return nil, fail
 	}
-	return p, nil
+	return se.p, nil
+}
+
+// search is one run of Search: the demands, the placement being built and
+// the pods it placed so far (nil when no group needs them).
+type search struct {
+	demands []GroupDemand
+	p       *Placement
+	sim     *podSim
 }
 
 // placeScope places one scope within candidate nodes, committing to free only on success.
-func placeScope(nodes []*SimNode, free map[string]Resources, demands []GroupDemand, s *Scope, p *Placement, req, pref map[string]string) *Infeasible {
+func (se *search) placeScope(nodes []*SimNode, free map[string]Resources, s *Scope, req, pref map[string]string) *Infeasible {
 	if s.RequiredKey == "" {
-		return placeWithPreference(nodes, free, demands, s, p, req, pref)
+		return se.placeWithPreference(nodes, free, s, req, pref)
 	}
 	domains, order := partition(nodes, s.RequiredKey)
 	if s.FixedRequired != "" {
@@ -197,8 +222,10 @@ func placeScope(nodes []*SimNode, free map[string]Resources, demands []GroupDema
 	var lastFail *Infeasible
 	for _, value := range order {
 		trial := cloneFree(free, domains[value])
+		mark := se.sim.mark()
 		childReq := withLabel(req, s.RequiredKey, value)
-		if fail := placeWithPreference(domains[value], trial, demands, s, p, childReq, pref); fail != nil {
+		if fail := se.placeWithPreference(domains[value], trial, s, childReq, pref); fail != nil {
+			se.sim.undo(mark)
 			lastFail = fail
 			continue
 		}
@@ -217,65 +244,111 @@ func placeScope(nodes []*SimNode, free map[string]Resources, demands []GroupDema
 }
 
 // placeWithPreference tries the preferred domains first and falls back to all nodes.
-func placeWithPreference(nodes []*SimNode, free map[string]Resources, demands []GroupDemand, s *Scope, p *Placement, req, pref map[string]string) *Infeasible {
+func (se *search) placeWithPreference(nodes []*SimNode, free map[string]Resources, s *Scope, req, pref map[string]string) *Infeasible {
 	if s.PreferredKey != "" {
 		domains, order := partition(nodes, s.PreferredKey)
 		for _, value := range order {
 			trial := cloneFree(free, domains[value])
-			if placeMembers(domains[value], trial, demands, s, p, req, withLabel(pref, s.PreferredKey, value)) == nil {
+			mark := se.sim.mark()
+			if se.placeMembers(domains[value], trial, s, req, withLabel(pref, s.PreferredKey, value)) == nil {
 				for name, r := range trial {
 					free[name] = r
 				}
 				return nil
 			}
+			se.sim.undo(mark)
 		}
 	}
-	return placeMembers(nodes, free, demands, s, p, req, pref)
+	return se.placeMembers(nodes, free, s, req, pref)
 }
 
 // placeMembers places child scopes first (they are the most constrained), then direct groups.
-func placeMembers(nodes []*SimNode, free map[string]Resources, demands []GroupDemand, s *Scope, p *Placement, req, pref map[string]string) *Infeasible {
+func (se *search) placeMembers(nodes []*SimNode, free map[string]Resources, s *Scope, req, pref map[string]string) *Infeasible {
 	for _, child := range s.Children {
-		if fail := placeScope(nodes, free, demands, child, p, req, pref); fail != nil {
+		if fail := se.placeScope(nodes, free, child, req, pref); fail != nil {
 			return fail
 		}
 	}
 	for _, gi := range s.Groups {
-		d := demands[gi]
-		placed := placeGroup(nodes, free, d)
-		if placed < d.Count {
-			return &Infeasible{Message: fmt.Sprintf("group %s needs %d pods with %s, %d fit", d.Name, d.Count, d.Request, placed)}
+		d := se.demands[gi]
+		on := se.placeGroup(nodes, free, gi)
+		if placed := int64(len(on)); placed < d.Count {
+			return &Infeasible{Message: fmt.Sprintf("group %s needs %d pods with %s, %d fit%s", d.Name, d.Count, d.Request, placed, se.sim.why(gi))}
 		}
-		p.Required[gi] = req
-		p.Preferred[gi] = pref
+		se.p.Required[gi] = req
+		se.p.Preferred[gi] = pref
+		se.p.Nodes[gi] = on
 	}
 	return nil
 }
 
-// placeGroup places up to d.Count copies of the request, most-allocated nodes
-// first (in node order), and returns how many it placed.
-func placeGroup(nodes []*SimNode, free map[string]Resources, d GroupDemand) int64 {
-	var placed int64
+// placeGroup places up to d.Count copies of the request and returns the node
+// of each copy it placed. A group whose pods must join their own first pod's
+// domain (required affinity to itself, nothing selected placed yet) tries each
+// such domain in turn, smallest first, and keeps the first that holds it all.
+func (se *search) placeGroup(nodes []*SimNode, free map[string]Resources, gi int) []string {
+	keys := se.sim.selfStart(gi)
+	if keys == nil {
+		return se.placeGreedy(nodes, free, gi)
+	}
+	var best []string
+	for _, domain := range partitionAll(nodes, keys) {
+		trial := cloneFree(free, domain)
+		mark := se.sim.mark()
+		on := se.placeGreedy(domain, trial, gi)
+		if int64(len(on)) >= se.demands[gi].Count {
+			for name, r := range trial {
+				free[name] = r
+			}
+			return on
+		}
+		se.sim.undo(mark)
+		if len(on) > len(best) {
+			best = on
+		}
+	}
+	return best
+}
+
+// placeGreedy places up to d.Count copies of the request, most-allocated
+// nodes first (in node order), and returns the node of each copy it placed.
+// Pods whose placement depends on other pods go one at a time, each checked
+// against the pods placed before it.
+func (se *search) placeGreedy(nodes []*SimNode, free map[string]Resources, gi int) []string {
+	d := se.demands[gi]
+	single := se.sim.constrained(gi)
+	var on []string
 	for _, n := range nodes {
-		if placed >= d.Count {
+		if int64(len(on)) >= d.Count {
 			break
 		}
 		if d.Eligible != nil && !d.Eligible(n) {
 			continue
 		}
 		r := free[n.Name]
-		c := r.copies(d.Request)
-		if c <= 0 {
-			continue
+		for int64(len(on)) < d.Count {
+			c := r.copies(d.Request)
+			if c <= 0 {
+				break
+			}
+			if single {
+				if !se.sim.fits(gi, n) {
+					break
+				}
+				c = 1
+			}
+			if c > d.Count-int64(len(on)) {
+				c = d.Count - int64(len(on))
+			}
+			r.sub(d.Request, c)
+			se.sim.place(gi, n, c)
+			for i := int64(0); i < c; i++ {
+				on = append(on, n.Name)
+			}
 		}
-		if c > d.Count-placed {
-			c = d.Count - placed
-		}
-		r.sub(d.Request, c)
 		free[n.Name] = r
-		placed += c
 	}
-	return placed
+	return on
 }
 
 // partition groups nodes by the value of key, ordering domains smallest first, then by value.
@@ -297,6 +370,42 @@ func partition(nodes []*SimNode, key string) (map[string][]*SimNode, []string) {
 		return order[i] < order[j]
 	})
 	return domains, order
+}
+
+// partitionAll groups the nodes that carry every key by their values of the
+// keys, smallest group first, then by values.
+func partitionAll(nodes []*SimNode, keys []string) [][]*SimNode {
+	byValues := map[string][]*SimNode{}
+	var order []string
+	for _, n := range nodes {
+		values := make([]string, 0, len(keys))
+		for _, k := range keys {
+			v, ok := n.Labels[k]
+			if !ok {
+				break
+			}
+			values = append(values, v)
+		}
+		if len(values) < len(keys) {
+			continue
+		}
+		id := strings.Join(values, "\x00")
+		if _, seen := byValues[id]; !seen {
+			order = append(order, id)
+		}
+		byValues[id] = append(byValues[id], n)
+	}
+	sort.Slice(order, func(i, j int) bool {
+		if len(byValues[order[i]]) != len(byValues[order[j]]) {
+			return len(byValues[order[i]]) < len(byValues[order[j]])
+		}
+		return order[i] < order[j]
+	})
+	out := make([][]*SimNode, 0, len(order))
+	for _, id := range order {
+		out = append(out, byValues[id])
+	}
+	return out
 }
 
 func cloneFree(free map[string]Resources, nodes []*SimNode) map[string]Resources {

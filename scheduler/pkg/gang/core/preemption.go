@@ -18,6 +18,7 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"time"
@@ -25,6 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	fwk "k8s.io/kube-scheduler/framework"
 )
@@ -43,73 +45,147 @@ type victimUnit struct {
 type PreemptionOutcome int
 
 const (
-	// NoPreemption means no set of lower-priority units makes room.
+	// NoPreemption means no set of lower-priority units makes room, or the preemptor may not preempt.
 	NoPreemption PreemptionOutcome = iota
 	// Preempting means victims were evicted (now or earlier) and the gang waits for them to go.
 	Preempting
 )
 
+// PreemptionResult is what Preempt did and what the plugin reports.
+type PreemptionResult struct {
+	Outcome PreemptionOutcome
+	// Message says why nothing was preempted (empty when there is nothing
+	// to say beyond "no room") or what was preempted.
+	Message string
+	// NominatedNode is the node the placement search chose for the preemptor
+	// once its victims are gone; set only by the call that evicted them.
+	NominatedNode string
+}
+
 // Preempt looks for the cheapest set of whole lower-priority units (gangs or
 // ordinary pods) whose removal lets the pod's gang (or the ordinary pod alone)
-// fit in the current cycle's snapshot, and evicts them.
-func (m *Manager) Preempt(ctx context.Context, pod *corev1.Pod) (PreemptionOutcome, string, error) {
+// fit in the current cycle's snapshot, violating as few PodDisruptionBudgets
+// as possible, and evicts them.
+func (m *Manager) Preempt(ctx context.Context, pod *corev1.Pod) (PreemptionResult, error) {
 	nodeInfos, err := m.handle.SnapshotSharedLister().NodeInfos().List()
 	if err != nil {
-		return NoPreemption, "", fmt.Errorf("listing the snapshot's nodes: %w", err)
+		return PreemptionResult{}, fmt.Errorf("listing the snapshot's nodes: %w", err)
 	}
-	outcome, msg := m.preempt(ctx, pod, nodeInfos)
-	return outcome, msg, nil
+	return m.preempt(ctx, pod, nodeInfos), nil
 }
 
 // preempt is Preempt against the given nodes. Pods with equal or higher
-// priority are never victims, best-effort pods never preempt, and a victim
-// gang loses all its pods.
-func (m *Manager) preempt(ctx context.Context, pod *corev1.Pod, nodeInfos []fwk.NodeInfo) (PreemptionOutcome, string) {
+// priority are never victims, best-effort pods and pods (or gangs) whose
+// preemptionPolicy is Never never preempt, and a victim gang loses all its pods.
+func (m *Manager) preempt(ctx context.Context, pod *corev1.Pod, nodeInfos []fwk.NodeInfo) PreemptionResult {
 	key, inGang := GangKey(pod)
 	priority := corev1helpers.PodPriority(pod)
 	var spec *gangSpec
 	if inGang {
 		spec = m.spec(key)
 		if spec == nil {
-			return NoPreemption, ""
+			return PreemptionResult{}
 		}
+	}
+	if msg := m.neverPreempts(pod, spec); msg != "" {
+		return PreemptionResult{Message: msg}
+	}
+	if inGang {
 		priority = m.priorityOf(spec)
 		if msg, busy := m.preemptionInFlight(key); busy {
-			return Preempting, msg
+			return PreemptionResult{Outcome: Preempting, Message: msg}
 		}
 	}
 
-	nodes, byName := simNodes(nodeInfos)
 	var demands []GroupDemand
-	var root *Scope
+	var scope func(map[string]*SimNode) *Scope
+	self := 0
 	if inGang {
 		view := m.view(spec)
 		if view.minSetMet() {
 			// Best-effort extras never preempt: they are not part of the guarantee.
-			return NoPreemption, ""
+			return PreemptionResult{}
 		}
 		var msg string
-		demands, msg = m.gangDemands(view, spec.refIndex[pod.Name], pod, false)
+		self = spec.refIndex[pod.Name]
+		demands, msg = m.gangDemands(view, self, pod, false)
 		if msg != "" {
-			return NoPreemption, ""
+			return PreemptionResult{}
 		}
-		root = view.scope(byName)
+		scope = view.scope
 	} else {
-		demands = []GroupDemand{demandFor("pod "+pod.Name, 1, pod)}
-		root = &Scope{Name: "pod " + pod.Name, Groups: []int{0}}
+		demands = []GroupDemand{m.demandFor("pod "+pod.Name, 1, pod, m.volumeTopologyOf(pod))}
+		scope = func(map[string]*SimNode) *Scope { return &Scope{Name: "pod " + pod.Name, Groups: []int{0}} }
 	}
 
-	victims := chooseVictims(nodes, byName, demands, root, m.victimUnits(nodeInfos, priority, key))
+	units := m.victimUnits(nodeInfos, priority, key)
+	victims, placement := chooseVictimsPDBAware(nodeInfos, demands, scope, units, m.disruptionBudgets(units))
 	if len(victims) == 0 {
-		return NoPreemption, ""
+		return PreemptionResult{}
 	}
-	return Preempting, m.evict(ctx, key, inGang, pod, victims)
+	res := PreemptionResult{Outcome: Preempting, Message: m.evict(ctx, key, inGang, pod, victims)}
+	if placement != nil && len(placement.Nodes[self]) > 0 {
+		res.NominatedNode = placement.Nodes[self][0]
+	}
+	return res
+}
+
+// neverPreempts returns why the pod may not preempt when its preemptionPolicy,
+// or that of its gang's PriorityClass, is Never; empty otherwise.
+func (m *Manager) neverPreempts(pod *corev1.Pod, spec *gangSpec) string {
+	if p := pod.Spec.PreemptionPolicy; p != nil && *p == corev1.PreemptNever {
+		return fmt.Sprintf("pod %s has preemptionPolicy Never: lower-priority pods are not preempted", pod.Name)
+	}
+	if spec == nil || spec.priorityClassName == "" {
+		return ""
+	}
+	pc, err := m.priorities.Get(spec.priorityClassName)
+	if err != nil || pc.PreemptionPolicy == nil || *pc.PreemptionPolicy != corev1.PreemptNever {
+		return ""
+	}
+	return fmt.Sprintf("PriorityClass %s of PodGang %s has preemptionPolicy Never: lower-priority pods are not preempted", pc.Name, spec.key)
+}
+
+// chooseVictimsPDBAware picks among candidate victim sets the one that
+// violates the fewest PodDisruptionBudgets, and on a tie the one of the cost
+// order. The candidates are the cost order's choice and the choice made with
+// the units ordered by how many violations evicting each alone causes (cost
+// order among equals), so units a budget protects are taken last and spared
+// first. It returns the victims and the placement the search finds once they
+// are gone (nil, nil when no set makes room).
+func chooseVictimsPDBAware(nodeInfos []fwk.NodeInfo, demands []GroupDemand, scope func(map[string]*SimNode) *Scope,
+	units []*victimUnit, budgets disruptionBudgets) ([]*victimUnit, *Placement) {
+	choose := func(order []*victimUnit) []*victimUnit {
+		nodes, byName := simNodes(nodeInfos)
+		return chooseVictims(nodes, byName, demands, scope(byName), order)
+	}
+	victims := choose(units)
+	if victims == nil {
+		return nil, nil
+	}
+	if violations := budgets.violations(units, victims); violations > 0 {
+		alone := make(map[*victimUnit]int, len(units))
+		for _, u := range units {
+			alone[u] = budgets.violations(units, []*victimUnit{u})
+		}
+		protectedLast := append([]*victimUnit(nil), units...)
+		sort.SliceStable(protectedLast, func(i, j int) bool { return alone[protectedLast[i]] < alone[protectedLast[j]] })
+		if alt := choose(protectedLast); alt != nil && budgets.violations(units, alt) < violations {
+			victims = alt
+		}
+	}
+	nodes, byName := simNodes(nodeInfos)
+	for _, u := range victims {
+		giveBack(byName, u, 1)
+	}
+	placement, _ := Search(nodes, demands, scope(byName))
+	return victims, placement
 }
 
 // chooseVictims removes units in the given order (cheapest first) from the
 // simulated capacity until the demands fit, then spares every unit the final
-// choice made unnecessary. It returns nil when even removing all units does
-// not make room. The simulated free capacity of the nodes is changed.
+// choice made unnecessary, latest first. It returns nil when even removing all
+// units does not make room. The simulated free capacity of the nodes is changed.
 func chooseVictims(nodes []*SimNode, byName map[string]*SimNode, demands []GroupDemand, root *Scope, units []*victimUnit) []*victimUnit {
 	chosen := -1
 	for i, u := range units {
@@ -231,8 +307,9 @@ func giveBack(byName map[string]*SimNode, u *victimUnit, sign int64) {
 	}
 }
 
-// evict deletes every pod of every victim unit (for a gang: all pods its PodGang
-// references, placed or not) and records Events on the PodGangs involved.
+// evict marks every pod of every victim unit (for a gang: all pods its
+// PodGang references, placed or not) with the DisruptionTarget condition,
+// deletes it, and records Events on the PodGangs involved.
 func (m *Manager) evict(ctx context.Context, key string, inGang bool, preemptor *corev1.Pod, victims []*victimUnit) string {
 	preemptorName := "pod " + preemptor.Namespace + "/" + preemptor.Name
 	if inGang {
@@ -251,6 +328,13 @@ func (m *Manager) evict(ctx context.Context, key string, inGang bool, preemptor 
 			m.status.EventOnGang(u.gangKey, corev1.EventTypeWarning, "Preempted", fmt.Sprintf("all pods of the gang are preempted by higher-priority %s", preemptorName))
 		}
 		for _, p := range pods {
+			if err := m.markDisruptionTarget(ctx, p, preemptor.Spec.SchedulerName, preemptorName); err != nil {
+				if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+					continue
+				}
+				// The condition only informs; the eviction goes ahead without it.
+				m.log.Error(err, "Marking preemption victim with the DisruptionTarget condition", "pod", p.Namespace+"/"+p.Name, "preemptor", preemptorName)
+			}
 			if err := m.kube.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{
 				Preconditions: &metav1.Preconditions{UID: &p.UID},
 			}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
@@ -271,6 +355,31 @@ func (m *Manager) evict(ctx context.Context, key string, inGang bool, preemptor 
 		m.status.EventOnGang(key, corev1.EventTypeNormal, "Preempting", msg)
 	}
 	return msg
+}
+
+// markDisruptionTarget sets the pod's DisruptionTarget condition (reason
+// PreemptionByScheduler) so its controllers and users learn why it goes, as
+// kube-scheduler's own preemption does. The patch names the pod's UID, so a
+// pod recreated under the same name is left alone (Conflict).
+func (m *Manager) markDisruptionTarget(ctx context.Context, p *corev1.Pod, schedulerName, preemptorName string) error {
+	patch := map[string]any{
+		"metadata": map[string]any{"uid": p.UID},
+		"status": map[string]any{"conditions": []corev1.PodCondition{{
+			Type:               corev1.DisruptionTarget,
+			Status:             corev1.ConditionTrue,
+			Reason:             corev1.PodReasonPreemptionByScheduler,
+			Message:            fmt.Sprintf("%s: preempting to accommodate higher-priority %s", schedulerName, preemptorName),
+			LastTransitionTime: metav1.Now(),
+		}}},
+	}
+	data, err := json.Marshal(patch)
+	if err != nil {
+		return fmt.Errorf("encoding the DisruptionTarget patch: %w", err)
+	}
+	if _, err := m.kube.CoreV1().Pods(p.Namespace).Patch(ctx, p.Name, types.StrategicMergePatchType, data, metav1.PatchOptions{}, "status"); err != nil {
+		return fmt.Errorf("patching the status of pod %s/%s: %w", p.Namespace, p.Name, err)
+	}
+	return nil
 }
 
 func splitKey(key string) (string, string) {
