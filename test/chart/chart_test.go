@@ -261,14 +261,14 @@ func TestChecksCatchBadRules(t *testing.T) {
 			wildcards: 1, notFromMarker: []string{"* pods"}},
 		{name: "wildcard group and resource", rules: []rbacv1.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"get"}}},
 			wildcards: 2, notFromMarker: []string{"get *.*"}},
-		{name: "cluster-wide secret list and watch", rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "list", "watch"}}},
-			secretReads: 2, notFromMarker: []string{"list secrets", "watch secrets"}},
+		{name: "cluster-wide secret get, list and watch", rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"create", "get", "list", "watch"}}},
+			secretReads: 3, notFromMarker: []string{"get secrets", "list secrets", "watch secrets"}},
 		{name: "a permission no marker produces", rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"delete"}}},
 			notFromMarker: []string{"delete nodes"}},
-		{name: "what the markers produce", rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods", "secrets"}, Verbs: []string{"get"}}}},
+		{name: "what the markers produce", rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}}, {APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"create"}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			markers := []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods", "secrets"}, Verbs: []string{"get"}}}
+			markers := []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}}, {APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"create"}}}
 			if got := Wildcards(tc.rules); len(got) != tc.wildcards {
 				t.Errorf("Wildcards = %v, want %d", got, tc.wildcards)
 			}

@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Package chart renders the Helm chart with the pinned helm and checks the
-// RBAC it installs: no wildcards, no cluster-wide list or watch of Secrets,
+// RBAC it installs: no wildcards, no cluster-wide get, list or watch of Secrets,
 // and grove-operator's rules exactly those its +kubebuilder:rbac markers
 // produce.
 package chart
@@ -97,12 +97,13 @@ func Wildcards(rules []rbacv1.PolicyRule) []string {
 	return out
 }
 
-// SecretReads returns the permissions of rules that list or watch Secrets:
-// in a ClusterRole bound cluster-wide they read every Secret of the cluster.
+// SecretReads returns the permissions of rules that get, list or watch
+// Secrets: in a ClusterRole bound cluster-wide they read every Secret of the
+// cluster (get by name).
 func SecretReads(rules []rbacv1.PolicyRule) []Permission {
 	var out []Permission
 	for _, p := range Expand(rules) {
-		if p.Group == "" && p.Resource == "secrets" && (p.Verb == "list" || p.Verb == "watch") {
+		if p.Group == "" && p.Resource == "secrets" && (p.Verb == "get" || p.Verb == "list" || p.Verb == "watch") {
 			out = append(out, p)
 		}
 	}

@@ -236,4 +236,29 @@ var _ = Describe("Children written by server-side apply", func() {
 		}).Should(Succeed())
 		Eventually(func(g Gomega) int32 { return getPCLQ(g).Spec.Replicas }).Should(Equal(int32(2)))
 	})
+
+	It("creates the grove-initc token Secret without reading Secrets, and again after it was deleted", func() {
+		ns := newNamespace()
+		Expect(k8sClient.Create(ctx, loadFixture("simple1.yaml", ns))).To(Succeed())
+		key := types.NamespacedName{Namespace: ns, Name: apicommon.InitcTokenSecretName("simple1")}
+		secret := &corev1.Secret{}
+		Eventually(func() error { return k8sClient.Get(ctx, key, secret) }).Should(Succeed())
+		Expect(secret.Type).To(Equal(corev1.SecretTypeServiceAccountToken))
+		Expect(secret.Annotations).To(HaveKeyWithValue(corev1.ServiceAccountNameKey, apicommon.InitcServiceAccountName("simple1")))
+		Expect(metav1.GetControllerOf(secret)).To(HaveField("Name", "simple1"))
+		Expect(managers(secret)).To(Equal([]string{childsync.CreateFieldManager + "/Update"}))
+
+		By("deleted by hand, it comes back at the next sync")
+		Expect(k8sClient.Delete(ctx, secret)).To(Succeed())
+		Eventually(func() error {
+			p := getPCS(ns, "simple1")()
+			p.Annotations = map[string]string{"example.com/touched": "yes"}
+			return k8sClient.Update(ctx, p)
+		}).Should(Succeed())
+		Eventually(func(g Gomega) types.UID {
+			again := &corev1.Secret{}
+			g.Expect(k8sClient.Get(ctx, key, again)).To(Succeed())
+			return again.UID
+		}).ShouldNot(Equal(secret.UID))
+	})
 })

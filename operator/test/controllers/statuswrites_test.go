@@ -41,8 +41,9 @@ import (
 	"github.com/grove-project/grove/operator/internal/manager"
 )
 
-// statusWrites counts status writes per object ("Kind/name"), and writes of
-// whole objects (creates, applies, patches, updates, deletes) in objects.
+// statusWrites counts status writes per object ("Kind/name"), and successful
+// writes of whole objects (creates, applies, patches, updates, deletes) in
+// objects.
 type statusWrites struct {
 	mu      sync.Mutex
 	counts  map[string]int
@@ -58,7 +59,12 @@ func (w *statusWrites) client() client.Client {
 		defer w.mu.Unlock()
 		w.counts[fmt.Sprintf("%T/%s", obj, obj.GetName())]++
 	}
-	write := func(verb string, obj any) {
+	// write counts a request that changed or created something; an answer
+	// such as AlreadyExists is no write.
+	write := func(verb string, obj any, err error) error {
+		if err != nil {
+			return err
+		}
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		name := ""
@@ -68,27 +74,23 @@ func (w *statusWrites) client() client.Client {
 			name = *o.GetName()
 		}
 		w.objects[fmt.Sprintf("%s %T/%s", verb, obj, name)]++
+		return nil
 	}
 	return interceptor.NewClient(c, interceptor.Funcs{
 		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
-			write("create", obj)
-			return c.Create(ctx, obj, opts...)
+			return write("create", obj, c.Create(ctx, obj, opts...))
 		},
 		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
-			write("update", obj)
-			return c.Update(ctx, obj, opts...)
+			return write("update", obj, c.Update(ctx, obj, opts...))
 		},
 		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
-			write("patch", obj)
-			return c.Patch(ctx, obj, patch, opts...)
+			return write("patch", obj, c.Patch(ctx, obj, patch, opts...))
 		},
 		Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
-			write("apply", obj)
-			return c.Apply(ctx, obj, opts...)
+			return write("apply", obj, c.Apply(ctx, obj, opts...))
 		},
 		Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
-			write("delete", obj)
-			return c.Delete(ctx, obj, opts...)
+			return write("delete", obj, c.Delete(ctx, obj, opts...))
 		},
 		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
 			count(obj)

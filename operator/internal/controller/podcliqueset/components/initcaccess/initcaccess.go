@@ -24,13 +24,13 @@ package initcaccess
 // get/list/watch; the API server lets the operator create that Role and bind
 // it only because it holds those permissions itself, so it needs neither bind
 // nor escalate (pods/status is held for that reason alone).
-// Secrets get no list or watch: the operator's cache leaves them out and the
-// token Secret is read by name straight from the API server.
+// Secrets may only be created: the operator neither reads nor changes any
+// (see tokenSecret).
 //
 // +kubebuilder:rbac:groups="",resources=pods;pods/status,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=get;list;watch;create;patch;delete
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;patch;delete
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=create
 
 import (
 	"context"
@@ -38,9 +38,12 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
@@ -142,20 +145,34 @@ func (r roleBinding) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1al
 // tokenSecret is the service-account token Secret mounted into grove-initc.
 // Kubernetes' token controller fills data.token; Grove does not wait for it,
 // since only pods with a startup dependency mount it and their kubelet waits.
+//
+// The operator may only create Secrets: it never reads, changes or deletes
+// one (garbage collection removes it with the PodCliqueSet). Every sync
+// sends the create, and AlreadyExists means the Secret is there, so one
+// deleted by hand comes back at the next sync.
 type tokenSecret struct{ d childsync.Deps }
 
 func (tokenSecret) Kind() string { return "Secret" }
 
 func (t tokenSecret) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
 	name := apicommon.InitcTokenSecretName(pcs.Name)
-	owner, err := childsync.ControllerReference(t.d.Scheme, pcs)
-	if err != nil {
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: pcs.Namespace,
+			Labels:      childsync.Labels(pcs.Name, name, apicommon.LabelComponentSATokenSecret),
+			Annotations: map[string]string{apicommon.AnnotationServiceAccountName: apicommon.InitcServiceAccountName(pcs.Name)},
+		},
+		Type: corev1.SecretTypeServiceAccountToken,
+	}
+	if err := controllerutil.SetControllerReference(pcs, secret, t.d.Scheme); err != nil {
 		return groveerr.Wrap(err, "ERR_CREATE_SECRET", groveerr.OperationSync, "setting owner of Secret "+name)
 	}
-	desired := corev1ac.Secret(name, pcs.Namespace).
-		WithLabels(childsync.Labels(pcs.Name, name, apicommon.LabelComponentSATokenSecret)).
-		WithAnnotations(map[string]string{apicommon.AnnotationServiceAccountName: apicommon.InitcServiceAccountName(pcs.Name)}).
-		WithOwnerReferences(owner).
-		WithType(corev1.SecretTypeServiceAccountToken)
-	return apply(ctx, t.d, pcs, t.Kind(), "ERR_CREATE_SECRET", desired, &corev1.Secret{})
+	err := t.d.Client.Create(ctx, secret, client.FieldOwner(childsync.CreateFieldManager))
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	report := t.d.NewReport(pcs, t.Kind())
+	report.Applied(secret, childsync.Created, err)
+	report.Emit()
+	return groveerr.Wrapf(err, "ERR_CREATE_SECRET", groveerr.OperationSync, "creating Secret %s", name)
 }
