@@ -15,6 +15,23 @@ API_PKG=github.com/grove-project/grove/api
 log() { printf '[generate] %s\n' "$*" >&2; }
 
 
+# KAI_VERSION is the KAI scheduler release whose PodGroup CRD the operator's
+# tests use. No Grove module requires KAI's module (its API package does not
+# build against the operator's controller-runtime), so it is fetched by version.
+KAI_VERSION=v0.12.0
+
+# module_version_dir MODULE@VERSION prints the directory of that module
+# version in the module cache, downloading it first.
+module_version_dir() {
+  local dir tmp
+  # Outside every module: `go mod download M@V` there changes no go.mod.
+  tmp=$(mktemp -d)
+  dir=$(cd "$tmp" && GOWORK=off GOFLAGS=-mod=mod go mod download -json "$1" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  rmdir "$tmp"
+  [ -n "$dir" ] || { echo "generate: downloading $1 failed" >&2; return 1; }
+  echo "$dir"
+}
+
 # module_dir MODULE_ROOT MODULE prints the directory of MODULE as required by
 # the module at MODULE_ROOT, downloading it first: `go list -m` alone prints
 # nothing for a module a fresh machine's cache does not hold yet.
@@ -74,12 +91,15 @@ log "scheduler backends' CRDs for the operator's tests"
 # The CRDs of other schedulers' APIs, taken from their published Go modules:
 # scheduler-plugins ships its PodGroup CRD (the scheduler module requires the
 # module); Volcano's API module ships the types with their kubebuilder
-# markers, from which controller-gen writes the CRDs Volcano installs.
+# markers, from which controller-gen writes the CRDs Volcano installs; KAI's
+# module ships its PodGroup CRD under deployments/.
 backend_crds="$ROOT/operator/test/backendcrds"
 mkdir -p "$backend_crds"
 rm -f "$backend_crds/"*.yaml
 sp_dir=$(module_dir "$ROOT/scheduler" sigs.k8s.io/scheduler-plugins)
 cp "$sp_dir/config/crd/bases/scheduling.x-k8s.io_podgroups.yaml" "$backend_crds/"
+kai_dir=$(module_version_dir "github.com/NVIDIA/KAI-scheduler@$KAI_VERSION")
+cp "$kai_dir/deployments/kai-scheduler/crds/scheduling.run.ai_podgroups.yaml" "$backend_crds/"
 chmod 0644 "$backend_crds/"*.yaml
 (cd "$ROOT/operator" && go mod download volcano.sh/apis && "$TOOLS_BIN/controller-gen" crd paths=volcano.sh/apis/pkg/apis/scheduling/v1beta1 output:crd:dir="$backend_crds")
 log "done"
