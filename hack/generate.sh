@@ -79,13 +79,31 @@ mkdir -p "$ROOT/charts/grove/crds"
 rm -f "$ROOT/charts/grove/crds/"*.yaml
 cp "$ROOT"/api/core/v1alpha1/crds/*.yaml "$ROOT"/api/scheduler/v1alpha1/crds/*.yaml "$ROOT/charts/grove/crds/"
 log "operator RBAC from +kubebuilder:rbac markers"
-# charts/grove/files/operator-rbac.yaml holds controller-gen's output as is: a
-# ClusterRole (cluster-wide rules) and a Role (rules in the operator's
-# namespace); templates/operator-rbac.yaml takes the rules from it.
-mkdir -p "$ROOT/charts/grove/files"
+# charts/grove/files/operator-rbac.yaml holds controller-gen's output as is for
+# every operator package but the scheduler backends': a ClusterRole
+# (cluster-wide rules) and a Role (rules in the operator's namespace);
+# templates/operator-rbac.yaml takes the rules from it. Each backend package's
+# markers (the rules for its scheduler's objects) go to
+# files/backend-rbac/<profile>.yaml, which the chart adds to the ClusterRole
+# only when the values enable that profile. BACKEND_RBAC maps each backend
+# package under operator/internal/backend to its profile; test/chart holds
+# the same map.
+BACKEND_RBAC="workloadapi:default-scheduler coscheduling:scheduler-plugins-scheduler volcano:volcano kai:kai-scheduler"
+files="$ROOT/charts/grove/files"
+mkdir -p "$files"
+rm -rf "$files/backend-rbac"
+mkdir -p "$files/backend-rbac"
+backend_pkgs_re=$(for e in $BACKEND_RBAC; do printf '%s|' "${e%%:*}"; done)
+core_pkgs=$(cd "$ROOT/operator" && go list ./... | grep -Ev "/internal/backend/(${backend_pkgs_re%|})\$" | paste -sd, -)
 rbac_out=$(mktemp -d)
-(cd "$ROOT/operator" && "$TOOLS_BIN/controller-gen" rbac:roleName=grove-operator paths=./... output:rbac:dir="$rbac_out")
-cp "$rbac_out/role.yaml" "$ROOT/charts/grove/files/operator-rbac.yaml"
+(cd "$ROOT/operator" && "$TOOLS_BIN/controller-gen" rbac:roleName=grove-operator "paths={$core_pkgs}" output:rbac:dir="$rbac_out")
+cp "$rbac_out/role.yaml" "$files/operator-rbac.yaml"
+for e in $BACKEND_RBAC; do
+  rm -f "$rbac_out/role.yaml"
+  (cd "$ROOT/operator" && "$TOOLS_BIN/controller-gen" rbac:roleName=grove-operator paths="./internal/backend/${e%%:*}" output:rbac:dir="$rbac_out")
+  [ -s "$rbac_out/role.yaml" ] || { echo "generate: backend package ${e%%:*} has no +kubebuilder:rbac markers" >&2; exit 1; }
+  cp "$rbac_out/role.yaml" "$files/backend-rbac/${e#*:}.yaml"
+done
 rm -rf "$rbac_out"
 log "scheduler backends' CRDs for the operator's tests"
 # The CRDs of other schedulers' APIs, taken from their published Go modules:
