@@ -110,14 +110,15 @@ log "scheduler backends' CRDs for the operator's tests"
 # scheduler-plugins ships its PodGroup CRD (the scheduler module requires the
 # module); Volcano's API module ships the types with their kubebuilder
 # markers, from which controller-gen writes the CRDs Volcano installs; KAI's
-# module ships its PodGroup CRD under deployments/.
+# module ships its PodGroup and Topology CRDs under deployments/.
 backend_crds="$ROOT/operator/test/backendcrds"
 mkdir -p "$backend_crds"
 rm -f "$backend_crds/"*.yaml
 sp_dir=$(module_dir "$ROOT/scheduler" sigs.k8s.io/scheduler-plugins)
 cp "$sp_dir/config/crd/bases/scheduling.x-k8s.io_podgroups.yaml" "$backend_crds/"
 kai_dir=$(module_version_dir "github.com/NVIDIA/KAI-scheduler@$KAI_VERSION")
-cp "$kai_dir/deployments/kai-scheduler/crds/scheduling.run.ai_podgroups.yaml" "$backend_crds/"
+cp "$kai_dir/deployments/kai-scheduler/crds/scheduling.run.ai_podgroups.yaml" \
+  "$kai_dir/deployments/kai-scheduler/crds/kai.scheduler_topologies.yaml" "$backend_crds/"
 chmod 0644 "$backend_crds/"*.yaml
 (cd "$ROOT/operator" && go mod download volcano.sh/apis && "$TOOLS_BIN/controller-gen" crd paths=volcano.sh/apis/pkg/apis/scheduling/v1beta1 output:crd:dir="$backend_crds")
 log "done"

@@ -293,26 +293,44 @@ var _ = Describe("Scheduler backends", func() {
 		ctb := topologyBinding("kai-" + ns)
 		Expect(k8sClient.Create(ctx, ctb)).To(Succeed())
 		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, ctb))).To(Succeed()) })
+		noRack := kaiTopology("kai-norack-"+ns, "topology.kubernetes.io/zone", "kubernetes.io/hostname")
+		full := kaiTopology("kai-full-"+ns, "topology.kubernetes.io/zone", "example.com/rack", "kubernetes.io/hostname")
 		pcs := withScheduler(topologyPCS(ns, packConstraint(ctb.Name, &zone, nil), packConstraint(ctb.Name, &rack, &host), packConstraint(ctb.Name, nil, &host)), "kai-scheduler")
 		pcs.Spec.Template.PodCliqueScalingGroupConfigs[0].MinAvailable = ptr.To[int32](1)
 		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
+		bindTo := func(ref string) {
+			GinkgoHelper()
+			Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ctb), ctb)).To(Succeed())
+				ctb.Spec.SchedulerTopologyBindings = []grovecorev1alpha1.SchedulerTopologyBinding{{SchedulerName: "kai-scheduler", TopologyReference: ref}}
+				return k8sClient.Update(ctx, ctb)
+			})).To(Succeed())
+		}
+		const failed = "False/BackendMappingFailed/scheduler backend kai-scheduler: "
 
 		By("the binding names no KAI Topology: the gang reports it")
-		Eventually(scheduledCondition(ns, "topo-0")).Should(Equal("False/BackendMappingFailed/scheduler backend kai-scheduler: ClusterTopologyBinding " + ctb.Name +
+		Eventually(scheduledCondition(ns, "topo-0")).Should(Equal(failed + "ClusterTopologyBinding " + ctb.Name +
 			" names no KAI Topology: set spec.schedulerTopologyBindings[] {schedulerName: kai-scheduler, topologyReference: <KAI Topology name>}"))
 		Expect(kaiObjects(ns)).To(BeEmpty())
 
-		By("the binding names KAI Topology dc")
-		Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ctb), ctb)).To(Succeed())
-			ctb.Spec.SchedulerTopologyBindings = []grovecorev1alpha1.SchedulerTopologyBinding{{SchedulerName: "kai-scheduler", TopologyReference: "dc"}}
-			return k8sClient.Update(ctx, ctb)
-		})).To(Succeed())
+		By("the binding names a KAI Topology that does not exist")
+		bindTo("kai-absent-" + ns)
+		Eventually(scheduledCondition(ns, "topo-0")).Should(Equal(failed + "KAI Topology kai-absent-" + ns + ", named by ClusterTopologyBinding " + ctb.Name + ", does not exist"))
+
+		By("the binding names a KAI Topology without the rack level")
+		bindTo(noRack)
+		Eventually(scheduledCondition(ns, "topo-0")).Should(Equal(failed + "KAI Topology " + noRack +
+			" has no level example.com/rack (its levels: topology.kubernetes.io/zone, kubernetes.io/hostname)"))
+		Expect(kaiObjects(ns)).To(BeEmpty())
+
+		By("the binding names a KAI Topology with every level")
+		bindTo(full)
 		Eventually(func() []string { return kaiObjects(ns) }).Should(Equal([]string{
-			"PodGroup topo-0-sg-0: minMember 1, queue inference, topology dc[required=example.com/rack,preferred=kubernetes.io/hostname], " +
+			"PodGroup topo-0-sg-0: minMember 1, queue inference, topology " + full + "[required=example.com/rack,preferred=kubernetes.io/hostname], " +
 				"subGroups [topo-0-sg-1-wk:1], owner PodGang/topo-0-sg-0",
-			"PodGroup topo-0: minMember 2, queue inference, topology dc[required=topology.kubernetes.io/zone], " +
-				"subGroups [topo-0-fe:1 dc[preferred=kubernetes.io/hostname] topo-0-sg-0-wk:1^topo-0-sg-0 topo-0-sg-0:0 dc[required=example.com/rack,preferred=kubernetes.io/hostname]], owner PodGang/topo-0",
+			"PodGroup topo-0: minMember 2, queue inference, topology " + full + "[required=topology.kubernetes.io/zone], " +
+				"subGroups [topo-0-fe:1 " + full + "[preferred=kubernetes.io/hostname] topo-0-sg-0-wk:1^topo-0-sg-0 topo-0-sg-0:0 " + full +
+				"[required=example.com/rack,preferred=kubernetes.io/hostname]], owner PodGang/topo-0",
 		}))
 		Eventually(scheduledCondition(ns, "topo-0")).Should(Equal("False/SchedulingPending/KAI has not placed PodGroup topo-0 yet"))
 	})
@@ -539,6 +557,22 @@ func wantKAIObjects(ns string) []string {
 		out = append(out, fmt.Sprintf("PodGroup %s: minMember %d, queue inference, subGroups [%s], owner PodGang/%s", pg.Name, n, strings.Join(sorted(groups), " "), pg.Name))
 	}
 	return sorted(out)
+}
+
+// kaiTopology creates a KAI Topology with the given node label keys as its
+// levels, deleted when the spec ends, and returns its name.
+func kaiTopology(name string, keys ...string) string {
+	GinkgoHelper()
+	levels := make([]any, len(keys))
+	for i, k := range keys {
+		levels[i] = map[string]any{"nodeLabel": k}
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"levels": levels}}}
+	u.SetGroupVersionKind(kai.TopologyGVK)
+	u.SetName(name)
+	Expect(k8sClient.Create(ctx, u)).To(Succeed())
+	DeferCleanup(func() { Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, u))).To(Succeed()) })
+	return name
 }
 
 func kaiPodGroup(ns, name string) *unstructured.Unstructured {

@@ -22,7 +22,8 @@ limitations under the License.
 // subGroup of the pod groups it names. The PodGroup's minMember is the sum of
 // the minReplicas. Topology constraints keep their node label keys as KAI's
 // requiredTopologyLevel and preferredTopologyLevel, in the KAI Topology the
-// gang's ClusterTopologyBinding names for kai-scheduler. The queue comes from
+// gang's ClusterTopologyBinding names for kai-scheduler; a key that Topology
+// has no level for is a mapping error. The queue comes from
 // the PodCliqueSet's kai.scheduler/queue label or annotation, else from the
 // backend config. Pods join the PodGroup through KAI's pod-group-name
 // annotation and their subGroup through the kai.scheduler/subgroup-name label.
@@ -35,11 +36,13 @@ package kai
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -70,6 +73,10 @@ const (
 
 // PodGroupGVK is the kind the backend writes.
 var PodGroupGVK = schema.GroupVersionKind{Group: "scheduling.run.ai", Version: "v2alpha2", Kind: "PodGroup"}
+
+// TopologyGVK is KAI's cluster topology, which PodGroups name and whose
+// levels are node label keys.
+var TopologyGVK = schema.GroupVersionKind{Group: "kai.scheduler", Version: "v1alpha1", Kind: "Topology"}
 
 // ownedSpecFields are the spec fields Grove writes; KAI's own defaults of the
 // others are left alone.
@@ -127,6 +134,7 @@ type explanation struct {
 // The chart grants this rule only when the kai-scheduler profile is enabled.
 //
 // +kubebuilder:rbac:groups=scheduling.run.ai,resources=podgroups,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=kai.scheduler,resources=topologies,verbs=get
 
 // Backend is the kai-scheduler backend.
 type Backend struct {
@@ -206,16 +214,20 @@ func (b *Backend) Queue(pcs *grovecorev1alpha1.PodCliqueSet) string {
 
 // Sync writes the gang's PodGroup and reads KAI's verdict from its status.
 func (b *Backend) Sync(ctx context.Context, c client.Client, pg *groveschedulerv1alpha1.PodGang, pcs *grovecorev1alpha1.PodCliqueSet) (translation.Verdict, error) {
-	topology := ""
+	topology, levels := "", []string(nil)
 	if HasTopology(pg) {
 		var err error
-		if topology, err = kaiTopology(ctx, c, pg); err != nil {
+		if topology, levels, err = kaiTopology(ctx, c, pg); err != nil {
 			return translation.Verdict{}, err
 		}
 	}
 	spec, err := Translate(pg, b.Queue(pcs), topology)
 	if err != nil {
 		return translation.Verdict{}, err
+	}
+	if missing := MissingLevels(spec, levels); len(missing) > 0 {
+		return translation.Verdict{}, translation.Mappingf("KAI Topology %s has no level %s (its levels: %s)",
+			topology, strings.Join(missing, ", "), strings.Join(levels, ", "))
 	}
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&spec)
 	if err != nil {
@@ -283,26 +295,77 @@ func HasTopology(pg *groveschedulerv1alpha1.PodGang) bool {
 }
 
 // kaiTopology is the name of the KAI Topology the gang's
-// ClusterTopologyBinding names for kai-scheduler.
-func kaiTopology(ctx context.Context, c client.Client, pg *groveschedulerv1alpha1.PodGang) (string, error) {
+// ClusterTopologyBinding names for kai-scheduler, and that Topology's levels
+// (node label keys, broadest first).
+func kaiTopology(ctx context.Context, c client.Client, pg *groveschedulerv1alpha1.PodGang) (string, []string, error) {
 	name := pg.Annotations[apicommon.AnnotationTopologyName]
 	if name == "" {
-		return "", translation.Mappingf("PodGang %s has topology constraints but no %s annotation naming its ClusterTopologyBinding", pg.Name, apicommon.AnnotationTopologyName)
+		return "", nil, translation.Mappingf("PodGang %s has topology constraints but no %s annotation naming its ClusterTopologyBinding", pg.Name, apicommon.AnnotationTopologyName)
 	}
 	ctb := &grovecorev1alpha1.ClusterTopologyBinding{}
 	if err := c.Get(ctx, client.ObjectKey{Name: name}, ctb); err != nil {
 		if apierrors.IsNotFound(err) {
-			return "", translation.Mappingf("ClusterTopologyBinding %s of PodGang %s does not exist", name, pg.Name)
+			return "", nil, translation.Mappingf("ClusterTopologyBinding %s of PodGang %s does not exist", name, pg.Name)
 		}
-		return "", fmt.Errorf("getting ClusterTopologyBinding %s: %w", name, err)
+		return "", nil, fmt.Errorf("getting ClusterTopologyBinding %s: %w", name, err)
 	}
+	ref := ""
 	for _, sb := range ctb.Spec.SchedulerTopologyBindings {
 		if sb.SchedulerName == config.SchedulerBackendKAI {
-			return sb.TopologyReference, nil
+			ref = sb.TopologyReference
 		}
 	}
-	return "", translation.Mappingf("ClusterTopologyBinding %s names no KAI Topology: set spec.schedulerTopologyBindings[] {schedulerName: %s, topologyReference: <KAI Topology name>}",
-		name, config.SchedulerBackendKAI)
+	if ref == "" {
+		return "", nil, translation.Mappingf("ClusterTopologyBinding %s names no KAI Topology: set spec.schedulerTopologyBindings[] {schedulerName: %s, topologyReference: <KAI Topology name>}",
+			name, config.SchedulerBackendKAI)
+	}
+	topo := &unstructured.Unstructured{}
+	topo.SetGroupVersionKind(TopologyGVK)
+	if err := c.Get(ctx, client.ObjectKey{Name: ref}, topo); err != nil {
+		switch {
+		case apierrors.IsNotFound(err):
+			return "", nil, translation.Mappingf("KAI Topology %s, named by ClusterTopologyBinding %s, does not exist", ref, name)
+		case meta.IsNoMatchError(err):
+			return "", nil, translation.Mappingf("the cluster serves no KAI Topology (%s), which ClusterTopologyBinding %s names", TopologyGVK.GroupVersion(), name)
+		}
+		return "", nil, fmt.Errorf("getting KAI Topology %s: %w", ref, err)
+	}
+	raw, _, _ := unstructured.NestedSlice(topo.Object, "spec", "levels")
+	levels := make([]string, 0, len(raw))
+	for _, l := range raw {
+		if m, ok := l.(map[string]any); ok {
+			if key, ok := m["nodeLabel"].(string); ok {
+				levels = append(levels, key)
+			}
+		}
+	}
+	return ref, levels, nil
+}
+
+// MissingLevels lists the node label keys the spec's constraints use that
+// are not levels of its KAI Topology, sorted.
+func MissingLevels(spec PodGroupSpec, levels []string) []string {
+	constraints := []*TopologyConstraint{spec.TopologyConstraint}
+	for i := range spec.SubGroups {
+		constraints = append(constraints, spec.SubGroups[i].TopologyConstraint)
+	}
+	missing := map[string]bool{}
+	for _, tc := range constraints {
+		if tc == nil {
+			continue
+		}
+		for _, key := range []string{tc.RequiredTopologyLevel, tc.PreferredTopologyLevel} {
+			if key != "" && !slices.Contains(levels, key) {
+				missing[key] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(missing))
+	for key := range missing {
+		out = append(out, key)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Translate is the spec of the gang's KAI PodGroup: one subGroup per pod

@@ -18,6 +18,7 @@ package kai
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -219,5 +220,34 @@ func TestQueue(t *testing.T) {
 		if got := New(tc.cfg).Queue(pcs); got != tc.want {
 			t.Errorf("%s: queue %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestMissingLevels: the constraint keys a KAI Topology has no level for.
+func TestMissingLevels(t *testing.T) {
+	spec := PodGroupSpec{
+		TopologyConstraint: &TopologyConstraint{Topology: "dc", RequiredTopologyLevel: "topology.kubernetes.io/zone"},
+		SubGroups: []SubGroup{
+			{Name: "p", TopologyConstraint: &TopologyConstraint{Topology: "dc", RequiredTopologyLevel: "example.com/rack", PreferredTopologyLevel: "kubernetes.io/hostname"}},
+			{Name: "a", MinMember: 1},
+			{Name: "b", MinMember: 1, TopologyConstraint: &TopologyConstraint{Topology: "dc", PreferredTopologyLevel: "example.com/rack"}},
+		},
+	}
+	tests := []struct {
+		name   string
+		levels []string
+		want   string
+	}{
+		{"every level", []string{"topology.kubernetes.io/zone", "example.com/rack", "kubernetes.io/hostname"}, ""},
+		{"no rack, listed once", []string{"topology.kubernetes.io/zone", "kubernetes.io/hostname"}, "example.com/rack"},
+		{"no levels", nil, "example.com/rack,kubernetes.io/hostname,topology.kubernetes.io/zone"},
+	}
+	for _, tc := range tests {
+		if got := strings.Join(MissingLevels(spec, tc.levels), ","); got != tc.want {
+			t.Errorf("%s: missing %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	if got := MissingLevels(PodGroupSpec{SubGroups: []SubGroup{{Name: "a"}}}, nil); len(got) != 0 {
+		t.Errorf("no constraints: missing %v, want none", got)
 	}
 }
