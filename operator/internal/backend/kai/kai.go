@@ -23,8 +23,8 @@ limitations under the License.
 // the minReplicas. Topology constraints keep their node label keys as KAI's
 // requiredTopologyLevel and preferredTopologyLevel, in the KAI Topology the
 // gang's ClusterTopologyBinding names for kai-scheduler; a key that Topology
-// has no level for is a mapping error. The queue comes from
-// the PodCliqueSet's kai.scheduler/queue label or annotation, else from the
+// has no level for is a mapping error. The queue comes from the
+// PodCliqueSet's kai.scheduler/queue label or annotation, else from the
 // backend config. Pods join the PodGroup through KAI's pod-group-name
 // annotation and their subGroup through the kai.scheduler/subgroup-name label.
 //
