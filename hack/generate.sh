@@ -15,6 +15,23 @@ API_PKG=github.com/grove-project/grove/api
 log() { printf '[generate] %s\n' "$*" >&2; }
 
 
+# KAI_VERSION is the KAI scheduler release whose PodGroup CRD the operator's
+# tests use. No Grove module requires KAI's module (its API package does not
+# build against the operator's controller-runtime), so it is fetched by version.
+KAI_VERSION=v0.12.0
+
+# module_version_dir MODULE@VERSION prints the directory of that module
+# version in the module cache, downloading it first.
+module_version_dir() {
+  local dir tmp
+  # Outside every module: `go mod download M@V` there changes no go.mod.
+  tmp=$(mktemp -d)
+  dir=$(cd "$tmp" && GOWORK=off GOFLAGS=-mod=mod go mod download -json "$1" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  rmdir "$tmp"
+  [ -n "$dir" ] || { echo "generate: downloading $1 failed" >&2; return 1; }
+  echo "$dir"
+}
+
 # module_dir MODULE_ROOT MODULE prints the directory of MODULE as required by
 # the module at MODULE_ROOT, downloading it first: `go list -m` alone prints
 # nothing for a module a fresh machine's cache does not hold yet.
@@ -62,24 +79,46 @@ mkdir -p "$ROOT/charts/grove/crds"
 rm -f "$ROOT/charts/grove/crds/"*.yaml
 cp "$ROOT"/api/core/v1alpha1/crds/*.yaml "$ROOT"/api/scheduler/v1alpha1/crds/*.yaml "$ROOT/charts/grove/crds/"
 log "operator RBAC from +kubebuilder:rbac markers"
-# charts/grove/files/operator-rbac.yaml holds controller-gen's output as is: a
-# ClusterRole (cluster-wide rules) and a Role (rules in the operator's
-# namespace); templates/operator-rbac.yaml takes the rules from it.
-mkdir -p "$ROOT/charts/grove/files"
+# charts/grove/files/operator-rbac.yaml holds controller-gen's output as is for
+# every operator package but the scheduler backends': a ClusterRole
+# (cluster-wide rules) and a Role (rules in the operator's namespace);
+# templates/operator-rbac.yaml takes the rules from it. Each backend package's
+# markers (the rules for its scheduler's objects) go to
+# files/backend-rbac/<profile>.yaml, which the chart adds to the ClusterRole
+# only when the values enable that profile. BACKEND_RBAC maps each backend
+# package under operator/internal/backend to its profile; test/chart holds
+# the same map.
+BACKEND_RBAC="workloadapi:default-scheduler coscheduling:scheduler-plugins-scheduler volcano:volcano kai:kai-scheduler"
+files="$ROOT/charts/grove/files"
+mkdir -p "$files"
+rm -rf "$files/backend-rbac"
+mkdir -p "$files/backend-rbac"
+backend_pkgs_re=$(for e in $BACKEND_RBAC; do printf '%s|' "${e%%:*}"; done)
+core_pkgs=$(cd "$ROOT/operator" && go list ./... | grep -Ev "/internal/backend/(${backend_pkgs_re%|})\$" | paste -sd, -)
 rbac_out=$(mktemp -d)
-(cd "$ROOT/operator" && "$TOOLS_BIN/controller-gen" rbac:roleName=grove-operator paths=./... output:rbac:dir="$rbac_out")
-cp "$rbac_out/role.yaml" "$ROOT/charts/grove/files/operator-rbac.yaml"
+(cd "$ROOT/operator" && "$TOOLS_BIN/controller-gen" rbac:roleName=grove-operator "paths={$core_pkgs}" output:rbac:dir="$rbac_out")
+cp "$rbac_out/role.yaml" "$files/operator-rbac.yaml"
+for e in $BACKEND_RBAC; do
+  rm -f "$rbac_out/role.yaml"
+  (cd "$ROOT/operator" && "$TOOLS_BIN/controller-gen" rbac:roleName=grove-operator paths="./internal/backend/${e%%:*}" output:rbac:dir="$rbac_out")
+  [ -s "$rbac_out/role.yaml" ] || { echo "generate: backend package ${e%%:*} has no +kubebuilder:rbac markers" >&2; exit 1; }
+  cp "$rbac_out/role.yaml" "$files/backend-rbac/${e#*:}.yaml"
+done
 rm -rf "$rbac_out"
 log "scheduler backends' CRDs for the operator's tests"
 # The CRDs of other schedulers' APIs, taken from their published Go modules:
 # scheduler-plugins ships its PodGroup CRD (the scheduler module requires the
 # module); Volcano's API module ships the types with their kubebuilder
-# markers, from which controller-gen writes the CRDs Volcano installs.
+# markers, from which controller-gen writes the CRDs Volcano installs; KAI's
+# module ships its PodGroup and Topology CRDs under deployments/.
 backend_crds="$ROOT/operator/test/backendcrds"
 mkdir -p "$backend_crds"
 rm -f "$backend_crds/"*.yaml
 sp_dir=$(module_dir "$ROOT/scheduler" sigs.k8s.io/scheduler-plugins)
 cp "$sp_dir/config/crd/bases/scheduling.x-k8s.io_podgroups.yaml" "$backend_crds/"
+kai_dir=$(module_version_dir "github.com/NVIDIA/KAI-scheduler@$KAI_VERSION")
+cp "$kai_dir/deployments/kai-scheduler/crds/scheduling.run.ai_podgroups.yaml" \
+  "$kai_dir/deployments/kai-scheduler/crds/kai.scheduler_topologies.yaml" "$backend_crds/"
 chmod 0644 "$backend_crds/"*.yaml
 (cd "$ROOT/operator" && go mod download volcano.sh/apis && "$TOOLS_BIN/controller-gen" crd paths=volcano.sh/apis/pkg/apis/scheduling/v1beta1 output:crd:dir="$backend_crds")
 log "done"

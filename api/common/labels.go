@@ -57,6 +57,10 @@ const (
 	// AnnotationVolcanoQueue on a PodCliqueSet names the Volcano queue of its
 	// PodGangs when the volcano scheduler backend handles it.
 	AnnotationVolcanoQueue = "scheduling.grove.io/volcano-queue"
+	// KAIQueue, as a label or an annotation on a PodCliqueSet, names the KAI
+	// queue of its PodGangs when the kai-scheduler backend handles it (the
+	// label wins). The key is KAI's own queue label.
+	KAIQueue = "kai.scheduler/queue"
 )
 
 // Values of LabelComponentKey.

@@ -18,10 +18,12 @@ package chart
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -61,6 +63,11 @@ func render(t *testing.T, root, namespace string, set ...string) []Object {
 	t.Helper()
 	args := []string{"template", "grove", filepath.Join(root, "charts", "grove"), "--namespace", namespace}
 	for _, s := range set {
+		// "json:" values are JSON (--set-json), for lists of objects.
+		if v, ok := strings.CutPrefix(s, "json:"); ok {
+			args = append(args, "--set-json", v)
+			continue
+		}
 		args = append(args, "--set", s)
 	}
 	var stdout, stderr bytes.Buffer
@@ -78,51 +85,123 @@ func render(t *testing.T, root, namespace string, set ...string) []Object {
 
 var (
 	markersOnce sync.Once
-	markerObjs  []Object
+	markers     markerSet
 	markersErr  error
 )
 
-// markerRules runs controller-gen over operator/ and returns the ClusterRole
-// and the Role its +kubebuilder:rbac markers produce, so the check holds
-// even when charts/grove/files/operator-rbac.yaml is stale.
-func markerRules(t *testing.T, root string) (cluster, namespaced []rbacv1.PolicyRule) {
+// markerSet is what controller-gen makes of the operator's +kubebuilder:rbac
+// markers: the ClusterRole and Role of every package but the scheduler
+// backends', and each backend package's ClusterRole rules by profile.
+type markerSet struct {
+	cluster, namespaced []rbacv1.PolicyRule
+	backends            map[string][]rbacv1.PolicyRule
+}
+
+// backendProfiles reads BACKEND_RBAC from hack/generate.sh: each backend
+// package under operator/internal/backend and the profile whose chart rules
+// its markers become.
+func backendProfiles(root string) (map[string]string, error) {
+	b, err := os.ReadFile(filepath.Join(root, "hack", "generate.sh"))
+	if err != nil {
+		return nil, err
+	}
+	m := regexp.MustCompile(`(?m)^BACKEND_RBAC="([^"]+)"$`).FindSubmatch(b)
+	if m == nil {
+		return nil, fmt.Errorf("hack/generate.sh sets no BACKEND_RBAC")
+	}
+	out := map[string]string{}
+	for _, e := range strings.Fields(string(m[1])) {
+		pkg, profile, ok := strings.Cut(e, ":")
+		if !ok {
+			return nil, fmt.Errorf("BACKEND_RBAC entry %q is not package:profile", e)
+		}
+		out[pkg] = profile
+	}
+	return out, nil
+}
+
+// controllerGenRBAC runs controller-gen's rbac generator over packages of
+// operator/ and parses its output.
+func controllerGenRBAC(root, paths string) ([]Object, error) {
+	out, err := os.MkdirTemp("", "grove-rbac-")
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = os.RemoveAll(out) }()
+	cmd := exec.Command(filepath.Join(root, "bin", "tools", "controller-gen"),
+		"rbac:roleName=grove-operator", "paths="+paths, "output:rbac:dir="+out)
+	cmd.Dir = filepath.Join(root, "operator")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("controller-gen %s: %w\n%s", paths, err, b)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "role.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	return Parse(b)
+}
+
+func loadMarkers(root string) (markerSet, error) {
+	profiles, err := backendProfiles(root)
+	if err != nil {
+		return markerSet{}, err
+	}
+	list := exec.Command("go", "list", "./...")
+	list.Dir = filepath.Join(root, "operator")
+	pkgsOut, err := list.Output()
+	if err != nil {
+		return markerSet{}, fmt.Errorf("go list ./... in operator: %w", err)
+	}
+	var core []string
+	for _, pkg := range strings.Fields(string(pkgsOut)) {
+		dir, name := filepath.Split(pkg)
+		if _, backend := profiles[name]; backend && strings.HasSuffix(dir, "/internal/backend/") {
+			continue
+		}
+		core = append(core, pkg)
+	}
+	objs, err := controllerGenRBAC(root, "{"+strings.Join(core, ",")+"}")
+	if err != nil {
+		return markerSet{}, err
+	}
+	set := markerSet{backends: map[string][]rbacv1.PolicyRule{}}
+	for _, o := range objs {
+		switch o.Kind {
+		case "ClusterRole":
+			set.cluster = o.Rules
+		case "Role":
+			set.namespaced = o.Rules
+		}
+	}
+	for pkg, profile := range profiles {
+		objs, err := controllerGenRBAC(root, "./internal/backend/"+pkg)
+		if err != nil {
+			return markerSet{}, err
+		}
+		for _, o := range objs {
+			if o.Kind == "ClusterRole" {
+				set.backends[profile] = o.Rules
+			}
+		}
+		if len(set.backends[profile]) == 0 {
+			return markerSet{}, fmt.Errorf("backend package %s has no ClusterRole markers", pkg)
+		}
+	}
+	return set, nil
+}
+
+// markerRules returns what the operator's markers produce (see markerSet),
+// computed afresh so the checks hold even when charts/grove/files is stale.
+func markerRules(t *testing.T, root string) markerSet {
 	t.Helper()
-	markersOnce.Do(func() {
-		out, err := os.MkdirTemp("", "grove-rbac-")
-		if err != nil {
-			markersErr = err
-			return
-		}
-		defer func() { _ = os.RemoveAll(out) }()
-		cmd := exec.Command(filepath.Join(root, "bin", "tools", "controller-gen"),
-			"rbac:roleName=grove-operator", "paths=./...", "output:rbac:dir="+out)
-		cmd.Dir = filepath.Join(root, "operator")
-		if b, err := cmd.CombinedOutput(); err != nil {
-			markersErr = &exec.ExitError{ProcessState: cmd.ProcessState, Stderr: b}
-			return
-		}
-		b, err := os.ReadFile(filepath.Join(out, "role.yaml"))
-		if err != nil {
-			markersErr = err
-			return
-		}
-		markerObjs, markersErr = Parse(b)
-	})
+	markersOnce.Do(func() { markers, markersErr = loadMarkers(root) })
 	if markersErr != nil {
 		t.Fatalf("controller-gen rbac (make generate builds bin/tools/controller-gen): %v", markersErr)
 	}
-	for _, o := range markerObjs {
-		switch o.Kind {
-		case "ClusterRole":
-			cluster = o.Rules
-		case "Role":
-			namespaced = o.Rules
-		}
+	if len(markers.cluster) == 0 || len(markers.namespaced) == 0 {
+		t.Fatalf("controller-gen produced no ClusterRole or no Role from the operator's markers: %+v", markers)
 	}
-	if len(cluster) == 0 || len(namespaced) == 0 {
-		t.Fatalf("controller-gen produced no ClusterRole or no Role from the operator's markers: %+v", markerObjs)
-	}
-	return cluster, namespaced
+	return markers
 }
 
 type renderCase struct {
@@ -176,7 +255,8 @@ func TestRenderedObjects(t *testing.T) {
 // every Role and ClusterRole in it.
 func TestRenderedRBAC(t *testing.T) {
 	root := repoRoot(t)
-	wantCluster, wantNamespaced := markerRules(t, root)
+	m := markerRules(t, root)
+	wantCluster, wantNamespaced := m.cluster, m.namespaced
 	for _, tc := range renderCases {
 		t.Run(tc.name, func(t *testing.T) {
 			objs := render(t, root, tc.namespace, tc.set...)
@@ -243,6 +323,92 @@ func TestRenderedRBAC(t *testing.T) {
 			}
 			if _, missing := Diff(Expand(sched.Rules), pluginNeeds); len(missing) > 0 {
 				t.Errorf("ClusterRole grove-scheduler lacks what the GroveGang plugin needs: %v", missing)
+			}
+		})
+	}
+}
+
+// TestBackendRBACPerProfile: the operator's ClusterRole holds the rules for a
+// scheduler backend's objects only when the values enable its profile, and
+// then exactly the verbs the backend uses on exactly its resources.
+func TestBackendRBACPerProfile(t *testing.T) {
+	root := repoRoot(t)
+	m := markerRules(t, root)
+	verbs := []string{"create", "delete", "get", "list", "update", "watch"}
+	needs := func(group string, resources ...string) []Permission {
+		var out []Permission
+		for _, r := range resources {
+			for _, v := range verbs {
+				out = append(out, Permission{Group: group, Resource: r, Verb: v})
+			}
+		}
+		return out
+	}
+	// What each backend writes and watches: its scheduler's objects, in a
+	// group the rest of the operator never touches.
+	backends := []struct {
+		profile string
+		groups  []string
+		needs   []Permission
+	}{
+		{"default-scheduler", []string{"scheduling.k8s.io"}, needs("scheduling.k8s.io", "podgroups", "workloads")},
+		{"scheduler-plugins-scheduler", []string{"scheduling.x-k8s.io"}, needs("scheduling.x-k8s.io", "podgroups")},
+		{"volcano", []string{"scheduling.volcano.sh"}, needs("scheduling.volcano.sh", "podgroups")},
+		// KAI's PodGroups, and reading the KAI Topology they name.
+		{"kai-scheduler", []string{"scheduling.run.ai", "kai.scheduler"},
+			append(needs("scheduling.run.ai", "podgroups"), Permission{Group: "kai.scheduler", Resource: "topologies", Verb: "get"})},
+	}
+	if len(m.backends) != len(backends) {
+		t.Fatalf("hack/generate.sh BACKEND_RBAC has profiles %v; this test knows %d backends", m.backends, len(backends))
+	}
+	profiles := func(entries ...string) string {
+		return `json:operator.config.scheduler.profiles=[{"name":"grove-scheduler"}` + strings.Join(append([]string{""}, entries...), ",") + `]`
+	}
+	const gang = `{"name":"default-scheduler","config":{"gangScheduling":true}}`
+	for _, tc := range []struct {
+		name    string
+		set     []string
+		enabled []string
+	}{
+		{name: "default values (grove-scheduler, default-scheduler without gangScheduling)"},
+		{name: "no profiles", set: []string{"json:operator.config.scheduler.profiles=[]", "operator.config.scheduler.defaultProfileName=default-scheduler"}},
+		{name: "default-scheduler without gangScheduling", set: []string{profiles(`{"name":"default-scheduler","config":{"gangScheduling":false}}`)}},
+		{name: "default-scheduler with gangScheduling", set: []string{profiles(gang)}, enabled: []string{"default-scheduler"}},
+		{name: "scheduler-plugins-scheduler", set: []string{profiles(`{"name":"scheduler-plugins-scheduler","config":{"scheduleTimeoutSeconds":60}}`)}, enabled: []string{"scheduler-plugins-scheduler"}},
+		{name: "volcano", set: []string{profiles(`{"name":"volcano"}`)}, enabled: []string{"volcano"}},
+		{name: "kai-scheduler", set: []string{profiles(`{"name":"kai-scheduler","config":{"defaultQueue":"inference"}}`)}, enabled: []string{"kai-scheduler"}},
+		{name: "every backend", set: []string{profiles(gang, `{"name":"scheduler-plugins-scheduler"}`, `{"name":"volcano"}`, `{"name":"kai-scheduler"}`)},
+			enabled: []string{"default-scheduler", "scheduler-plugins-scheduler", "volcano", "kai-scheduler"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := render(t, root, "grove-system", tc.set...)
+			cr, ok := Find(objs, "ClusterRole", "", "grove:system:grove-operator")
+			if !ok {
+				t.Fatal("no ClusterRole grove:system:grove-operator")
+			}
+			got := Expand(cr.Rules)
+			want := append([]rbacv1.PolicyRule{}, m.cluster...)
+			for _, p := range tc.enabled {
+				want = append(want, m.backends[p]...)
+			}
+			if extra, missing := Diff(got, Expand(want)); len(extra)+len(missing) > 0 {
+				t.Errorf("operator ClusterRole differs from its markers for profiles %v (run make generate): not from markers %v, missing %v", tc.enabled, extra, missing)
+			}
+			for _, b := range backends {
+				var inGroup []Permission
+				for _, p := range got {
+					if slices.Contains(b.groups, p.Group) {
+						inGroup = append(inGroup, p)
+					}
+				}
+				want := []Permission(nil)
+				if slices.Contains(tc.enabled, b.profile) {
+					want = b.needs
+				}
+				if extra, missing := Diff(inGroup, want); len(extra)+len(missing) > 0 {
+					t.Errorf("%s (profile %s enabled: %v): permissions in groups %v not needed %v, missing %v",
+						b.profile, b.profile, slices.Contains(tc.enabled, b.profile), b.groups, extra, missing)
+				}
 			}
 		})
 	}

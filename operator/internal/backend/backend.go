@@ -34,6 +34,7 @@ import (
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend/coscheduling"
+	"github.com/grove-project/grove/operator/internal/backend/kai"
 	"github.com/grove-project/grove/operator/internal/backend/translation"
 	"github.com/grove-project/grove/operator/internal/backend/volcano"
 	"github.com/grove-project/grove/operator/internal/backend/workloadapi"
@@ -116,6 +117,9 @@ func newBackend(p config.SchedulerProfile) (Backend, error) {
 	case config.SchedulerBackendVolcano:
 		c, err := config.ProfileConfig[config.VolcanoConfig](p)
 		return volcano.New(c), err
+	case config.SchedulerBackendKAI:
+		c, err := config.ProfileConfig[config.KAIConfig](p)
+		return kai.New(c), err
 	}
 	return nil, fmt.Errorf("unsupported scheduler backend %q", p.Name)
 }

@@ -76,8 +76,8 @@ func TestRegistry(t *testing.T) {
 // to its gang.
 func TestPreparePod(t *testing.T) {
 	r := allBackends(t)
-	if got := len(r.Translators()); got != 3 {
-		t.Fatalf("translators: %d, want default-scheduler, scheduler-plugins-scheduler and volcano", got)
+	if got := len(r.Translators()); got != 4 {
+		t.Fatalf("translators: %d, want default-scheduler, scheduler-plugins-scheduler, volcano and kai-scheduler", got)
 	}
 	tests := []struct {
 		backend string
@@ -93,6 +93,9 @@ func TestPreparePod(t *testing.T) {
 		{"volcano", func(p *corev1.Pod) string {
 			return p.Spec.SchedulerName + " " + p.Annotations["scheduling.k8s.io/group-name"] + " " + p.Annotations["volcano.sh/task-spec"]
 		}, "volcano simple1-0 simple1-0-pca"},
+		{"kai-scheduler", func(p *corev1.Pod) string {
+			return p.Spec.SchedulerName + " " + p.Annotations["pod-group-name"] + " " + p.Labels["kai.scheduler/subgroup-name"]
+		}, "kai-scheduler simple1-0 simple1-0-pca"},
 		{"grove-scheduler", func(p *corev1.Pod) string { return p.Spec.SchedulerName }, "grove-scheduler"},
 	}
 	for _, tc := range tests {
@@ -186,6 +189,21 @@ func TestValidatePodCliqueSet(t *testing.T) {
 		{"volcano: queue", withoutTopology, "volcano", pcsWith(func(p *grovecorev1alpha1.PodCliqueSet) {
 			p.Annotations = map[string]string{"scheduling.grove.io/volcano-queue": "team-a"}
 		}), ""},
+		{"kai-scheduler: topology at every level", withoutTopology, "kai-scheduler", pcsWith(func(p *grovecorev1alpha1.PodCliqueSet) {
+			p.Spec.Template.TopologyConstraint = required("zone")
+			p.Spec.Template.PodCliqueScalingGroupConfigs[0].TopologyConstraint = required("rack")
+			p.Spec.Template.Cliques[0].TopologyConstraint = preferred("host")
+		}), ""},
+		{"kai-scheduler: queue label and annotation", withoutTopology, "kai-scheduler", pcsWith(func(p *grovecorev1alpha1.PodCliqueSet) {
+			p.Labels = map[string]string{"kai.scheduler/queue": "team-a"}
+			p.Annotations = map[string]string{"kai.scheduler/queue": "team-b"}
+		}), ""},
+		{"kai-scheduler: bad queue label", withoutTopology, "kai-scheduler", pcsWith(func(p *grovecorev1alpha1.PodCliqueSet) {
+			p.Labels = map[string]string{"kai.scheduler/queue": "Team_A"}
+		}), `metadata.labels[kai.scheduler/queue]: Invalid value: "Team_A": a lowercase RFC 1123 subdomain`},
+		{"kai-scheduler: bad queue annotation", withoutTopology, "kai-scheduler", pcsWith(func(p *grovecorev1alpha1.PodCliqueSet) {
+			p.Annotations = map[string]string{"kai.scheduler/queue": "team a"}
+		}), `metadata.annotations[kai.scheduler/queue]: Invalid value: "team a": a lowercase RFC 1123 subdomain`},
 		{"grove-scheduler: anything", withoutTopology, "grove-scheduler", pcsWith(func(p *grovecorev1alpha1.PodCliqueSet) { p.Spec.Template.TopologyConstraint = preferred("zone") }), ""},
 	}
 	for _, tc := range tests {
@@ -213,6 +231,7 @@ func allBackendsWith(t *testing.T, defaultSchedulerConfig string) *Registry {
 		{Name: config.SchedulerBackendDefault, Config: &runtime.RawExtension{Raw: []byte(defaultSchedulerConfig)}},
 		{Name: config.SchedulerBackendSchedulerPlugins},
 		{Name: config.SchedulerBackendVolcano},
+		{Name: config.SchedulerBackendKAI},
 	}
 	r, err := NewRegistry(cfg)
 	if err != nil {

@@ -194,6 +194,10 @@ const (
 	// SchedulerBackendVolcano hands pods to Volcano: each PodGang becomes a
 	// scheduling.volcano.sh/v1beta1 PodGroup.
 	SchedulerBackendVolcano = "volcano"
+	// SchedulerBackendKAI hands pods to the KAI scheduler: each PodGang
+	// becomes a scheduling.run.ai/v2alpha2 PodGroup with one subGroup per pod
+	// group.
+	SchedulerBackendKAI = "kai-scheduler"
 )
 
 // Scheduler configures scheduler backends.
@@ -208,10 +212,12 @@ type Scheduler struct {
 // SchedulerProfile enables one scheduler backend.
 type SchedulerProfile struct {
 	// Name is the backend, and the schedulerName Grove sets on its pods:
-	// grove-scheduler, default-scheduler, scheduler-plugins-scheduler or volcano.
+	// grove-scheduler, default-scheduler, scheduler-plugins-scheduler, volcano
+	// or kai-scheduler.
 	Name string `json:"name"`
 	// Config holds the backend's settings: DefaultSchedulerConfig,
-	// SchedulerPluginsConfig or VolcanoConfig. grove-scheduler takes none.
+	// SchedulerPluginsConfig, VolcanoConfig or KAIConfig. grove-scheduler
+	// takes none.
 	// Unknown keys are errors.
 	Config *runtime.RawExtension `json:"config,omitempty"`
 }
@@ -242,6 +248,14 @@ type SchedulerPluginsConfig struct {
 type VolcanoConfig struct {
 	// DefaultQueue is the Volcano queue of a PodGang whose PodCliqueSet has no
 	// scheduling.grove.io/volcano-queue annotation. Default "default".
+	DefaultQueue string `json:"defaultQueue,omitempty"`
+}
+
+// KAIConfig configures the kai-scheduler backend.
+type KAIConfig struct {
+	// DefaultQueue is the KAI queue of a PodGang whose PodCliqueSet has no
+	// kai.scheduler/queue label or annotation. Default "default-queue", the
+	// leaf queue of KAI's quickstart.
 	DefaultQueue string `json:"defaultQueue,omitempty"`
 }
 

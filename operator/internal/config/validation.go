@@ -20,13 +20,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/sets"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // SupportedSchedulerBackends are the scheduler backends grove-operator knows.
-var SupportedSchedulerBackends = sets.New(SchedulerBackendGrove, SchedulerBackendDefault, SchedulerBackendSchedulerPlugins, SchedulerBackendVolcano)
+var SupportedSchedulerBackends = sets.New(SchedulerBackendGrove, SchedulerBackendDefault, SchedulerBackendSchedulerPlugins, SchedulerBackendVolcano, SchedulerBackendKAI)
 
 // Validate checks a defaulted configuration and names every bad field.
 func Validate(c *OperatorConfiguration) field.ErrorList {
@@ -106,6 +108,14 @@ func validateProfileConfig(p SchedulerProfile) error {
 		return err
 	case SchedulerBackendVolcano:
 		_, err := ProfileConfig[VolcanoConfig](p)
+		return err
+	case SchedulerBackendKAI:
+		c, err := ProfileConfig[KAIConfig](p)
+		if err == nil && c.DefaultQueue != "" {
+			if msgs := utilvalidation.IsDNS1123Subdomain(c.DefaultQueue); len(msgs) > 0 {
+				err = fmt.Errorf("defaultQueue %q is no KAI queue name: %s", c.DefaultQueue, strings.Join(msgs, "; "))
+			}
+		}
 		return err
 	default:
 		if len(rawConfig(p)) > 0 {

@@ -47,14 +47,14 @@ func onePodPCS(ns, name, schedulerName string) *grovecorev1alpha1.PodCliqueSet {
 var _ = Describe("PodCliqueSet lifecycle", func() {
 	It("surfaces a failing component in lastOperation and lastErrors with its code", func() {
 		ns := newNamespace()
-		Expect(k8sClient.Create(ctx, onePodPCS(ns, "badsched", "kai-scheduler"))).To(Succeed())
+		Expect(k8sClient.Create(ctx, onePodPCS(ns, "badsched", "yunikorn"))).To(Succeed())
 		Eventually(func() grovecorev1alpha1.PodCliqueSetStatus { return getPCS(ns, "badsched")().Status }).Should(MatchFields(IgnoreExtras, Fields{
 			"LastOperation": PointTo(MatchFields(IgnoreExtras, Fields{
 				"Type": Equal(grovecorev1alpha1.LastOperationTypeReconcile), "State": Equal(grovecorev1alpha1.LastOperationStateError),
 			})),
 			"LastErrors": ContainElement(MatchFields(IgnoreExtras, Fields{
 				"Code":        Equal(grovecorev1alpha1.ErrorCode("ERR_SCHEDULER_BACKEND")),
-				"Description": ContainSubstring(`scheduler "kai-scheduler" is not an enabled scheduler backend`),
+				"Description": ContainSubstring(`scheduler "yunikorn" is not an enabled scheduler backend`),
 			})),
 		}))
 		Expect(podGangs(ns, "badsched")()).To(BeEmpty())

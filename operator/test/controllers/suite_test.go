@@ -114,6 +114,7 @@ func testConfig() *config.OperatorConfiguration {
 		{Name: config.SchedulerBackendDefault, Config: &k8sruntime.RawExtension{Raw: []byte(`{"gangScheduling":true,"topologyAwareScheduling":true}`)}},
 		{Name: config.SchedulerBackendSchedulerPlugins, Config: &k8sruntime.RawExtension{Raw: []byte(`{"scheduleTimeoutSeconds":60}`)}},
 		{Name: config.SchedulerBackendVolcano, Config: &k8sruntime.RawExtension{Raw: []byte(`{"defaultQueue":"inference"}`)}},
+		{Name: config.SchedulerBackendKAI, Config: &k8sruntime.RawExtension{Raw: []byte(`{"defaultQueue":"inference"}`)}},
 	}
 	cfg.Server.HealthProbes.Port = -1
 	cfg.Server.Metrics.Port = -1

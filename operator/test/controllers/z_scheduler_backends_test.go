@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -37,6 +38,7 @@ import (
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend/coscheduling"
+	"github.com/grove-project/grove/operator/internal/backend/kai"
 )
 
 // The translating scheduler backends: each PodGang gets exactly the backend
@@ -105,12 +107,25 @@ var _ = Describe("Scheduler backends", func() {
 				"PodGroup simple1-0: minMember 5, minTaskMember [simple1-0-pca:2 simple1-0-pcd:1 simple1-0-sga-0-pcb:1 simple1-0-sga-0-pcc:1], queue inference, owner PodGang/simple1-0",
 			},
 		},
+		{
+			scheduler: "kai-scheduler", objects: kaiObjects, want: wantKAIObjects,
+			podJoins: func(p *corev1.Pod) string {
+				return "pod-group-name=" + p.Annotations[kai.PodGroupAnnotation] + " subgroup=" + p.Labels[kai.SubGroupLabel]
+			},
+			simple1: []string{
+				"PodGroup simple1-0-sga-0: minMember 2, queue inference, subGroups [simple1-0-sga-1-pcb:1 simple1-0-sga-1-pcc:1], owner PodGang/simple1-0-sga-0",
+				"PodGroup simple1-0: minMember 5, queue inference, subGroups [simple1-0-pca:2 simple1-0-pcd:1 simple1-0-sga-0-pcb:1 simple1-0-sga-0-pcc:1], owner PodGang/simple1-0",
+			},
+		},
 	}
 	wantJoin := map[string]func(p *corev1.Pod) string{
 		"default-scheduler":           func(p *corev1.Pod) string { return "podGroupName=" + p.Labels[apicommon.LabelPodClique] },
 		"scheduler-plugins-scheduler": func(p *corev1.Pod) string { return coscheduling.PodGroupLabel + "=" + p.Labels[apicommon.LabelPodGang] },
 		"volcano": func(p *corev1.Pod) string {
 			return "group-name=" + p.Labels[apicommon.LabelPodGang] + " task-spec=" + p.Labels[apicommon.LabelPodClique]
+		},
+		"kai-scheduler": func(p *corev1.Pod) string {
+			return "pod-group-name=" + p.Labels[apicommon.LabelPodGang] + " subgroup=" + p.Labels[apicommon.LabelPodClique]
 		},
 	}
 
@@ -216,6 +231,108 @@ var _ = Describe("Scheduler backends", func() {
 		})).To(Succeed())
 		Eventually(scheduledCondition(ns, "single-node-aggregated-0")).Should(Equal(
 			"False/NotEnoughResources/PodGroup single-node-aggregated-0: 2/2 tasks in gang unschedulable: pod group is not ready, 2 Pending"))
+	})
+
+	It("kai-scheduler: the queue comes from the PodCliqueSet's label, scaling updates the PodGroup, and the PodGroup goes with its PodGang", func() {
+		ns := backendNamespace()
+		pcs := withScheduler(loadFixture("simple1.yaml", ns), "kai-scheduler")
+		pcs.Labels = map[string]string{apicommon.KAIQueue: "team-a"}
+		pcs.Annotations = map[string]string{apicommon.KAIQueue: "team-b"}
+		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
+		Eventually(func() []string { return kaiObjects(ns) }).Should(Equal([]string{
+			"PodGroup simple1-0: minMember 5, queue team-a, subGroups [simple1-0-pca:2 simple1-0-pcd:1 simple1-0-sga-0-pcb:1 simple1-0-sga-0-pcc:1], owner PodGang/simple1-0",
+		}))
+
+		By("kubectl scale pcsg simple1-0-sga --replicas=0: the scaling group leaves the gang")
+		scaleScalingGroup(ns, "simple1-0-sga", 0)
+		Eventually(func() []string { return kaiObjects(ns) }).Should(Equal([]string{
+			"PodGroup simple1-0: minMember 3, queue team-a, subGroups [simple1-0-pca:2 simple1-0-pcd:1], owner PodGang/simple1-0",
+		}))
+
+		By("kubectl scale pcsg simple1-0-sga --replicas=2: it comes back, with a scaled gang of its own")
+		scaleScalingGroup(ns, "simple1-0-sga", 2)
+		Eventually(func() []string { return kaiObjects(ns) }).Should(Equal([]string{
+			"PodGroup simple1-0-sga-0: minMember 2, queue team-a, subGroups [simple1-0-sga-1-pcb:1 simple1-0-sga-1-pcc:1], owner PodGang/simple1-0-sga-0",
+			"PodGroup simple1-0: minMember 5, queue team-a, subGroups [simple1-0-pca:2 simple1-0-pcd:1 simple1-0-sga-0-pcb:1 simple1-0-sga-0-pcc:1], owner PodGang/simple1-0",
+		}))
+
+		By("the PodGroup is controlled by its PodGang, so Kubernetes' garbage collector deletes it with the gang (envtest runs none)")
+		kpg := kaiPodGroup(ns, "simple1-0-sga-0")
+		ref := metav1.GetControllerOf(kpg)
+		Expect(ref).NotTo(BeNil())
+		Expect(ref.UID).To(Equal(podGang(ns, "simple1-0-sga-0").UID))
+		Expect(ptr.Deref(ref.BlockOwnerDeletion, false)).To(BeTrue())
+	})
+
+	It("kai-scheduler: KAI's UnschedulableOnNodePool condition and running count become the PodGang's Scheduled condition", func() {
+		ns := backendNamespace()
+		Expect(k8sClient.Create(ctx, withScheduler(loadFixture("tutorial-single-node-disaggregated.yaml", ns), "kai-scheduler"))).To(Succeed())
+		const gang = "single-node-disaggregated-0"
+		Eventually(func() []string { return kaiObjects(ns) }).Should(HaveLen(1))
+		Eventually(scheduledCondition(ns, gang)).Should(Equal("False/SchedulingPending/KAI has not placed PodGroup single-node-disaggregated-0 yet"))
+
+		By("KAI finds the gang unschedulable")
+		setKAIStatus(ns, gang, map[string]any{"phase": "Pending", "schedulingConditions": []any{map[string]any{
+			"type": "UnschedulableOnNodePool", "nodePool": "default", "status": "True", "transitionID": "0",
+			"lastTransitionTime": "2026-01-01T00:00:00Z",
+			"reasons":            []any{map[string]any{"reason": "Unschedulable", "message": "0/4 nodes are available: 4 Insufficient nvidia.com/gpu."}},
+		}}})
+		Eventually(scheduledCondition(ns, gang)).Should(Equal(
+			"False/Unschedulable/PodGroup single-node-disaggregated-0 is unschedulable on node pool default: Unschedulable: 0/4 nodes are available: 4 Insufficient nvidia.com/gpu."))
+		Expect(podGang(ns, gang).Status.Phase).To(Equal(groveschedulerv1alpha1.PodGangPhasePending))
+
+		By("KAI runs the gang's minimum set")
+		minMember, _, _ := unstructured.NestedInt64(kaiPodGroup(ns, gang).Object, "spec", "minMember")
+		setKAIStatus(ns, gang, map[string]any{"phase": "Running", "running": minMember})
+		Eventually(scheduledCondition(ns, gang)).Should(Equal(fmt.Sprintf(
+			"True/PodGroupRunning/PodGroup single-node-disaggregated-0 has %d of minMember %d pods running or succeeded", minMember, minMember)))
+	})
+
+	It("kai-scheduler: topology constraints name the KAI Topology of the ClusterTopologyBinding, a scaling-group replica is a parent subGroup", func() {
+		ns := backendNamespace()
+		ctb := topologyBinding("kai-" + ns)
+		Expect(k8sClient.Create(ctx, ctb)).To(Succeed())
+		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, ctb))).To(Succeed()) })
+		noRack := kaiTopology("kai-norack-"+ns, "topology.kubernetes.io/zone", "kubernetes.io/hostname")
+		full := kaiTopology("kai-full-"+ns, "topology.kubernetes.io/zone", "example.com/rack", "kubernetes.io/hostname")
+		pcs := withScheduler(topologyPCS(ns, packConstraint(ctb.Name, &zone, nil), packConstraint(ctb.Name, &rack, &host), packConstraint(ctb.Name, nil, &host)), "kai-scheduler")
+		pcs.Spec.Template.PodCliqueScalingGroupConfigs[0].MinAvailable = ptr.To[int32](1)
+		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
+		bindTo := func(ref string) {
+			GinkgoHelper()
+			Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ctb), ctb)).To(Succeed())
+				ctb.Spec.SchedulerTopologyBindings = []grovecorev1alpha1.SchedulerTopologyBinding{{SchedulerName: "kai-scheduler", TopologyReference: ref}}
+				return k8sClient.Update(ctx, ctb)
+			})).To(Succeed())
+		}
+		const failed = "False/BackendMappingFailed/scheduler backend kai-scheduler: "
+
+		By("the binding names no KAI Topology: the gang reports it")
+		Eventually(scheduledCondition(ns, "topo-0")).Should(Equal(failed + "ClusterTopologyBinding " + ctb.Name +
+			" names no KAI Topology: set spec.schedulerTopologyBindings[] {schedulerName: kai-scheduler, topologyReference: <KAI Topology name>}"))
+		Expect(kaiObjects(ns)).To(BeEmpty())
+
+		By("the binding names a KAI Topology that does not exist")
+		bindTo("kai-absent-" + ns)
+		Eventually(scheduledCondition(ns, "topo-0")).Should(Equal(failed + "KAI Topology kai-absent-" + ns + ", named by ClusterTopologyBinding " + ctb.Name + ", does not exist"))
+
+		By("the binding names a KAI Topology without the rack level")
+		bindTo(noRack)
+		Eventually(scheduledCondition(ns, "topo-0")).Should(Equal(failed + "KAI Topology " + noRack +
+			" has no level example.com/rack (its levels: topology.kubernetes.io/zone, kubernetes.io/hostname)"))
+		Expect(kaiObjects(ns)).To(BeEmpty())
+
+		By("the binding names a KAI Topology with every level")
+		bindTo(full)
+		Eventually(func() []string { return kaiObjects(ns) }).Should(Equal([]string{
+			"PodGroup topo-0-sg-0: minMember 1, queue inference, topology " + full + "[required=example.com/rack,preferred=kubernetes.io/hostname], " +
+				"subGroups [topo-0-sg-1-wk:1], owner PodGang/topo-0-sg-0",
+			"PodGroup topo-0: minMember 2, queue inference, topology " + full + "[required=topology.kubernetes.io/zone], " +
+				"subGroups [topo-0-fe:1 " + full + "[preferred=kubernetes.io/hostname] topo-0-sg-0-wk:1^topo-0-sg-0 topo-0-sg-0:0 " + full +
+				"[required=example.com/rack,preferred=kubernetes.io/hostname]], owner PodGang/topo-0",
+		}))
+		Eventually(scheduledCondition(ns, "topo-0")).Should(Equal("False/SchedulingPending/KAI has not placed PodGroup topo-0 yet"))
 	})
 })
 
@@ -381,6 +498,99 @@ func wantVolcanoObjects(ns string) []string {
 		out = append(out, fmt.Sprintf("PodGroup %s: minMember %d, minTaskMember [%s], queue inference, owner PodGang/%s", pg.Name, n, strings.Join(sorted(tasks), " "), pg.Name))
 	}
 	return sorted(out)
+}
+
+// kaiObjects renders the KAI PodGroups of a namespace: each subGroup as
+// name:minMember, ^parent when it has one, and its topology constraint.
+func kaiObjects(ns string) []string {
+	GinkgoHelper()
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(kai.PodGroupGVK.GroupVersion().WithKind("PodGroupList"))
+	Expect(k8sClient.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+	var out []string
+	for _, u := range list.Items {
+		spec := kai.PodGroupSpec{}
+		raw, _, _ := unstructured.NestedMap(u.Object, "spec")
+		Expect(k8sruntime.DefaultUnstructuredConverter.FromUnstructured(raw, &spec)).To(Succeed())
+		var groups []string
+		for _, g := range spec.SubGroups {
+			s := fmt.Sprintf("%s:%d", g.Name, g.MinMember)
+			if g.Parent != nil {
+				s += "^" + *g.Parent
+			}
+			if g.TopologyConstraint != nil {
+				s += " " + kaiConstraint(g.TopologyConstraint)
+			}
+			groups = append(groups, s)
+		}
+		topology := ""
+		if spec.TopologyConstraint != nil {
+			topology = ", topology " + kaiConstraint(spec.TopologyConstraint)
+		}
+		out = append(out, fmt.Sprintf("PodGroup %s: minMember %d, queue %s%s, subGroups [%s], owner %s", u.GetName(), spec.MinMember, spec.Queue, topology, strings.Join(sorted(groups), " "), ownerOf(&u)))
+	}
+	return sorted(out)
+}
+
+func kaiConstraint(tc *kai.TopologyConstraint) string {
+	var parts []string
+	if tc.RequiredTopologyLevel != "" {
+		parts = append(parts, "required="+tc.RequiredTopologyLevel)
+	}
+	if tc.PreferredTopologyLevel != "" {
+		parts = append(parts, "preferred="+tc.PreferredTopologyLevel)
+	}
+	return tc.Topology + "[" + strings.Join(parts, ",") + "]"
+}
+
+// wantKAIObjects is what the namespace's PodGangs without topology call for:
+// one subGroup per pod group.
+func wantKAIObjects(ns string) []string {
+	var out []string
+	for _, pg := range podGangsIn(ns) {
+		var n int32
+		var groups []string
+		for _, g := range pg.Spec.PodGroups {
+			n += g.MinReplicas
+			groups = append(groups, fmt.Sprintf("%s:%d", g.Name, g.MinReplicas))
+		}
+		out = append(out, fmt.Sprintf("PodGroup %s: minMember %d, queue inference, subGroups [%s], owner PodGang/%s", pg.Name, n, strings.Join(sorted(groups), " "), pg.Name))
+	}
+	return sorted(out)
+}
+
+// kaiTopology creates a KAI Topology with the given node label keys as its
+// levels, deleted when the spec ends, and returns its name.
+func kaiTopology(name string, keys ...string) string {
+	GinkgoHelper()
+	levels := make([]any, len(keys))
+	for i, k := range keys {
+		levels[i] = map[string]any{"nodeLabel": k}
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"levels": levels}}}
+	u.SetGroupVersionKind(kai.TopologyGVK)
+	u.SetName(name)
+	Expect(k8sClient.Create(ctx, u)).To(Succeed())
+	DeferCleanup(func() { Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, u))).To(Succeed()) })
+	return name
+}
+
+func kaiPodGroup(ns, name string) *unstructured.Unstructured {
+	GinkgoHelper()
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(kai.PodGroupGVK)
+	Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, u)).To(Succeed())
+	return u
+}
+
+// setKAIStatus plays KAI: it writes a KAI PodGroup's status.
+func setKAIStatus(ns, name string, status map[string]any) {
+	GinkgoHelper()
+	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		u := kaiPodGroup(ns, name)
+		u.Object["status"] = status
+		return k8sClient.Status().Update(ctx, u)
+	})).To(Succeed())
 }
 
 // scheduledCondition renders a PodGang's Scheduled condition as status/reason/message.

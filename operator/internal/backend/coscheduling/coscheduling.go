@@ -60,6 +60,11 @@ const (
 	phaseFailed   = "Failed"
 )
 
+// The chart grants this rule only when the scheduler-plugins-scheduler
+// profile is enabled.
+//
+// +kubebuilder:rbac:groups=scheduling.x-k8s.io,resources=podgroups,verbs=get;list;watch;create;update;delete
+
 // Backend is the scheduler-plugins-scheduler backend.
 type Backend struct {
 	cfg config.SchedulerPluginsConfig

@@ -53,6 +53,10 @@ const (
 	DefaultQueue = "default"
 )
 
+// The chart grants this rule only when the volcano profile is enabled.
+//
+// +kubebuilder:rbac:groups=scheduling.volcano.sh,resources=podgroups,verbs=get;list;watch;create;update;delete
+
 // Backend is the volcano backend.
 type Backend struct {
 	queue string

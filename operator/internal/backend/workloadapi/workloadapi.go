@@ -58,6 +58,11 @@ const MaxPodGroupTemplates = 8
 // kube-scheduler sets once the group's minCount is placed.
 const ConditionPodGroupInitiallyScheduled = "PodGroupInitiallyScheduled"
 
+// The chart grants this rule only when the default-scheduler profile sets
+// gangScheduling (hack/generate.sh, charts/grove/templates/operator-rbac.yaml).
+//
+// +kubebuilder:rbac:groups=scheduling.k8s.io,resources=workloads;podgroups,verbs=get;list;watch;create;update;delete
+
 // Backend is the default-scheduler backend with gang scheduling.
 type Backend struct {
 	cfg config.DefaultSchedulerConfig

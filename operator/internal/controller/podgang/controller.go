@@ -16,12 +16,12 @@ limitations under the License.
 
 // Package podgang is the PodGang controller for scheduler backends that
 // translate gangs into their own scheduler's objects (default-scheduler with
-// the Workload API, scheduler-plugins-scheduler, volcano). grove-scheduler
-// reads PodGangs and writes their status itself; for the other backends this
-// controller does both halves: it has the backend write its objects for each
-// PodGang (owned by the gang, so deleted with it) and writes the gang's
-// phase and Scheduled and Ready conditions from the pods it references and
-// the verdict the backend's scheduler gives.
+// the Workload API, scheduler-plugins-scheduler, volcano, kai-scheduler).
+// grove-scheduler reads PodGangs and writes their status itself; for the
+// other backends this controller does both halves: it has the backend write
+// its objects for each PodGang (owned by the gang, so deleted with it) and
+// writes the gang's phase and Scheduled and Ready conditions from the pods it
+// references and the verdict the backend's scheduler gives.
 package podgang
 
 import (
@@ -87,11 +87,11 @@ type Reconciler struct {
 	recorder    events.EventRecorder
 }
 
+// The rules for each backend's own objects are markers in the backend's
+// package: the chart grants them only for the profiles it enables.
+//
 // +kubebuilder:rbac:groups=scheduler.grove.io,resources=podgangs,verbs=get;list;watch
 // +kubebuilder:rbac:groups=scheduler.grove.io,resources=podgangs/status,verbs=patch
-// +kubebuilder:rbac:groups=scheduling.k8s.io,resources=workloads;podgroups,verbs=get;list;watch;create;update;delete
-// +kubebuilder:rbac:groups=scheduling.x-k8s.io,resources=podgroups,verbs=get;list;watch;create;update;delete
-// +kubebuilder:rbac:groups=scheduling.volcano.sh,resources=podgroups,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
@@ -100,7 +100,8 @@ type Reconciler struct {
 // Watches: PodGangs of translating backends (grove.io/scheduler-name);
 // the backend objects they own, for the kinds the cluster serves at start
 // (their status carries the scheduler's verdict); pods of those backends,
-// mapped to their PodGang, when they are bound, change readiness or go away.
+// mapped to their PodGang, when they are bound, change readiness or go away;
+// ClusterTopologyBindings, mapped to the PodGangs translated with them.
 func Setup(mgr ctrl.Manager, backends *backend.Registry) error {
 	translators := backends.Translators()
 	if len(translators) == 0 {
@@ -117,7 +118,11 @@ func Setup(mgr ctrl.Manager, backends *backend.Registry) error {
 			_, ok := translators[o.GetLabels()[apicommon.LabelSchedulerName]]
 			return ok
 		}))).
-		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podToPodGang), builder.WithPredicates(r.podChanged()))
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podToPodGang), builder.WithPredicates(r.podChanged())).
+		// kai-scheduler names the KAI Topology of a ClusterTopologyBinding
+		// in its PodGroups: a binding added or changed there is picked up.
+		Watches(&grovecorev1alpha1.ClusterTopologyBinding{}, handler.EnqueueRequestsFromMapFunc(r.podGangsUsingTopology),
+			builder.WithPredicates(predicate.GenerationChangedPredicate{}))
 	for _, t := range translators {
 		for _, obj := range t.Types() {
 			if err := r.served(obj); err != nil {
@@ -137,6 +142,24 @@ func podToPodGang(_ context.Context, obj client.Object) []reconcile.Request {
 		return nil
 	}
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: gang}}}
+}
+
+// podGangsUsingTopology maps a ClusterTopologyBinding to the translated
+// PodGangs whose constraints were translated with it.
+func (r *Reconciler) podGangsUsingTopology(ctx context.Context, obj client.Object) []reconcile.Request {
+	list := &groveschedulerv1alpha1.PodGangList{}
+	if err := r.client.List(ctx, list); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Listing PodGangs of a changed ClusterTopologyBinding", "clusterTopologyBinding", obj.GetName())
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range list.Items {
+		pg := &list.Items[i]
+		if _, ok := r.translators[pg.Labels[apicommon.LabelSchedulerName]]; ok && pg.Annotations[apicommon.AnnotationTopologyName] == obj.GetName() {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(pg)})
+		}
+	}
+	return out
 }
 
 // podChanged passes pods of translating backends when what the status counts

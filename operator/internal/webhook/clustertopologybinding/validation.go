@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/config"
 )
 
 // domainPattern is the TopologyDomain format of the API.
@@ -86,11 +87,11 @@ func Validate(ct *grovecorev1alpha1.ClusterTopologyBinding, enabledBackends []st
 }
 
 // validateSchedulerBindings checks that each binding names an enabled
-// scheduler backend that keeps its own topology object. Neither
-// grove-scheduler nor default-scheduler does: grove-scheduler reads the levels
-// from the ClusterTopologyBinding itself, default-scheduler ignores topology.
-// A binding for them would promise a drift check nothing performs, so it is
-// rejected rather than accepted and ignored. The CRD keys the list by
+// scheduler backend that keeps its own topology object: only kai-scheduler
+// does (its PodGroups name the KAI Topology the binding gives). The other
+// backends read the levels from the ClusterTopologyBinding itself or ignore
+// topology; a binding for them would be accepted and never used, so it is
+// rejected. The CRD keys the list by
 // schedulerName and requires both fields, so the API server rejects
 // duplicates and empty references before this runs.
 func validateSchedulerBindings(bindings []grovecorev1alpha1.SchedulerTopologyBinding, enabledBackends []string) field.ErrorList {
@@ -103,6 +104,7 @@ func validateSchedulerBindings(bindings []grovecorev1alpha1.SchedulerTopologyBin
 			errs = append(errs, field.Required(sp, "schedulerName is required"))
 		case !slices.Contains(enabledBackends, b.SchedulerName):
 			errs = append(errs, field.NotSupported(sp, b.SchedulerName, enabledBackends))
+		case b.SchedulerName == config.SchedulerBackendKAI:
 		default:
 			errs = append(errs, field.Invalid(sp, b.SchedulerName,
 				"scheduler backend keeps no topology object of its own (grove-scheduler reads the levels of this ClusterTopologyBinding directly), so there is nothing to bind"))

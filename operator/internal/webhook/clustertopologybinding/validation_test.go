@@ -39,6 +39,8 @@ func TestValidate(t *testing.T) {
 		bindings []grovecorev1alpha1.SchedulerTopologyBinding
 		path     string
 		msg      string
+		// enabled are the enabled backends; default-scheduler and grove-scheduler when nil.
+		enabled []string
 	}{
 		{name: "valid", levels: []grovecorev1alpha1.TopologyLevel{level("zone", "topology.kubernetes.io/zone"), level("host", "kubernetes.io/hostname")}},
 		{name: "no levels", levels: nil, path: "spec.levels", msg: "at least one level"},
@@ -55,12 +57,17 @@ func TestValidate(t *testing.T) {
 			path: "spec.schedulerTopologyBindings[0].schedulerName", msg: `Unsupported value: "kai-scheduler": supported values: "default-scheduler", "grove-scheduler"`},
 		{name: "binding to grove-scheduler, which has no topology object", levels: valid, bindings: binding("grove-scheduler", "dc"),
 			path: "spec.schedulerTopologyBindings[0].schedulerName", msg: "keeps no topology object of its own"},
+		{name: "binding to kai-scheduler, whose PodGroups name a KAI Topology", levels: valid, bindings: binding("kai-scheduler", "dc"), enabled: []string{"grove-scheduler", "kai-scheduler"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ct := &grovecorev1alpha1.ClusterTopologyBinding{ObjectMeta: metav1.ObjectMeta{Name: "topology"},
 				Spec: grovecorev1alpha1.ClusterTopologyBindingSpec{Levels: tt.levels, SchedulerTopologyBindings: tt.bindings}}
-			errs := Validate(ct, []string{"default-scheduler", "grove-scheduler"})
+			enabled := tt.enabled
+			if enabled == nil {
+				enabled = []string{"default-scheduler", "grove-scheduler"}
+			}
+			errs := Validate(ct, enabled)
 			if tt.path == "" {
 				if len(errs) > 0 {
 					t.Fatalf("valid topology rejected: %v", errs)

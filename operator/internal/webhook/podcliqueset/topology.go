@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/config"
 )
 
 // TopologyDisabledMessage rejects topology constraints while the operator runs
@@ -93,6 +94,25 @@ func (s *staticCheck) topologyDisabled() {
 	}
 }
 
+// schedulerTopology rejects constraints for kai-scheduler whose
+// ClusterTopologyBinding names no KAI Topology: KAI's PodGroups must name one.
+func (v *Validator) schedulerTopology(pcs *grovecorev1alpha1.PodCliqueSet, ct *grovecorev1alpha1.ClusterTopologyBinding, path *field.Path) field.ErrorList {
+	if v.Backends == nil || len(pcs.Spec.Template.Cliques) == 0 {
+		return nil
+	}
+	b, err := v.Backends.ForSchedulerName(pcs.Spec.Template.Cliques[0].Spec.PodSpec.SchedulerName)
+	if err != nil || b.Name() != config.SchedulerBackendKAI {
+		return nil
+	}
+	for _, sb := range ct.Spec.SchedulerTopologyBindings {
+		if sb.SchedulerName == b.Name() {
+			return nil
+		}
+	}
+	return field.ErrorList{field.Invalid(path, ct.Name, fmt.Sprintf(
+		"ClusterTopologyBinding %q names no KAI Topology: scheduler backend %s needs a spec.schedulerTopologyBindings entry for it", ct.Name, b.Name()))}
+}
+
 // validateTopology resolves the constraints against their ClusterTopologyBinding:
 // one topology per PodCliqueSet, known domains, and no child broader than a
 // constrained ancestor.
@@ -121,6 +141,7 @@ func (v *Validator) validateTopology(ctx context.Context, pcs *grovecorev1alpha1
 		}
 		return fmt.Errorf("reading ClusterTopologyBinding %q: %w", name, err)
 	}
+	r.Errors = append(r.Errors, v.schedulerTopology(pcs, ct, namingNode(nodes).path.Child("topologyName"))...)
 	levels := map[grovecorev1alpha1.TopologyDomain]int{}
 	domains := make([]string, 0, len(ct.Spec.Levels))
 	for i, l := range ct.Spec.Levels {

@@ -137,6 +137,58 @@ func TestTopologyDisabledRejectsEveryConstraint(t *testing.T) {
 	}
 }
 
+// TestKAITopologyNeedsBinding: constraints for kai-scheduler are rejected at
+// the topologyName when their ClusterTopologyBinding names no KAI Topology;
+// other backends do not need one.
+func TestKAITopologyNeedsBinding(t *testing.T) {
+	cfg := &config.OperatorConfiguration{}
+	cfg.Scheduler.Profiles = []config.SchedulerProfile{{Name: config.SchedulerBackendGrove}, {Name: config.SchedulerBackendKAI}}
+	config.SetDefaults(cfg)
+	backends, err := backend.NewRegistry(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scheme := runtime.NewScheme()
+	if err := grovecorev1alpha1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	bound := rulecases.Topology()
+	bound.Name = "kai-bound"
+	bound.Spec.SchedulerTopologyBindings = []grovecorev1alpha1.SchedulerTopologyBinding{{SchedulerName: config.SchedulerBackendKAI, TopologyReference: "dc"}}
+	topologies := fake.NewClientBuilder().WithScheme(scheme).WithObjects(rulecases.Topology(), bound).Build()
+	v := &Validator{Backends: backends, TopologyAwareScheduling: true, Topologies: topologies}
+	tests := []struct {
+		name, scheduler, topology, want string
+	}{
+		{"kai-scheduler, binding without a KAI Topology", "kai-scheduler", rulecases.TopologyName,
+			`spec.template.topologyConstraint.topologyName: Invalid value: "grove-topology": ClusterTopologyBinding "grove-topology" names no KAI Topology: scheduler backend kai-scheduler needs a spec.schedulerTopologyBindings entry for it`},
+		{"kai-scheduler, binding with a KAI Topology", "kai-scheduler", "kai-bound", ""},
+		{"grove-scheduler needs none", "grove-scheduler", rulecases.TopologyName, ""},
+		{"default backend (grove-scheduler) needs none", "", rulecases.TopologyName, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pcs := rulecases.Base("inference", "default")
+			for i := range pcs.Spec.Template.Cliques {
+				pcs.Spec.Template.Cliques[i].Spec.PodSpec.SchedulerName = tc.scheduler
+			}
+			pcs.Spec.Template.TopologyConstraint = &grovecorev1alpha1.TopologyConstraint{TopologyName: tc.topology,
+				Pack: &grovecorev1alpha1.TopologyPackConstraint{Required: ptr.To(grovecorev1alpha1.TopologyDomainZone)}}
+			r, err := v.ValidateCreate(context.Background(), pcs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := r.Errors.ToAggregate()
+			switch {
+			case tc.want == "" && got != nil:
+				t.Fatalf("unexpected errors: %v", got)
+			case tc.want != "" && (len(r.Errors) != 1 || r.Errors[0].Error() != tc.want):
+				t.Fatalf("errors %v, want exactly %q", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestStartupCycles(t *testing.T) {
 	tests := []struct {
 		name  string
