@@ -125,7 +125,7 @@ func createdFields(entries []metav1.ManagedFieldsEntry) (*fieldpath.Set, error) 
 			continue
 		}
 		set := &fieldpath.Set{}
-		if err := set.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
+		if err := set.FromJSON(bytes.NewReader(e.FieldsV1.GetRawBytes())); err != nil {
 			return nil, err
 		}
 		out = out.Union(set)
@@ -193,7 +193,7 @@ func movedManagedFields(entries []metav1.ManagedFieldsEntry, manager string) ([]
 			applyAt = len(out)
 		case e.Manager == CreateFieldManager && e.Operation == metav1.ManagedFieldsOperationUpdate && e.Subresource == "" && e.FieldsV1 != nil:
 			set := &fieldpath.Set{}
-			if err := set.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
+			if err := set.FromJSON(bytes.NewReader(e.FieldsV1.GetRawBytes())); err != nil {
 				return nil, false, err
 			}
 			kept := set.Intersection(replicas)
@@ -208,7 +208,7 @@ func movedManagedFields(entries []metav1.ManagedFieldsEntry, manager string) ([]
 			if err != nil {
 				return nil, false, err
 			}
-			e.FieldsV1 = &metav1.FieldsV1{Raw: raw}
+			e.FieldsV1 = metav1.NewFieldsV1(string(raw))
 		}
 		out = append(out, e)
 	}
@@ -218,7 +218,7 @@ func movedManagedFields(entries []metav1.ManagedFieldsEntry, manager string) ([]
 	if applyAt >= 0 {
 		set := &fieldpath.Set{}
 		if f := out[applyAt].FieldsV1; f != nil {
-			if err := set.FromJSON(bytes.NewReader(f.Raw)); err != nil {
+			if err := set.FromJSON(bytes.NewReader(f.GetRawBytes())); err != nil {
 				return nil, false, err
 			}
 		}
@@ -230,7 +230,7 @@ func movedManagedFields(entries []metav1.ManagedFieldsEntry, manager string) ([]
 	}
 	entry := metav1.ManagedFieldsEntry{
 		Manager: manager, Operation: metav1.ManagedFieldsOperationApply, APIVersion: apiVersion,
-		FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: raw},
+		FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(string(raw)),
 	}
 	if applyAt >= 0 {
 		entry.Time = out[applyAt].Time

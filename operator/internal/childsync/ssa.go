@@ -158,7 +158,7 @@ func appliedFields(entries []metav1.ManagedFieldsEntry, manager string) (*fieldp
 			continue
 		}
 		s := &fieldpath.Set{}
-		if err := s.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
+		if err := s.FromJSON(bytes.NewReader(e.FieldsV1.GetRawBytes())); err != nil {
 			return nil, err
 		}
 		owned = owned.Union(s)

@@ -69,8 +69,8 @@ func TestConverged(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			owned, err := appliedFields([]metav1.ManagedFieldsEntry{
-				{Manager: PodCliqueSetFieldManager, Operation: metav1.ManagedFieldsOperationApply, FieldsV1: &metav1.FieldsV1{Raw: []byte(tt.owned)}},
-				{Manager: "someone-else", Operation: metav1.ManagedFieldsOperationApply, FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:other":{}}}`)}},
+				{Manager: PodCliqueSetFieldManager, Operation: metav1.ManagedFieldsOperationApply, FieldsV1: metav1.NewFieldsV1(tt.owned)},
+				{Manager: "someone-else", Operation: metav1.ManagedFieldsOperationApply, FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:other":{}}}`)},
 			}, PodCliqueSetFieldManager)
 			if err != nil {
 				t.Fatal(err)
