@@ -279,11 +279,11 @@ func (m *Manager) view(spec *gangSpec) gangView {
 	return m.viewOfLocked(spec, m.states[spec.key])
 }
 
-// viewOfLocked is viewOf plus, for a scaled gang, the nodes its base gang's
-// pods hold; m.mu must be held.
+// viewOfLocked is viewOf plus, for a scaled gang packed with its base gang,
+// the nodes the base gang's pods hold; m.mu must be held.
 func (m *Manager) viewOfLocked(spec *gangSpec, st *gangState) gangView {
 	v := viewOf(spec, st)
-	if spec.base != "" {
+	if spec.root.replica {
 		if bst := m.states[spec.base]; bst != nil {
 			v.baseAssigned = bst.assigned()
 		}
