@@ -167,6 +167,25 @@ var _ = Describe("Grove CRDs", func() {
 			Expect(updated.Status.Phase).To(Equal(groveschedulerv1alpha1.PodGangPhaseRunning))
 			Expect(updated.Status.PlacementScore).To(HaveValue(Equal(0.75)))
 		})
+
+		It("keeps a scaled PodGang's basePodGang and refuses one without a name", func() {
+			scaled := func(name, base string) *groveschedulerv1alpha1.PodGang {
+				return &groveschedulerv1alpha1.PodGang{
+					ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+					Spec: groveschedulerv1alpha1.PodGangSpec{
+						PodGroups: []groveschedulerv1alpha1.PodGroup{{Name: name + "-worker", MinReplicas: 1, PodReferences: []groveschedulerv1alpha1.NamespacedName{}}},
+						BasePodGang: &groveschedulerv1alpha1.BasePodGangReference{Name: base,
+							TopologyConstraint: &groveschedulerv1alpha1.TopologyConstraint{PackConstraint: &groveschedulerv1alpha1.TopologyPackConstraint{Required: ptr.To("example.com/rack")}}},
+					},
+				}
+			}
+			created, err := clients.SchedulerV1alpha1().PodGangs("default").Create(ctx, scaled("accepted-0-sg-0", "accepted-0"), metav1.CreateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(created.Spec.BasePodGang.Name).To(Equal("accepted-0"))
+			Expect(created.Spec.BasePodGang.TopologyConstraint.PackConstraint.Required).To(HaveValue(Equal("example.com/rack")))
+			_, err = clients.SchedulerV1alpha1().PodGangs("default").Create(ctx, scaled("nameless-0-sg-0", ""), metav1.CreateOptions{})
+			expectInvalid(err, "spec.basePodGang.name", "should be at least 1 chars long")
+		})
 	})
 
 	Describe("the scale subresource", func() {

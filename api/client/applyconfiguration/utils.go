@@ -100,6 +100,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &corev1alpha1.TopologyPackConstraintApplyConfiguration{}
 
 		// Group=scheduler.grove.io, Version=v1alpha1
+	case schedulerv1alpha1.SchemeGroupVersion.WithKind("BasePodGangReference"):
+		return &applyconfigurationschedulerv1alpha1.BasePodGangReferenceApplyConfiguration{}
 	case schedulerv1alpha1.SchemeGroupVersion.WithKind("NamespacedName"):
 		return &applyconfigurationschedulerv1alpha1.NamespacedNameApplyConfiguration{}
 	case schedulerv1alpha1.SchemeGroupVersion.WithKind("PodGang"):

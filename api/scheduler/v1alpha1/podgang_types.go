@@ -80,6 +80,27 @@ type PodGangSpec struct {
 	// Reserved for future use.
 	// +optional
 	ReuseReservationRef *NamespacedName `json:"reuseReservationRef,omitempty"`
+	// basePodGang is set on a scaled PodGang: it names the base PodGang of the
+	// same PodCliqueSet replica and carries the PodCliqueSet-level constraint
+	// the two share. The scheduler places this gang in the domain (of the
+	// required key) that the base PodGang's placed pods hold, and waits while
+	// that domain has no room or the base PodGang holds none; a preferred key
+	// tries the base PodGang's domain first.
+	// +optional
+	BasePodGang *BasePodGangReference `json:"basePodGang,omitempty"`
+}
+
+// BasePodGangReference ties a scaled PodGang to the base PodGang of its
+// PodCliqueSet replica.
+type BasePodGangReference struct {
+	// name is the base PodGang's name, in the scaled PodGang's namespace.
+	// +kubebuilder:validation:MinLength=1
+	// +required
+	Name string `json:"name"`
+	// topologyConstraint is the PodCliqueSet-level constraint, as node label
+	// keys; empty when the PodCliqueSet has none.
+	// +optional
+	TopologyConstraint *TopologyConstraint `json:"topologyConstraint,omitempty"`
 }
 
 // PodGroup is one group of a gang: the pods of one PodClique.

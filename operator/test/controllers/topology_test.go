@@ -93,7 +93,8 @@ func topologyCondition(ns, name string) func() string {
 }
 
 // gangConstraints renders the translated constraints of a PodGang: the
-// gang's, each group config's and each pod group's.
+// gang's, each group config's, each pod group's and, on a scaled PodGang, the
+// PodCliqueSet-level one it shares with its base PodGang.
 func gangConstraints(ns, name string) func() map[string]*groveschedulerv1alpha1.TopologyConstraint {
 	return func() map[string]*groveschedulerv1alpha1.TopologyConstraint {
 		pg := &groveschedulerv1alpha1.PodGang{}
@@ -106,6 +107,9 @@ func gangConstraints(ns, name string) func() map[string]*groveschedulerv1alpha1.
 		}
 		for _, g := range pg.Spec.PodGroups {
 			out["group/"+g.Name] = g.TopologyConstraint
+		}
+		if b := pg.Spec.BasePodGang; b != nil {
+			out["base/"+b.Name] = b.TopologyConstraint
 		}
 		return out
 	}
@@ -143,7 +147,8 @@ var _ = Describe("Topology constraints in PodGangs and the TopologyLevelsUnavail
 		Expect(podGang(ns, "topo-0").Annotations).To(HaveKeyWithValue("grove.io/topology-name", ctb.Name))
 		Expect(gangConstraints(ns, "topo-0-sg-0")()).To(Equal(map[string]*groveschedulerv1alpha1.TopologyConstraint{
 			"gang": packKeys(ptr.To("example.com/rack"), nil), "group/topo-0-sg-1-wk": nil,
-		}), "a scaled PodGang takes its scaling group's constraint")
+			"base/topo-0": packKeys(ptr.To("topology.kubernetes.io/zone"), nil),
+		}), "a scaled PodGang takes its scaling group's constraint and names its base PodGang with the PodCliqueSet's")
 		Eventually(func() []string { return eventMessages(eventsWithReason(ns, "AllClusterTopologyLevelsAvailable")) }).
 			Should(ConsistOf("PodCliqueSet/topo: " + available[len("False/AllClusterTopologyLevelsAvailable: "):]))
 
@@ -157,7 +162,7 @@ var _ = Describe("Topology constraints in PodGangs and the TopologyLevelsUnavail
 		By("deleting the ClusterTopologyBinding")
 		Expect(k8sClient.Delete(ctx, ctb)).To(Succeed())
 		Eventually(topologyCondition(ns, "topo")).Should(Equal(notFound))
-		Eventually(gangConstraints(ns, "topo-0-sg-0")).Should(Equal(map[string]*groveschedulerv1alpha1.TopologyConstraint{"gang": nil, "group/topo-0-sg-1-wk": nil}))
+		Eventually(gangConstraints(ns, "topo-0-sg-0")).Should(Equal(map[string]*groveschedulerv1alpha1.TopologyConstraint{"gang": nil, "group/topo-0-sg-1-wk": nil, "base/topo-0": nil}))
 		Expect(podGang(ns, "topo-0").Annotations).NotTo(HaveKey("grove.io/topology-name"))
 	})
 

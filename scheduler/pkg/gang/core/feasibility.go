@@ -59,7 +59,7 @@ func (m *Manager) PreFilter(pod *corev1.Pod, nodeInfos []fwk.NodeInfo) (*Decisio
 
 	m.mu.Lock()
 	st := m.stateLocked(key)
-	view := viewOf(spec, st)
+	view := m.viewOfLocked(spec, st)
 	met := view.minSetMet()
 	if !met && view.counts[gi] >= spec.groups[gi].min {
 		m.mu.Unlock()
@@ -180,9 +180,16 @@ func (m *Manager) gangDemands(v gangView, gi int, pod *corev1.Pod, skipForeignGa
 	return demands, ""
 }
 
-// scope instantiates the gang's pack scopes, fixing the domains its placed pods occupy.
+// scope instantiates the gang's pack scopes, fixing the domains its placed
+// pods occupy, and for a scaled gang the domain its base gang's pods occupy.
 func (v gangView) scope(byName map[string]*SimNode) *Scope {
-	return v.spec.root.instantiate(domainResolver(v.spec, v.assigned, byName))
+	anchor := baseAnchor{key: v.spec.base}
+	for _, nodeName := range v.baseAssigned {
+		if n := byName[nodeName]; n != nil {
+			anchor.nodes = append(anchor.nodes, n)
+		}
+	}
+	return v.spec.root.instantiate(domainResolver(v.spec, v.assigned, byName), anchor)
 }
 
 // demandFor builds a demand from a pod's effective request (init containers and

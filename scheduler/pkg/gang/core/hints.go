@@ -86,19 +86,25 @@ func (m *Manager) hintPodGangChanged(_ klog.Logger, pod *corev1.Pod, oldObj, new
 
 // hintPodAdded queues a pod when a pod of its own gang is bound (kube-scheduler
 // reports only assigned pods as added to other pods): its best-effort pods
-// wait for the minimum set. It also queues a gang pod whose required pod
-// affinity the bound pod satisfies, which the placement search may have been
-// waiting for. A pod of anything else taking a node frees nothing.
+// wait for the minimum set. A pod of a scaled gang is also queued when a pod
+// of its base gang is bound, since its replica's domain may wait for that. It
+// also queues a gang pod whose required pod affinity the bound pod satisfies,
+// which the placement search may have been waiting for. A pod of anything
+// else taking a node frees nothing.
 func (m *Manager) hintPodAdded(_ klog.Logger, pod *corev1.Pod, _, newObj any) (fwk.QueueingHint, error) {
 	added, ok := newObj.(*corev1.Pod)
 	if !ok {
 		return fwk.Queue, fmt.Errorf("expected the added object to be a Pod, got %T", newObj)
 	}
 	key, inGang := GangKey(pod)
-	if !inGang || !m.referenced(pod) {
+	if !inGang {
 		return fwk.QueueSkip, nil
 	}
-	if addedKey, ok := GangKey(added); ok && addedKey == key {
+	spec := m.referencingSpec(pod)
+	if spec == nil {
+		return fwk.QueueSkip, nil
+	}
+	if addedKey, ok := GangKey(added); ok && (addedKey == key || addedKey == spec.base) {
 		return fwk.Queue, nil
 	}
 	if a := pod.Spec.Affinity; a != nil && a.PodAffinity != nil && len(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {

@@ -31,13 +31,17 @@ import (
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
-// hintEnv holds PodGang ns/g (group w of two 1-GPU pods packed by "rack");
+// hintEnv holds PodGang ns/g (group w of two 1-GPU pods packed by "rack") and its scaled PodGang ns/s;
 // its pods run only on nodes labelled pool=gpu and tolerate dedicated=gpu:NoSchedule.
 func hintEnv(t *testing.T) *testEnv {
 	e := newTestEnv(t)
 	pg := newTestPodGang("ns", "g", testGroup{name: "w", pods: 2, min: 2, gpus: 1})
 	pg.Spec.TopologyConstraint = pack("rack", "")
 	e.addPodGang(pg)
+	// ns/s is a scaled gang of base gang ns/g.
+	scaled := newTestPodGang("ns", "s", testGroup{name: "w", pods: 1, min: 1, gpus: 1})
+	scaled.Spec.BasePodGang = &groveschedulerv1alpha1.BasePodGangReference{Name: "g", TopologyConstraint: pack("rack", "")}
+	e.addPodGang(scaled)
 	e.addNodes(hintNode("n-gpu", true, nil), hintNode("n-cpu", false, nil))
 	return e
 }
@@ -141,6 +145,8 @@ func TestQueueingHints(t *testing.T) {
 		// Pod bound (kube-scheduler reports only assigned pods as added to other pods).
 		{name: "a pod of its own gang is bound", hint: podAdded, pod: member, new: bound(hintPod("g-w-1", "g"), "n-gpu"), want: fwk.Queue},
 		{name: "a pod of another gang is bound", hint: podAdded, pod: member, new: bound(hintPod("h-w-1", "h"), "n-gpu"), want: fwk.QueueSkip},
+		{name: "a pod of its base gang is bound", hint: podAdded, pod: hintPod("s-w-0", "s"), new: bound(hintPod("g-w-1", "g"), "n-gpu"), want: fwk.Queue},
+		{name: "a pod of a scaled gang of its gang is bound", hint: podAdded, pod: member, new: bound(hintPod("s-w-0", "s"), "n-gpu"), want: fwk.QueueSkip},
 		{name: "an ordinary pod is bound", hint: podAdded, pod: member, new: placed("n-gpu"), want: fwk.QueueSkip},
 		{name: "a sibling is bound while the pod is not referenced yet", hint: podAdded, pod: unreferenced, new: bound(hintPod("g-w-1", "g"), "n-gpu"), want: fwk.QueueSkip},
 		{name: "a pod its required pod affinity selects is bound", hint: podAdded, pod: affine(hintPod("g-w-0", "g"), "db", "kubernetes.io/hostname"),

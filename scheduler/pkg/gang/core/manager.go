@@ -276,7 +276,19 @@ func (m *Manager) transitionLocked(key string, st *gangState, ev gangEvent) {
 func (m *Manager) view(spec *gangSpec) gangView {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return viewOf(spec, m.states[spec.key])
+	return m.viewOfLocked(spec, m.states[spec.key])
+}
+
+// viewOfLocked is viewOf plus, for a scaled gang packed with its base gang,
+// the nodes the base gang's pods hold; m.mu must be held.
+func (m *Manager) viewOfLocked(spec *gangSpec, st *gangState) gangView {
+	v := viewOf(spec, st)
+	if spec.root.replica {
+		if bst := m.states[spec.base]; bst != nil {
+			v.baseAssigned = bst.assigned()
+		}
+	}
+	return v
 }
 
 // spec returns the digested PodGang, or nil.

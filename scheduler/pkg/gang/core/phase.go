@@ -219,6 +219,8 @@ type gangView struct {
 	counts []int64
 	// assigned maps the gang's pods that hold a node to that node.
 	assigned map[string]string
+	// baseAssigned is assigned of a scaled gang's base gang (nil otherwise).
+	baseAssigned map[string]string
 }
 
 func viewOf(spec *gangSpec, st *gangState) gangView {

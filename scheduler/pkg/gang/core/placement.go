@@ -18,6 +18,7 @@ package core
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -153,6 +154,14 @@ type Scope struct {
 	PreferredKey string
 	// FixedRequired is the domain value already chosen (pods of the scope are placed); empty means free.
 	FixedRequired string
+	// FixedBy names who holds FixedRequired when it is not the scope's own
+	// pods (a scaled gang's base PodGang); the failure message then names the
+	// domain the scope waits for.
+	FixedBy string
+	// PreferredFirst is the PreferredKey value tried before the others.
+	PreferredFirst string
+	// Unavailable, when set, says why the scope cannot be placed now.
+	Unavailable string
 	// Groups are indexes into the demand list placed directly in this scope.
 	Groups []int
 	// Children are nested scopes.
@@ -212,6 +221,9 @@ type search struct {
 
 // placeScope places one scope within candidate nodes, committing to free only on success.
 func (se *search) placeScope(nodes []*SimNode, free map[string]Resources, s *Scope, req, pref map[string]string) *Infeasible {
+	if s.Unavailable != "" {
+		return &Infeasible{Message: s.Unavailable}
+	}
 	if s.RequiredKey == "" {
 		return se.placeWithPreference(nodes, free, s, req, pref)
 	}
@@ -234,6 +246,13 @@ func (se *search) placeScope(nodes []*SimNode, free map[string]Resources, s *Sco
 		}
 		return nil
 	}
+	if s.FixedBy != "" {
+		why := "no node has the label"
+		if lastFail != nil {
+			why = lastFail.Message
+		}
+		return &Infeasible{Message: fmt.Sprintf("waits for room in %s=%s, the domain %s holds: %s", s.RequiredKey, s.FixedRequired, s.FixedBy, why)}
+	}
 	if lastFail == nil {
 		return &Infeasible{Message: fmt.Sprintf("no node has topology label %q required by %s", s.RequiredKey, s.Name)}
 	}
@@ -247,6 +266,9 @@ func (se *search) placeScope(nodes []*SimNode, free map[string]Resources, s *Sco
 func (se *search) placeWithPreference(nodes []*SimNode, free map[string]Resources, s *Scope, req, pref map[string]string) *Infeasible {
 	if s.PreferredKey != "" {
 		domains, order := partition(nodes, s.PreferredKey)
+		if first := s.PreferredFirst; first != "" && domains[first] != nil {
+			order = append([]string{first}, slices.DeleteFunc(slices.Clone(order), func(v string) bool { return v == first })...)
+		}
 		for _, value := range order {
 			trial := cloneFree(free, domains[value])
 			mark := se.sim.mark()

@@ -81,7 +81,7 @@ func (m *Manager) pendingSiblings(spec *gangSpec, nodes []*SimNode, byName map[s
 		if key == spec.key || sib == nil {
 			continue
 		}
-		v := viewOf(sib, m.states[key])
+		v := m.viewOfLocked(sib, m.states[key])
 		if v.phase.misfit() || v.minSetMet() {
 			continue
 		}

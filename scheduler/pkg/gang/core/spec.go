@@ -17,6 +17,7 @@ limitations under the License.
 package core
 
 import (
+	"fmt"
 	"time"
 
 	apicommon "github.com/grove-project/grove/api/common"
@@ -35,6 +36,9 @@ type gangSpec struct {
 	// family groups the PodGangs of one PodCliqueSet ("namespace/part-of");
 	// empty when the PodGang carries no part-of label.
 	family string
+	// base is the key of the base PodGang of a scaled gang's PodCliqueSet
+	// replica; empty for any other gang.
+	base   string
 	groups []groupSpec
 	// refIndex maps a referenced pod name to its group index.
 	refIndex map[string]int
@@ -57,6 +61,9 @@ type scopeTemplate struct {
 	preferredKey string
 	groups       []int
 	children     []*scopeTemplate
+	// replica marks the scope of a scaled gang's PodCliqueSet-level
+	// constraint: its domains come from the base gang's placed pods.
+	replica bool
 }
 
 func packKeys(tc *groveschedulerv1alpha1.TopologyConstraint) (required, preferred string) {
@@ -125,6 +132,17 @@ func newGangSpec(pg *groveschedulerv1alpha1.PodGang) *gangSpec {
 			root.attachGroup(gi, g)
 		}
 	}
+	if b := pg.Spec.BasePodGang; b != nil && b.Name != "" {
+		s.base = pg.Namespace + "/" + b.Name
+		// The PodCliqueSet-level constraint encloses the gang's own scopes: the
+		// gang's own key may be a finer level inside the replica's domain.
+		if breq, bpref := packKeys(b.TopologyConstraint); breq != "" || bpref != "" {
+			root = &scopeTemplate{
+				name: "PodCliqueSet replica of base PodGang " + s.base, requiredKey: breq, preferredKey: bpref,
+				children: []*scopeTemplate{root}, replica: true,
+			}
+		}
+	}
 	s.root = root
 	s.topologyKeys = root.topologyKeys()
 	return s
@@ -170,16 +188,59 @@ func (t *scopeTemplate) members() []int {
 }
 
 // instantiate builds a Scope, fixing required domains of scopes that already
-// have placed pods so later pods (and best-effort extras) join them.
-func (t *scopeTemplate) instantiate(domainOf func(groups []int, key string) string) *Scope {
+// have placed pods so later pods (and best-effort extras) join them. The
+// replica scope of a scaled gang takes its domains from the base gang (anchor)
+// until the gang's own pods hold one: the required domain is fixed to the
+// base's, or the scope is unavailable while the base holds none; the
+// preferred domain is tried first.
+func (t *scopeTemplate) instantiate(domainOf func(groups []int, key string) string, anchor baseAnchor) *Scope {
 	s := &Scope{Name: t.name, RequiredKey: t.requiredKey, PreferredKey: t.preferredKey, Groups: t.groups}
 	if t.requiredKey != "" {
 		s.FixedRequired = domainOf(t.members(), t.requiredKey)
 	}
+	if t.replica {
+		if t.requiredKey != "" && s.FixedRequired == "" {
+			if d := anchor.domainOf(t.requiredKey); d != "" {
+				s.FixedRequired, s.FixedBy = d, "base PodGang "+anchor.key
+			} else {
+				s.Unavailable = fmt.Sprintf("waits for base PodGang %s to hold pods in a %q domain: its PodCliqueSet replica's pods must share one", anchor.key, t.requiredKey)
+			}
+		}
+		if t.preferredKey != "" {
+			if s.PreferredFirst = domainOf(t.members(), t.preferredKey); s.PreferredFirst == "" {
+				s.PreferredFirst = anchor.domainOf(t.preferredKey)
+			}
+		}
+	}
 	for _, c := range t.children {
-		s.Children = append(s.Children, c.instantiate(domainOf))
+		s.Children = append(s.Children, c.instantiate(domainOf, anchor))
 	}
 	return s
+}
+
+// baseAnchor is what a scaled gang's replica scope knows of its base gang:
+// the nodes the base gang's pods hold.
+type baseAnchor struct {
+	key   string
+	nodes []*SimNode
+}
+
+// domainOf returns the value of key that most of the base gang's placed pods
+// hold (the smallest value on a tie); empty when none of them holds it.
+func (a baseAnchor) domainOf(key string) string {
+	count := map[string]int{}
+	for _, n := range a.nodes {
+		if v, ok := n.Labels[key]; ok {
+			count[v]++
+		}
+	}
+	best := ""
+	for v, c := range count {
+		if best == "" || c > count[best] || (c == count[best] && v < best) {
+			best = v
+		}
+	}
+	return best
 }
 
 // refs lists every referenced pod name, group by group.

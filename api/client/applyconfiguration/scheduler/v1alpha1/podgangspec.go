@@ -36,6 +36,13 @@ type PodGangSpecApplyConfiguration struct {
 	// reuseReservationRef names a gang whose placement this gang may reuse.
 	// Reserved for future use.
 	ReuseReservationRef *NamespacedNameApplyConfiguration `json:"reuseReservationRef,omitempty"`
+	// basePodGang is set on a scaled PodGang: it names the base PodGang of the
+	// same PodCliqueSet replica and carries the PodCliqueSet-level constraint
+	// the two share. The scheduler places this gang in the domain (of the
+	// required key) that the base PodGang's placed pods hold, and waits while
+	// that domain has no room or the base PodGang holds none; a preferred key
+	// tries the base PodGang's domain first.
+	BasePodGang *BasePodGangReferenceApplyConfiguration `json:"basePodGang,omitempty"`
 }
 
 // PodGangSpecApplyConfiguration constructs a declarative configuration of the PodGangSpec type for use with
@@ -91,5 +98,13 @@ func (b *PodGangSpecApplyConfiguration) WithPriorityClassName(value string) *Pod
 // If called multiple times, the ReuseReservationRef field is set to the value of the last call.
 func (b *PodGangSpecApplyConfiguration) WithReuseReservationRef(value *NamespacedNameApplyConfiguration) *PodGangSpecApplyConfiguration {
 	b.ReuseReservationRef = value
+	return b
+}
+
+// WithBasePodGang sets the BasePodGang field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the BasePodGang field is set to the value of the last call.
+func (b *PodGangSpecApplyConfiguration) WithBasePodGang(value *BasePodGangReferenceApplyConfiguration) *PodGangSpecApplyConfiguration {
+	b.BasePodGang = value
 	return b
 }

@@ -18,7 +18,9 @@ limitations under the License.
 // the gang scheduler. Per replica i there is a base PodGang <pcs>-<i> with
 // every standalone clique and the scaling-group replicas below minAvailable,
 // and a scaled PodGang <pcsg>-<j-minAvailable> for every scaling-group
-// replica j at or above minAvailable. Each pod group stands for one
+// replica j at or above minAvailable; a scaled PodGang names its replica's
+// base PodGang in spec.basePodGang, with the PodCliqueSet-level topology
+// constraint, so the scheduler can keep the replica in one domain. Each pod group stands for one
 // PodClique; this component writes the groups (name, minReplicas, topology)
 // but not their pod references, which each PodClique's controller writes
 // for its own group as its pods come and go. A PodClique or scaling group
@@ -90,6 +92,14 @@ type gang struct {
 	members      []member
 	constraint   *grovecorev1alpha1.TopologyConstraint
 	groupConfigs []groupConfig
+	// base is set on a scaled gang: the base PodGang of its replica, with
+	// which it shares the PodCliqueSet-level constraint.
+	base *baseRef
+}
+
+type baseRef struct {
+	name       string
+	constraint *grovecorev1alpha1.TopologyConstraint
 }
 
 type groupConfig struct {
@@ -217,6 +227,7 @@ func expectedGangs(pcs *grovecorev1alpha1.PodCliqueSet, st *state) []*gang {
 				}
 				scaled = append(scaled, &gang{
 					name: apicommon.ScaledPodGangName(pcsgName, j, minAvailable), replica: i, members: members, constraint: constraint,
+					base: &baseRef{name: base.name, constraint: tmpl.TopologyConstraint},
 				})
 			}
 		}
@@ -373,6 +384,9 @@ func (o operator) build(pcs *grovecorev1alpha1.PodCliqueSet, st *state, g *gang,
 				Name: gc.name, PodGroupNames: gc.pclqs, TopologyConstraint: c,
 			})
 		}
+	}
+	if g.base != nil {
+		spec.BasePodGang = &groveschedulerv1alpha1.BasePodGangReference{Name: g.base.name, TopologyConstraint: tr(g.base.constraint)}
 	}
 	if translated {
 		annotations[apicommon.AnnotationTopologyName] = st.topology.BindingName()

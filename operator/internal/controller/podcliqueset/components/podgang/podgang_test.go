@@ -48,7 +48,11 @@ func render(gangs []*gang) []string {
 		for _, m := range g.members {
 			members = append(members, m.pclqName)
 		}
-		out = append(out, g.name+"="+strings.Join(members, ","))
+		line := g.name + "=" + strings.Join(members, ",")
+		if g.base != nil {
+			line += " base " + g.base.name
+		}
+		out = append(out, line)
 	}
 	return out
 }
@@ -65,7 +69,7 @@ func TestExpectedGangs(t *testing.T) {
 			pcs:  testPCS(1, 2, 1),
 			wantGangs: []string{
 				"demo-0=demo-0-fe,demo-0-mn-0-ldr,demo-0-mn-0-wkr",
-				"demo-0-mn-0=demo-0-mn-1-ldr,demo-0-mn-1-wkr",
+				"demo-0-mn-0=demo-0-mn-1-ldr,demo-0-mn-1-wkr base demo-0",
 			},
 		},
 		{
@@ -74,8 +78,8 @@ func TestExpectedGangs(t *testing.T) {
 			livePCSG: map[string]int32{"demo-0-mn": 3},
 			wantGangs: []string{
 				"demo-0=demo-0-fe,demo-0-mn-0-ldr,demo-0-mn-0-wkr",
-				"demo-0-mn-0=demo-0-mn-1-ldr,demo-0-mn-1-wkr",
-				"demo-0-mn-1=demo-0-mn-2-ldr,demo-0-mn-2-wkr",
+				"demo-0-mn-0=demo-0-mn-1-ldr,demo-0-mn-1-wkr base demo-0",
+				"demo-0-mn-1=demo-0-mn-2-ldr,demo-0-mn-2-wkr base demo-0",
 			},
 		},
 		{

@@ -38,7 +38,7 @@ func TestExpectedGangsScaledToZero(t *testing.T) {
 			livePCLQ: map[string]int32{"demo-0-fe": 0},
 			wantGangs: []string{
 				"demo-0=demo-0-mn-0-ldr,demo-0-mn-0-wkr",
-				"demo-0-mn-0=demo-0-mn-1-ldr,demo-0-mn-1-wkr",
+				"demo-0-mn-0=demo-0-mn-1-ldr,demo-0-mn-1-wkr base demo-0",
 			},
 		},
 		{
@@ -58,7 +58,7 @@ func TestExpectedGangsScaledToZero(t *testing.T) {
 			livePCSG: map[string]int32{"demo-0-mn": 2},
 			wantGangs: []string{
 				"demo-0=demo-0-fe,demo-0-mn-0-ldr,demo-0-mn-0-wkr",
-				"demo-0-mn-0=demo-0-mn-1-ldr,demo-0-mn-1-wkr",
+				"demo-0-mn-0=demo-0-mn-1-ldr,demo-0-mn-1-wkr base demo-0",
 			},
 		},
 	}
