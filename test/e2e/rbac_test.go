@@ -27,7 +27,12 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
+
+	apicommon "github.com/grove-project/grove/api/common"
 )
 
 // releaseNamespace is where hack/local-cluster installs the chart.
@@ -181,6 +186,23 @@ var _ = Describe("RBAC of the chart's ServiceAccounts", Label("rbac"), func() {
 		Expect(err).NotTo(HaveOccurred())
 		// With --config, kube-scheduler takes its kubeconfig from clientConnection.
 		Expect(string(sched)).To(ContainSubstring("kubeconfig: " + filepath.Join(localDir, "kubeconfig-grove-scheduler")))
+	})
+
+	It("binds the grove-initc Role of a new PodCliqueSet on the first try, as grove-operator's ServiceAccount", func() {
+		ns := newNamespace("rbac")
+		pcs := createPCS("samples/user-guide/01_core-concepts/single-node-aggregated.yaml", ns)
+		Eventually(func() error {
+			return k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: apicommon.InitcRoleBindingName(pcs.Name)}, &rbacv1.RoleBinding{})
+		}).Should(Succeed())
+		// The API server refuses a binding whose Role it cannot resolve yet;
+		// the operator applies the RoleBinding only after the Role.
+		Consistently(func(g Gomega) {
+			events := &corev1.EventList{}
+			g.Expect(k8s.List(ctx, events, client.InNamespace(ns))).To(Succeed())
+			for _, e := range events.Items {
+				g.Expect(e.Reason).NotTo(Equal("RoleBindingCreateOrUpdateFailed"), "event %s: %s", e.Reason, e.Message)
+			}
+		}, "3s").Should(Succeed())
 	})
 
 	It("runs kwok as system:kwok, which may move pods and nodes along but not create, delete nodes or read Secrets", func() {

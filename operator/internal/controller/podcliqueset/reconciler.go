@@ -79,13 +79,16 @@ func NewReconciler(c client.Client, d childsync.Deps, cfg *config.OperatorConfig
 	// are the critical path to pods, and a PodGang that exists when its
 	// PodClique's pods appear takes their references at once instead of
 	// costing the PodClique another reconcile and status write. The Services,
-	// HPAs and grove-initc access objects are needed only once pods run.
+	// HPAs and grove-initc access objects are needed only once pods run; the
+	// grove-initc RoleBinding comes last, after the Role it binds.
+	initcObjects, initcBindings := initcaccess.Operators(d)
 	return &Reconciler{
 		client:   c,
 		recorder: d.Recorder,
 		groups: [][]component.Operator[*grovecorev1alpha1.PodCliqueSet]{
 			{podclique.New(d), podcliquescalinggroup.New(d), podgang.New(d, backends, tas)},
-			append(initcaccess.Operators(d), service.New(d), hpa.New(d)),
+			append(initcObjects, service.New(d), hpa.New(d)),
+			initcBindings,
 		},
 		deleted:    gangtermination.NewTracker(),
 		tasEnabled: tas,

@@ -52,11 +52,14 @@ import (
 	"github.com/grove-project/grove/operator/internal/groveerr"
 )
 
-// Operators returns the four component operators, in creation order.
-func Operators(d childsync.Deps) []component.Operator[*grovecorev1alpha1.PodCliqueSet] {
-	return []component.Operator[*grovecorev1alpha1.PodCliqueSet]{
-		serviceAccount{d}, role{d}, roleBinding{d}, tokenSecret{d},
-	}
+// Operators returns the four component operators in two steps: the
+// ServiceAccount, Role and token Secret, then the RoleBinding. The API
+// server lets the operator bind the Role only once it can resolve the Role
+// (the operator holds no bind permission), so the binding must not race its
+// creation.
+func Operators(d childsync.Deps) (objects, bindings []component.Operator[*grovecorev1alpha1.PodCliqueSet]) {
+	return []component.Operator[*grovecorev1alpha1.PodCliqueSet]{serviceAccount{d}, role{d}, tokenSecret{d}},
+		[]component.Operator[*grovecorev1alpha1.PodCliqueSet]{roleBinding{d}}
 }
 
 // apply applies desired (its owner reference to pcs is added here) and
