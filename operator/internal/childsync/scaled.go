@@ -66,8 +66,8 @@ func ApplyScaled[T client.Object](ctx context.Context, d Deps, owner metav1.Obje
 		}
 		return Created, nil
 	}
-	if c := metav1.GetControllerOfNoCopy(live); c != nil && c.UID != owner.GetUID() {
-		return Unchanged, ErrControlledByOther{Name: live.GetName(), Controller: *c}
+	if err := controlledBy(live, owner); err != nil {
+		return Unchanged, err
 	}
 	desired, err := s.Want(live)
 	if err != nil {

@@ -103,30 +103,31 @@ func ServerSideApply(ctx context.Context, d Deps, owner metav1.Object, desired A
 		d.Creates.created(live)
 		return Created, nil
 	}
-	if c := metav1.GetControllerOfNoCopy(live); c != nil && c.UID != owner.GetUID() {
-		return Unchanged, ErrControlledByOther{Name: key.Name, Controller: *c}
+	if err := controlledBy(live, owner); err != nil {
+		return Unchanged, err
 	}
 	upgraded, err := upgradeLegacyFields(ctx, d, live)
 	if err != nil {
 		return Unchanged, err
 	}
 	if !upgraded {
-		have, err := jsonMap(live)
-		if err != nil {
-			return Unchanged, fmt.Errorf("encoding %s: %w", key.Name, err)
-		}
-		owned, err := appliedFields(live.GetManagedFields(), d.FieldManager)
-		if err != nil {
-			return Unchanged, fmt.Errorf("reading the managed fields of %s: %w", key.Name, err)
-		}
-		if Converged(want, have, owned) {
-			return Unchanged, nil
+		converged, err := isConverged(want, live, d.FieldManager)
+		if err != nil || converged {
+			return Unchanged, err
 		}
 	}
 	if err := apply(ctx, d, desired); err != nil {
 		return Unchanged, err
 	}
 	return Patched, nil
+}
+
+// controlledBy returns ErrControlledByOther when another controller owns live.
+func controlledBy(live, owner metav1.Object) error {
+	if c := metav1.GetControllerOfNoCopy(live); c != nil && c.UID != owner.GetUID() {
+		return ErrControlledByOther{Name: live.GetName(), Controller: *c}
+	}
+	return nil
 }
 
 func apply(ctx context.Context, d Deps, desired ApplyConfiguration) error {
