@@ -202,6 +202,16 @@ func expectRunning(ns, pcs string, want map[string]int) map[string][]corev1.Pod 
 			got[name] = len(ps)
 		}
 		g.Expect(got).To(Equal(want))
+		// Ready pods are not enough: the rolling step reads availability from
+		// the controllers' status, and a replica still reported unavailable
+		// would rightly be replaced first, out of the order a spec expects.
+		groups := &grovecorev1alpha1.PodCliqueScalingGroupList{}
+		g.Expect(k8sClient.List(ctx, groups, client.InNamespace(ns), client.MatchingLabels{apicommon.LabelPartOfKey: pcs})).To(Succeed())
+		for _, sg := range groups.Items {
+			g.Expect(sg.Status.AvailableReplicas).To(Equal(sg.Spec.Replicas), "%s reports every replica available", sg.Name)
+		}
+		set := getPCS(ns, pcs)()
+		g.Expect(set.Status.AvailableReplicas).To(Equal(set.Spec.Replicas), "%s reports every replica available", pcs)
 	}).Should(Succeed())
 	return pods
 }
