@@ -108,8 +108,12 @@ type PodGroup struct {
 	// name is the group's name (the PodClique's name).
 	// +required
 	Name string `json:"name"`
-	// podReferences are the pods of the group.
+	// podReferences are the pods of the group. The API server fills in an
+	// empty list when a write leaves them out (the operator's server-side
+	// apply of the other fields of a group, before the group's PodClique
+	// has written them).
 	// +listType=atomic
+	// +default=[]
 	// +required
 	PodReferences []NamespacedName `json:"podReferences"`
 	// minReplicas is how many referenced pods must be placed together with the

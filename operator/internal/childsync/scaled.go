@@ -21,6 +21,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,30 +33,42 @@ import (
 // replicasPath is spec.replicas of a PodClique or PodCliqueScalingGroup.
 var replicasPath = fieldpath.MakePathOrDie("spec", "replicas")
 
-// Scaled describes a child whose spec.replicas other writers share: HPAs and
-// kubectl scale change it through the scale subresource, and Grove sets it
-// only at creation and when the template's value changes (design decision
-// 3). Such a child is created by a plain create; afterwards every field but
-// spec.replicas is applied server-side under Deps.FieldManager, and spec.replicas
-// is set by a merge patch under CreateFieldManager. The Apply entry never
-// owns spec.replicas, so an apply can neither drop it nor take it back from
-// an autoscaler on a stale cache.
-type Scaled[T client.Object] struct {
+// Shared describes a child some of whose fields other writers own. A
+// PodClique's or PodCliqueScalingGroup's spec.replicas is shared with HPAs and
+// kubectl scale, which change it through the scale subresource; Grove sets it
+// only at creation and when the template's value changes (design decision 3).
+// A PodGang's pod references are written by each group's PodClique
+// controller. Such a child is created by a plain create under
+// CreateFieldManager; afterwards every other field is applied server-side
+// under Deps.FieldManager. The Apply entry never owns a shared field, so an
+// apply can neither drop it nor overwrite it from a stale cache.
+type Shared[T client.Object] struct {
 	// Create is the child as created when none exists.
 	Create T
-	// Want returns the apply configuration of the live child, without
-	// spec.replicas.
+	// Want returns the apply configuration of the live child, without the
+	// shared fields.
 	Want func(live T) (ApplyConfiguration, error)
+	// Shared reports whether the field at a path is a shared one; nil means
+	// spec.replicas.
+	Shared func(fieldpath.Path) bool
 	// Replicas returns the spec.replicas Grove wants for the live child and
-	// whether that differs from its value.
+	// whether that differs from its value; nil for a child Grove never
+	// rescales.
 	Replicas func(live T) (int32, bool)
 	// SetReplicas sets spec.replicas.
 	SetReplicas func(obj T, replicas int32)
 }
 
-// ApplyScaled makes the child s describes match it. live is an empty object
+func (s Shared[T]) shared() func(fieldpath.Path) bool {
+	if s.Shared != nil {
+		return s.Shared
+	}
+	return func(p fieldpath.Path) bool { return p.Equals(replicasPath) }
+}
+
+// ApplyShared makes the child s describes match it. live is an empty object
 // of its kind, filled from the cache.
-func ApplyScaled[T client.Object](ctx context.Context, d Deps, owner metav1.Object, s Scaled[T], live T) (Result, error) {
+func ApplyShared[T client.Object](ctx context.Context, d Deps, owner metav1.Object, s Shared[T], live T) (Result, error) {
 	if err := d.Client.Get(ctx, client.ObjectKeyFromObject(s.Create), live); err != nil {
 		if !apierrors.IsNotFound(err) {
 			return Unchanged, err
@@ -77,7 +90,7 @@ func ApplyScaled[T client.Object](ctx context.Context, d Deps, owner metav1.Obje
 	if err != nil {
 		return Unchanged, fmt.Errorf("encoding the apply configuration of %s: %w", live.GetName(), err)
 	}
-	created, err := createdFields(live.GetManagedFields())
+	created, err := createdFields(live.GetManagedFields(), s.shared())
 	if err != nil {
 		return Unchanged, fmt.Errorf("reading the managed fields of %s: %w", live.GetName(), err)
 	}
@@ -85,9 +98,16 @@ func ApplyScaled[T client.Object](ctx context.Context, d Deps, owner metav1.Obje
 	if !allPresent(want, created) {
 		// The create (or an older Grove) set a field that is no longer
 		// wanted: only an Apply entry's field is removed by an apply.
-		if moved, err = moveCreatedFieldsToApply(ctx, d, live); err != nil {
+		if moved, err = moveCreatedFieldsToApply(ctx, d, live, s.shared()); err != nil {
 			return Unchanged, err
 		}
+	}
+	// Whether spec.replicas changes is read from the child as it was: the
+	// apply below records the template's value that this decision compares.
+	var replicas int32
+	rescale := false
+	if s.Replicas != nil {
+		replicas, rescale = s.Replicas(live)
 	}
 	res := Unchanged
 	converged := false
@@ -101,8 +121,13 @@ func ApplyScaled[T client.Object](ctx context.Context, d Deps, owner metav1.Obje
 			return Unchanged, err
 		}
 		res = Patched
+		// The apply answered with the stored child: callers go on with it,
+		// not with the cache's older copy.
+		if err := fromResponse(desired, live); err != nil {
+			return res, fmt.Errorf("reading the applied %s: %w", live.GetName(), err)
+		}
 	}
-	if replicas, change := s.Replicas(live); change {
+	if rescale {
 		base, ok := live.DeepCopyObject().(T)
 		if !ok {
 			return res, fmt.Errorf("cannot copy %s", live.GetName())
@@ -116,9 +141,21 @@ func ApplyScaled[T client.Object](ctx context.Context, d Deps, owner metav1.Obje
 	return res, nil
 }
 
+// fromResponse replaces obj with the object an apply configuration holds
+// after the apply filled it from the API server's answer.
+func fromResponse(ac ApplyConfiguration, obj client.Object) error {
+	raw, err := json.Marshal(ac)
+	if err != nil {
+		return err
+	}
+	v := reflect.ValueOf(obj).Elem()
+	v.Set(reflect.Zero(v.Type()))
+	return json.Unmarshal(raw, obj)
+}
+
 // createdFields are the fields CreateFieldManager's Update entry holds, but
-// spec.replicas.
-func createdFields(entries []metav1.ManagedFieldsEntry) (*fieldpath.Set, error) {
+// the shared ones.
+func createdFields(entries []metav1.ManagedFieldsEntry, shared func(fieldpath.Path) bool) (*fieldpath.Set, error) {
 	out := &fieldpath.Set{}
 	for _, e := range entries {
 		if e.Manager != CreateFieldManager || e.Operation != metav1.ManagedFieldsOperationUpdate || e.Subresource != "" || e.FieldsV1 == nil {
@@ -130,7 +167,21 @@ func createdFields(entries []metav1.ManagedFieldsEntry) (*fieldpath.Set, error) 
 		}
 		out = out.Union(set)
 	}
-	return out.Difference(fieldpath.NewSet(replicasPath)), nil
+	_, own := split(out, shared)
+	return own, nil
+}
+
+// split divides set into its shared fields and the rest.
+func split(set *fieldpath.Set, shared func(fieldpath.Path) bool) (sharedFields, rest *fieldpath.Set) {
+	var a, b []fieldpath.Path
+	set.Iterate(func(p fieldpath.Path) {
+		if shared(p) {
+			a = append(a, p.Copy())
+		} else {
+			b = append(b, p.Copy())
+		}
+	})
+	return fieldpath.NewSet(a...), fieldpath.NewSet(b...)
 }
 
 // allPresent reports whether every field of set is in want.
@@ -157,12 +208,12 @@ func isConverged(want map[string]any, live client.Object, manager string) (bool,
 }
 
 // moveCreatedFieldsToApply gives d.FieldManager's Apply entry every field that
-// CreateFieldManager's Update entry holds but spec.replicas: what the create
+// CreateFieldManager's Update entry holds but the shared ones: what the create
 // (or an older Grove's patches) set is from then on removed by an apply that
 // no longer sets it. It runs once per child, before its first apply, and
 // reports whether it moved anything.
-func moveCreatedFieldsToApply(ctx context.Context, d Deps, live client.Object) (bool, error) {
-	entries, moved, err := movedManagedFields(live.GetManagedFields(), d.FieldManager)
+func moveCreatedFieldsToApply(ctx context.Context, d Deps, live client.Object, shared func(fieldpath.Path) bool) (bool, error) {
+	entries, moved, err := movedManagedFields(live.GetManagedFields(), d.FieldManager, shared)
 	if err != nil || !moved {
 		return false, err
 	}
@@ -180,10 +231,9 @@ func moveCreatedFieldsToApply(ctx context.Context, d Deps, live client.Object) (
 }
 
 // movedManagedFields returns entries with the fields of CreateFieldManager's
-// Update entry, but spec.replicas, moved into manager's Apply entry,
+// Update entry, but the shared ones, moved into manager's Apply entry,
 // and whether there was anything to move.
-func movedManagedFields(entries []metav1.ManagedFieldsEntry, manager string) ([]metav1.ManagedFieldsEntry, bool, error) {
-	replicas := fieldpath.NewSet(replicasPath)
+func movedManagedFields(entries []metav1.ManagedFieldsEntry, manager string, shared func(fieldpath.Path) bool) ([]metav1.ManagedFieldsEntry, bool, error) {
 	toApply := &fieldpath.Set{}
 	applyAt, apiVersion := -1, ""
 	var out []metav1.ManagedFieldsEntry
@@ -196,8 +246,8 @@ func movedManagedFields(entries []metav1.ManagedFieldsEntry, manager string) ([]
 			if err := set.FromJSON(bytes.NewReader(e.FieldsV1.GetRawBytes())); err != nil {
 				return nil, false, err
 			}
-			kept := set.Intersection(replicas)
-			if moved := set.Difference(replicas); !moved.Empty() {
+			kept, moved := split(set, shared)
+			if !moved.Empty() {
 				toApply = toApply.Union(moved)
 				apiVersion = e.APIVersion
 			}

@@ -44,6 +44,9 @@ import (
 const (
 	PodCliqueSetFieldManager          = "grove-podcliqueset-controller"
 	PodCliqueScalingGroupFieldManager = "grove-podcliquescalinggroup-controller"
+	// PodCliqueFieldManager writes a PodClique's pod references into its
+	// group of the PodGang.
+	PodCliqueFieldManager = "grove-podclique-controller"
 )
 
 // CreateFieldManager records Grove's plain creates and merge patches of

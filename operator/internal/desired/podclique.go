@@ -129,7 +129,7 @@ func Replicas(live int32, liveAnnotations map[string]string, templateReplicas in
 
 // PodCliqueApply is the apply configuration of want without spec.replicas,
 // which Grove sets only at creation and when the template's value changes
-// (see Replicas and childsync.Scaled).
+// (see Replicas and childsync.Shared).
 func PodCliqueApply(want *grovecorev1alpha1.PodClique) (*grovecoreac.PodCliqueApplyConfiguration, error) {
 	ac := &grovecoreac.PodCliqueApplyConfiguration{}
 	if err := convert(want, ac); err != nil {
@@ -169,12 +169,12 @@ func convert(typed, ac any) error {
 	return json.Unmarshal(raw, ac)
 }
 
-// PodCliqueChild describes a PodClique for childsync.ApplyScaled: want is
+// PodCliqueChild describes a PodClique for childsync.ApplyShared: want is
 // created as it is; an existing PodClique is applied from template(live)
 // (want itself, or want pinned to the live template while a rolling update
 // has not reached it yet), and its spec.replicas follows Replicas.
-func PodCliqueChild(want *grovecorev1alpha1.PodClique, templateReplicas int32, template func(live *grovecorev1alpha1.PodClique) *grovecorev1alpha1.PodClique) childsync.Scaled[*grovecorev1alpha1.PodClique] {
-	return childsync.Scaled[*grovecorev1alpha1.PodClique]{
+func PodCliqueChild(want *grovecorev1alpha1.PodClique, templateReplicas int32, template func(live *grovecorev1alpha1.PodClique) *grovecorev1alpha1.PodClique) childsync.Shared[*grovecorev1alpha1.PodClique] {
+	return childsync.Shared[*grovecorev1alpha1.PodClique]{
 		Create: want,
 		Want: func(live *grovecorev1alpha1.PodClique) (childsync.ApplyConfiguration, error) {
 			return PodCliqueApply(template(live))

@@ -18,6 +18,7 @@ package controllers
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -235,6 +236,41 @@ var _ = Describe("Children written by server-side apply", func() {
 			return k8sClient.Update(ctx, p)
 		}).Should(Succeed())
 		Eventually(func(g Gomega) int32 { return getPCLQ(g).Spec.Replicas }).Should(Equal(int32(2)))
+	})
+
+	It("applies PodGangs: a label the PodCliqueSet drops leaves the PodGang, and the pod references the PodCliques wrote stay theirs", func() {
+		ns := newNamespace()
+		pcs := loadFixture("simple1.yaml", ns)
+		pcs.Labels = map[string]string{"example.com/team": "serving"}
+		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
+		full := []string{"simple1-0-pca/2/2", "simple1-0-pcd/1/1", "simple1-0-sga-0-pcb/1/1", "simple1-0-sga-0-pcc/1/2"}
+		Eventually(groupSummary(ns, "simple1-0")).Should(Equal(full))
+		Expect(podGang(ns, "simple1-0").Labels).To(HaveKeyWithValue("example.com/team", "serving"))
+
+		By("the label goes from the PodCliqueSet (a metadata change: the reconcile trigger brings the sync), and from its PodGang; every group keeps its references")
+		Eventually(func() error {
+			p := getPCS(ns, "simple1")()
+			p.Labels = nil
+			p.Annotations = map[string]string{apicommon.AnnotationReconcileTrigger: "1"}
+			return k8sClient.Update(ctx, p)
+		}).Should(Succeed())
+		Eventually(func() map[string]string { return podGang(ns, "simple1-0").Labels }).ShouldNot(HaveKey("example.com/team"))
+		Consistently(groupSummary(ns, "simple1-0"), 2*time.Second).Should(Equal(full))
+
+		By("the PodCliqueSet controller's apply owns the groups but not their references; the PodCliques' manager owns those")
+		pg := podGang(ns, "simple1-0")
+		Expect(managers(pg)).To(ContainElements(childsync.PodCliqueSetFieldManager+"/Apply", childsync.PodCliqueFieldManager+"/Update"))
+		for _, e := range pg.ManagedFields {
+			if e.Subresource != "" {
+				continue
+			}
+			switch e.Manager {
+			case childsync.PodCliqueSetFieldManager:
+				Expect(e.FieldsV1.GetRawString()).To(And(ContainSubstring(`"f:minReplicas"`), Not(ContainSubstring("podReferences"))))
+			case childsync.PodCliqueFieldManager:
+				Expect(strings.Count(e.FieldsV1.GetRawString(), `"f:podReferences"`)).To(Equal(4), "each of the 4 groups' references")
+			}
+		}
 	})
 
 	It("creates the grove-initc token Secret without reading Secrets, and again after it was deleted", func() {

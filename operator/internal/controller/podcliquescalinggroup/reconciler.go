@@ -195,7 +195,7 @@ func (r *Reconciler) syncPodCliques(ctx context.Context, pcs *grovecorev1alpha1.
 	defer report.Emit()
 	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
 		w := todo[i]
-		res, err := childsync.ApplyScaled(ctx, r.d, pcsg, desired.PodCliqueChild(w.want, w.templateReplicas, func(live *grovecorev1alpha1.PodClique) *grovecorev1alpha1.PodClique {
+		res, err := childsync.ApplyShared(ctx, r.d, pcsg, desired.PodCliqueChild(w.want, w.templateReplicas, func(live *grovecorev1alpha1.PodClique) *grovecorev1alpha1.PodClique {
 			return memberTemplate(upd, live, w.want)
 		}), &grovecorev1alpha1.PodClique{})
 		report.Applied(w.want, res, err)

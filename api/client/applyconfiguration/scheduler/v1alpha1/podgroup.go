@@ -25,7 +25,10 @@ package v1alpha1
 type PodGroupApplyConfiguration struct {
 	// name is the group's name (the PodClique's name).
 	Name *string `json:"name,omitempty"`
-	// podReferences are the pods of the group.
+	// podReferences are the pods of the group. The API server fills in an
+	// empty list when a write leaves them out (the operator's server-side
+	// apply of the other fields of a group, before the group's PodClique
+	// has written them).
 	PodReferences []NamespacedNameApplyConfiguration `json:"podReferences,omitempty"`
 	// minReplicas is how many referenced pods must be placed together with the
 	// rest of the gang. Pods beyond it are placed best effort.

@@ -42,6 +42,7 @@ import (
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
+	"github.com/grove-project/grove/operator/internal/childsync"
 	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/expect"
 	"github.com/grove-project/grove/operator/internal/groveerr"
@@ -497,7 +498,7 @@ func (c *Component) syncReferences(ctx context.Context, log logr.Logger, pclq *g
 	if err != nil {
 		return nil, err
 	}
-	if err := c.client.Patch(ctx, pg, client.RawPatch(types.JSONPatchType, patch)); err != nil {
+	if err := c.client.Patch(ctx, pg, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(childsync.PodCliqueFieldManager)); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, nil
 		}

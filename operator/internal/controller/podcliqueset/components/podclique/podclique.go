@@ -72,7 +72,7 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 	defer report.Emit()
 	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
 		w := todo[i]
-		res, err := childsync.ApplyScaled(ctx, o.d, pcs, desired.PodCliqueChild(w.want, w.templateReplicas, func(*grovecorev1alpha1.PodClique) *grovecorev1alpha1.PodClique { return w.want }), &grovecorev1alpha1.PodClique{})
+		res, err := childsync.ApplyShared(ctx, o.d, pcs, desired.PodCliqueChild(w.want, w.templateReplicas, func(*grovecorev1alpha1.PodClique) *grovecorev1alpha1.PodClique { return w.want }), &grovecorev1alpha1.PodClique{})
 		report.Applied(w.want, res, err)
 		return groveerr.Wrapf(err, "ERR_CREATE_OR_UPDATE_PODCLIQUE", groveerr.OperationSync, "applying PodClique %s", w.want.Name)
 	})

@@ -76,7 +76,7 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
 		w := todo[i]
 		templateReplicas, autoscaled := desired.ScalingGroupReplicas(w.cfg), w.cfg.ScaleConfig != nil
-		res, err := childsync.ApplyScaled(ctx, o.d, pcs, childsync.Scaled[*grovecorev1alpha1.PodCliqueScalingGroup]{
+		res, err := childsync.ApplyShared(ctx, o.d, pcs, childsync.Shared[*grovecorev1alpha1.PodCliqueScalingGroup]{
 			Create: w.want,
 			Want: func(*grovecorev1alpha1.PodCliqueScalingGroup) (childsync.ApplyConfiguration, error) {
 				return desired.PodCliqueScalingGroupApply(w.want)

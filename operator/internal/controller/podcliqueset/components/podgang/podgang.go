@@ -39,17 +39,21 @@ package podgang
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"sync/atomic"
 
 	"github.com/go-logr/logr"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	groveschedulerac "github.com/grove-project/grove/api/client/applyconfiguration/scheduler/v1alpha1"
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
@@ -237,18 +241,27 @@ func expectedGangs(pcs *grovecorev1alpha1.PodCliqueSet, st *state) []*gang {
 	return out
 }
 
-// syncGang creates or patches one PodGang and its Initialized condition. It
-// reports whether the PodGang is initialized.
+// syncGang creates or applies one PodGang and writes its Initialized
+// condition. It reports whether the PodGang is initialized.
 func (o operator) syncGang(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, st *state, g *gang, schedulerName string, report *childsync.Report) (bool, error) {
 	want, err := o.build(pcs, st, g, schedulerName)
 	if err != nil {
 		return false, err
 	}
+	if err := o.dropGroups(ctx, want); err != nil {
+		return false, groveerr.Wrapf(err, "ERR_CREATE_OR_PATCH_PODGANG", groveerr.OperationSync, "removing groups from PodGang %s", want.Name)
+	}
 	live := &groveschedulerv1alpha1.PodGang{}
-	res, err := o.apply(ctx, want, live)
+	res, err := childsync.ApplyShared(ctx, o.d, pcs, childsync.Shared[*groveschedulerv1alpha1.PodGang]{
+		Create: want,
+		Want: func(*groveschedulerv1alpha1.PodGang) (childsync.ApplyConfiguration, error) {
+			return applyConfiguration(want)
+		},
+		Shared: isPodReferences,
+	}, live)
 	report.Applied(want, res, err)
 	if err != nil {
-		return false, groveerr.Wrapf(err, "ERR_CREATE_OR_PATCH_PODGANG", groveerr.OperationSync, "creating or patching PodGang %s", want.Name)
+		return false, groveerr.Wrapf(err, "ERR_CREATE_OR_PATCH_PODGANG", groveerr.OperationSync, "creating or applying PodGang %s", want.Name)
 	}
 	if res == childsync.Created {
 		live = want
@@ -260,45 +273,65 @@ func (o operator) syncGang(ctx context.Context, pcs *grovecorev1alpha1.PodClique
 	return o.syncInitialized(ctx, live, allPodsReferenced(st, live))
 }
 
-// apply creates the PodGang or patches what this component owns in it: its
-// labels, annotations, owner and groups, keeping each group's pod references
-// as the PodCliques wrote them. The patch carries the resourceVersion, so a
-// reference written meanwhile is never overwritten: a conflict retries.
-func (o operator) apply(ctx context.Context, want, live *groveschedulerv1alpha1.PodGang) (childsync.Result, error) {
+// isPodReferences matches spec.podgroups[name=…].podReferences: each group's
+// PodClique writes its own, so the PodCliqueSet controller's apply never owns
+// them (it creates a group with none; the CRD defaults a group applied
+// without them to none).
+func isPodReferences(p fieldpath.Path) bool {
+	field := func(i int, name string) bool { return p[i].FieldName != nil && *p[i].FieldName == name }
+	return len(p) >= 4 && field(0, "spec") && field(1, "podgroups") && p[2].Key != nil && field(3, "podReferences")
+}
+
+// applyConfiguration is the apply configuration of want without the groups'
+// pod references.
+func applyConfiguration(want *groveschedulerv1alpha1.PodGang) (*groveschedulerac.PodGangApplyConfiguration, error) {
+	raw, err := json.Marshal(want)
+	if err != nil {
+		return nil, err
+	}
+	ac := &groveschedulerac.PodGangApplyConfiguration{}
+	if err := json.Unmarshal(raw, ac); err != nil {
+		return nil, fmt.Errorf("building the apply configuration of PodGang %s: %w", want.Name, err)
+	}
+	ac.WithKind(kind).WithAPIVersion(groveschedulerv1alpha1.SchemeGroupVersion.String())
+	ac.Status = nil
+	if ac.Spec != nil {
+		for i := range ac.Spec.PodGroups {
+			ac.Spec.PodGroups[i].PodReferences = nil
+		}
+	}
+	return ac, nil
+}
+
+// dropGroups removes from the live PodGang the groups want no longer has (a
+// PodClique or scaling group scaled to zero). An apply cannot: the pod
+// references another writer owns would keep a group, without the
+// minReplicas the schema requires. Each removal is pinned to the group's
+// name, so a list that changed meanwhile fails the patch and the sync retries.
+func (o operator) dropGroups(ctx context.Context, want *groveschedulerv1alpha1.PodGang) error {
+	live := &groveschedulerv1alpha1.PodGang{}
 	if err := o.d.Client.Get(ctx, client.ObjectKeyFromObject(want), live); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return childsync.Unchanged, err
-		}
-		created, err := o.d.Creates.Create(ctx, o.d.Client, want)
-		if err != nil || !created {
-			return childsync.Unchanged, err
-		}
-		return childsync.Created, nil
+		return client.IgnoreNotFound(err)
 	}
-	before := live.DeepCopy()
-	refs := make(map[string][]groveschedulerv1alpha1.NamespacedName, len(live.Spec.PodGroups))
-	for _, g := range live.Spec.PodGroups {
-		refs[g.Name] = g.PodReferences
+	keep := make(map[string]bool, len(want.Spec.PodGroups))
+	for _, g := range want.Spec.PodGroups {
+		keep[g.Name] = true
 	}
-	live.Labels = childsync.MergeLabels(live.Labels, want.Labels)
-	live.Annotations = childsync.MergeLabels(live.Annotations, want.Annotations)
-	if _, ok := want.Annotations[apicommon.AnnotationTopologyName]; !ok {
-		delete(live.Annotations, apicommon.AnnotationTopologyName)
-	}
-	live.OwnerReferences = want.OwnerReferences
-	live.Spec = *want.Spec.DeepCopy()
-	for i := range live.Spec.PodGroups {
-		if r, ok := refs[live.Spec.PodGroups[i].Name]; ok {
-			live.Spec.PodGroups[i].PodReferences = r
+	var ops []map[string]any
+	for i := len(live.Spec.PodGroups) - 1; i >= 0; i-- {
+		if name := live.Spec.PodGroups[i].Name; !keep[name] {
+			path := fmt.Sprintf("/spec/podgroups/%d", i)
+			ops = append(ops, map[string]any{"op": "test", "path": path + "/name", "value": name}, map[string]any{"op": "remove", "path": path})
 		}
 	}
-	if equality.Semantic.DeepEqual(before, live) {
-		return childsync.Unchanged, nil
+	if len(ops) == 0 {
+		return nil
 	}
-	if err := o.d.Client.Patch(ctx, live, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
-		return childsync.Unchanged, err
+	patch, err := json.Marshal(ops)
+	if err != nil {
+		return err
 	}
-	return childsync.Patched, nil
+	return client.IgnoreNotFound(o.d.Client.Patch(ctx, live, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(childsync.CreateFieldManager)))
 }
 
 // allPodsReferenced reports whether every PodClique of the gang exists and
