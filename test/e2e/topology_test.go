@@ -19,6 +19,8 @@ limitations under the License.
 package e2e
 
 import (
+	"fmt"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -45,6 +47,18 @@ func rackOf(g Gomega, nodeName string) string {
 	node := &corev1.Node{}
 	g.Expect(k8s.Get(ctx, client.ObjectKey{Name: nodeName}, node)).To(Succeed())
 	return node.Labels[rackKey]
+}
+
+// racksOf maps the racks the pods run in to their pod names.
+func racksOf(pods []corev1.Pod) map[string][]string {
+	GinkgoHelper()
+	out := map[string][]string{}
+	for _, p := range pods {
+		r := rackOf(Default, p.Spec.NodeName)
+		Expect(r).NotTo(BeEmpty(), "node %s has no rack label", p.Spec.NodeName)
+		out[r] = append(out[r], p.Name)
+	}
+	return out
 }
 
 // pcsTopologyCondition renders a PodCliqueSet's TopologyLevelsUnavailable
@@ -84,6 +98,73 @@ var _ = Describe("Topology-aware scheduling", func() {
 		Expect(pg.Annotations).To(HaveKeyWithValue(apicommon.AnnotationTopologyName, "grove-topology"))
 		Eventually(func(g Gomega) string { return pcsTopologyCondition(g, ns, pcs.Name) }).
 			Should(Equal("False/" + grovecorev1alpha1.ConditionReasonAllClusterTopologyLevelsAvailable))
+	})
+
+	It("TAS preferred host: a gang no single host can hold falls back to several hosts of its required rack", func() {
+		ns := newNamespace("tas-pref")
+		pcs := loadPCS(topoRack)
+		pcs.Namespace = ns
+		pcs.Spec.Template.TopologyConstraint.Pack.Preferred = ptr.To[grovecorev1alpha1.TopologyDomain]("host")
+		pcs.Spec.Template.Cliques[0].Spec.Replicas = 3
+		pcs.Spec.Template.Cliques[0].Spec.MinAvailable = ptr.To[int32](3)
+		Expect(k8s.Create(ctx, pcs)).To(Succeed())
+		pods := expectRunningLayout(ns, pcs.Name, map[string]int{"topo-rack-0-worker": 3}, fakeNodeName)
+		expectDistinctNodes(pods)
+		Expect(racksOf(pods)).To(HaveLen(1), "one rack: %v", racksOf(pods))
+		pg := &groveschedulerv1alpha1.PodGang{}
+		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "topo-rack-0"}, pg)).To(Succeed())
+		Expect(pg.Spec.TopologyConstraint).To(Equal(&groveschedulerv1alpha1.TopologyConstraint{
+			PackConstraint: &groveschedulerv1alpha1.TopologyPackConstraint{Required: ptr.To(rackKey), Preferred: ptr.To("kubernetes.io/hostname")},
+		}))
+	})
+
+	It("TAS packing: a PodCliqueSet-level required rack holds each replica's base and scaled gangs, and its two replicas take one rack each", func() {
+		ns := newNamespace("tas-pack")
+		pcs := loadPCS(topoRack)
+		pcs.Namespace = ns
+		pcs.Spec.Replicas = 2
+		// Per replica: fe (2 pods) and scaling-group replica 0 (1 pod) in the
+		// base PodGang, replicas 1 and 2 in two scaled PodGangs. Five
+		// one-per-host pods fill a 5-host rack, so the second replica cannot
+		// share the first one's rack.
+		fe := *pcs.Spec.Template.Cliques[0].DeepCopy()
+		fe.Name, fe.Spec.RoleName, fe.Spec.Replicas, fe.Spec.MinAvailable = "fe", "fe", 2, ptr.To[int32](2)
+		w := *fe.DeepCopy()
+		w.Name, w.Spec.RoleName, w.Spec.Replicas, w.Spec.MinAvailable = "w", "w", 1, ptr.To[int32](1)
+		pcs.Spec.Template.Cliques = []grovecorev1alpha1.PodCliqueTemplateSpec{fe, w}
+		pcs.Spec.Template.PodCliqueScalingGroupConfigs = []grovecorev1alpha1.PodCliqueScalingGroupConfig{{
+			Name: "sg", CliqueNames: []string{"w"}, Replicas: ptr.To[int32](3), MinAvailable: ptr.To[int32](1),
+		}}
+		Expect(k8s.Create(ctx, pcs)).To(Succeed())
+		layout := map[string]int{}
+		for i := 0; i < 2; i++ {
+			r := fmt.Sprintf("topo-rack-%d", i)
+			layout[r+"-fe"] = 2
+			for j := 0; j < 3; j++ {
+				layout[fmt.Sprintf("%s-sg-%d-w", r, j)] = 1
+			}
+		}
+		pods := expectRunningLayout(ns, pcs.Name, layout, fakeNodeName)
+		expectDistinctNodes(pods)
+		perReplica := map[string][]corev1.Pod{}
+		for _, p := range pods {
+			i := p.Labels[apicommon.LabelPodCliqueSetReplicaIndex]
+			perReplica[i] = append(perReplica[i], p)
+		}
+		Expect(perReplica).To(HaveLen(2))
+		Expect(racksOf(perReplica["0"])).To(HaveLen(1), "replica 0, base and scaled gangs: %v", racksOf(perReplica["0"]))
+		Expect(racksOf(perReplica["1"])).To(HaveLen(1), "replica 1, base and scaled gangs: %v", racksOf(perReplica["1"]))
+		Expect(racksOf(pods)).To(HaveLen(2), "one rack per replica: %v", racksOf(pods))
+
+		By("each scaled PodGang names its replica's base PodGang and the rack it shares")
+		for _, name := range []string{"topo-rack-0-sg-0", "topo-rack-0-sg-1", "topo-rack-1-sg-0", "topo-rack-1-sg-1"} {
+			pg := &groveschedulerv1alpha1.PodGang{}
+			Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, pg)).To(Succeed())
+			Expect(pg.Spec.BasePodGang).To(Equal(&groveschedulerv1alpha1.BasePodGangReference{
+				Name:               name[:len("topo-rack-0")],
+				TopologyConstraint: &groveschedulerv1alpha1.TopologyConstraint{PackConstraint: &groveschedulerv1alpha1.TopologyPackConstraint{Required: ptr.To(rackKey)}},
+			}), name)
+		}
 	})
 
 	It("TAS13: a required rack no rack can hold binds no pod, and the PodGang names the rack level", func() {
