@@ -1,5 +1,6 @@
 # grove-scheduler benchmark (see docs/benchmarks.md, "Scheduler").
 BENCH_SCHEDULER_FLAGS ?=
+BENCH_TOPOLOGY_FLAGS ?=
 
 ##@ Benchmarks
 .PHONY: bench-scheduler
@@ -7,3 +8,9 @@ bench-scheduler: control-plane ## Scheduler throughput on envtest + 500 fake nod
 	@mkdir -p bin
 	cd scheduler && go run ./test/bench $(BENCH_SCHEDULER_FLAGS) 2> $(ROOT)/bin/bench-scheduler.log
 	@echo "scheduler logs: bin/bench-scheduler.log"
+
+.PHONY: bench-topology
+bench-topology: control-plane ## Topology-aware placement on envtest + 1000 fake nodes: a 512-pod gang with a required block; 1000 8-pod gangs with no constraint, a required rack and a preferred rack, same run.
+	@mkdir -p bin
+	cd scheduler && go run ./test/bench/topology $(BENCH_TOPOLOGY_FLAGS) 2> $(ROOT)/bin/bench-topology.log
+	@echo "scheduler logs: bin/bench-topology.log"

@@ -161,13 +161,13 @@ func runOne(ctx context.Context, cfg *rest.Config, kube kubernetes.Interface, gr
 		}
 	}
 	createStart := time.Now()
-	if err := parallel(len(gangs), func(i int) error {
+	if err := harness.Parallel(len(gangs), func(i int) error {
 		_, err := grove.SchedulerV1alpha1().PodGangs(ns).Create(ctx, gangs[i], metav1.CreateOptions{})
 		return err
 	}); err != nil {
 		return result{}, err
 	}
-	if err := parallel(len(pods), func(i int) error {
+	if err := harness.Parallel(len(pods), func(i int) error {
 		_, err := kube.CoreV1().Pods(ns).Create(ctx, pods[i], metav1.CreateOptions{})
 		return err
 	}); err != nil {
@@ -251,34 +251,4 @@ func startProfile(dir, name string) (func(), error) {
 		pprof.StopCPUProfile()
 		_ = f.Close()
 	}, nil
-}
-
-// parallel runs fn for 0..n-1 on 32 workers and returns the first error.
-func parallel(n int, fn func(int) error) error {
-	var wg sync.WaitGroup
-	var firstErr error
-	var mu sync.Mutex
-	next := atomic.Int64{}
-	for w := 0; w < 32; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				if err := fn(i); err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = err
-					}
-					mu.Unlock()
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return firstErr
 }
