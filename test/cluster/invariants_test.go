@@ -431,3 +431,48 @@ func TestOverlaps(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordDeleteRequest: a pod's hold on its index ends at the earliest
+// moment its deletion may have been requested, whichever versions of it the
+// watch saw. The replacement of round 15 of a 20-round fault run (created at
+// 21:22:00, after its predecessor's delete at 21:22:00.86) was reported as an
+// overlap because kwok's final delete (grace 0, at 21:22:01) had moved the
+// predecessor's deletionTimestamp past it.
+func TestRecordDeleteRequest(t *testing.T) {
+	request := time.Date(2026, 11, 23, 21, 22, 0, 860_000_000, time.UTC)
+	pod := func(deletionTimestamp time.Time, grace int64) *corev1.Pod {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
+			UID: "old", Name: "fx-1-w-mrgqj", Labels: map[string]string{apicommon.LabelPodClique: "fx-1-w", apicommon.LabelPodCliquePodIndex: "1"},
+			DeletionTimestamp: &metav1.Time{Time: deletionTimestamp}, DeletionGracePeriodSeconds: ptr.To(grace),
+		}}
+		p.Spec.Hostname = "fx-1-w-1"
+		p.Spec.TerminationGracePeriodSeconds = ptr.To[int64](1)
+		return p
+	}
+	tests := []struct {
+		name string
+		seen []*corev1.Pod
+		want time.Time
+	}{
+		// kwok's final delete came 1.5 s after the request: the first version tells the request time.
+		{"the terminating version, then a late final one", []*corev1.Pod{pod(request.Add(time.Second), 1), pod(request.Add(1500*time.Millisecond), 0)}, request},
+		// As in the round: the final delete 0.7 s after the request, the only version seen.
+		{"only the final version: the pod's whole grace period is taken off", []*corev1.Pod{pod(request.Add(700*time.Millisecond), 0)}, request.Add(-300 * time.Millisecond)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := &PodWatch{pods: map[types.UID]*podLife{}}
+			for _, p := range tt.seen {
+				w.record(p)
+			}
+			l := w.pods["old"]
+			if l == nil || !l.deleteRequested.Equal(tt.want) {
+				t.Fatalf("deleteRequested = %v, want %v", l, tt.want)
+			}
+			replacement := &podLife{name: "fx-1-w-qhhqx", clique: "fx-1-w", index: 1, created: time.Date(2026, 11, 23, 21, 22, 0, 900_000_000, time.UTC)}
+			if vs := overlaps(map[types.UID]*podLife{"old": l, "new": replacement}, map[types.UID]bool{"new": true}); len(vs) > 0 {
+				t.Errorf("overlaps: %v", vs)
+			}
+		})
+	}
+}

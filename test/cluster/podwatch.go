@@ -204,13 +204,22 @@ func (w *PodWatch) record(p *corev1.Pod) {
 		l = &podLife{name: p.Name, clique: clique, index: idx, created: p.CreationTimestamp.Time}
 		w.pods[p.UID] = l
 	}
-	if t := deleteRequestTime(p); !t.IsZero() {
+	// The earliest bound seen counts: a later version of the pod, after
+	// the kubelet's (or kwok's) final delete with grace 0, has a later
+	// deletionTimestamp than the request that started the termination.
+	if t := deleteRequestTime(p); !t.IsZero() && (l.deleteRequested.IsZero() || t.Before(l.deleteRequested)) {
 		l.deleteRequested = t
 	}
 }
 
-// deleteRequestTime is when p's deletion was requested: the API server sets
-// deletionTimestamp to that moment plus the grace period.
+// deleteRequestTime is the earliest moment p's deletion may have been
+// requested. The API server sets deletionTimestamp to the request time plus
+// the grace period; a second delete with a shorter grace (the node agent's
+// final one, grace 0) moves it to that later request and records the shorter
+// grace. A version seen only after that final delete therefore tells the
+// request time only within the pod's full grace period, and the full period
+// is subtracted: a hold may be counted as ending up to that much too early,
+// never too late, so an overlap found is never an artefact.
 func deleteRequestTime(p *corev1.Pod) time.Time {
 	if p.DeletionTimestamp == nil {
 		return time.Time{}
@@ -218,6 +227,9 @@ func deleteRequestTime(p *corev1.Pod) time.Time {
 	grace := int64(0)
 	if p.DeletionGracePeriodSeconds != nil {
 		grace = *p.DeletionGracePeriodSeconds
+	}
+	if s := p.Spec.TerminationGracePeriodSeconds; s != nil && *s > grace {
+		grace = *s
 	}
 	return p.DeletionTimestamp.Add(-time.Duration(grace) * time.Second)
 }
