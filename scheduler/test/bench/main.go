@@ -30,16 +30,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
 	groveclient "github.com/grove-project/grove/api/client/clientset/versioned"
@@ -147,57 +143,23 @@ func runOne(ctx context.Context, cfg *rest.Config, kube kubernetes.Interface, gr
 		}
 	} else {
 		for g := 0; g < c.gangs; g++ {
-			name := fmt.Sprintf("gang-%d", g)
-			pg := &groveschedulerv1alpha1.PodGang{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-			group := groveschedulerv1alpha1.PodGroup{Name: name + "-worker", MinReplicas: int32(c.gangSize)}
-			for i := 0; i < c.gangSize; i++ {
-				pod := fmt.Sprintf("%s-worker-%d", name, i)
-				pods = append(pods, harness.NewPod(harness.PodSpec{Namespace: ns, Name: pod, SchedulerName: schedulerName,
-					PodGang: name, PodClique: name + "-worker", Requests: harness.Resources("cpu", "100m", "memory", "128Mi")}))
-				group.PodReferences = append(group.PodReferences, groveschedulerv1alpha1.NamespacedName{Namespace: ns, Name: pod})
-			}
-			pg.Spec.PodGroups = []groveschedulerv1alpha1.PodGroup{group}
+			pg, gangPods := harness.Gang(ns, fmt.Sprintf("gang-%d", g), schedulerName, c.gangSize, harness.Resources("cpu", "100m", "memory", "128Mi"))
 			gangs = append(gangs, pg)
+			pods = append(pods, gangPods...)
 		}
 	}
 	createStart := time.Now()
-	if err := harness.Parallel(len(gangs), func(i int) error {
-		_, err := grove.SchedulerV1alpha1().PodGangs(ns).Create(ctx, gangs[i], metav1.CreateOptions{})
-		return err
-	}); err != nil {
-		return result{}, err
-	}
-	if err := harness.Parallel(len(pods), func(i int) error {
-		_, err := kube.CoreV1().Pods(ns).Create(ctx, pods[i], metav1.CreateOptions{})
-		return err
-	}); err != nil {
+	if err := harness.CreateAll(ctx, kube, grove, gangs, pods); err != nil {
 		return result{}, err
 	}
 	fmt.Printf("created %d pods and %d PodGangs in %s\n", len(pods), len(gangs), time.Since(createStart).Round(time.Millisecond))
 
-	// Count bindings from a watch so polling never loads the apiserver.
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
-	var bound atomic.Int64
-	seen := sync.Map{}
-	done := make(chan struct{})
-	var closeOnce sync.Once
-	factory := informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithNamespace(ns))
-	podInformer := factory.Core().V1().Pods().Informer()
-	onPod := func(obj any) {
-		p, ok := obj.(*corev1.Pod)
-		if !ok || p.Spec.NodeName == "" {
-			return
-		}
-		if _, loaded := seen.LoadOrStore(p.Name, true); !loaded && bound.Add(1) == int64(len(pods)) {
-			closeOnce.Do(func() { close(done) })
-		}
-	}
-	if _, err := podInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: onPod, UpdateFunc: func(_, obj any) { onPod(obj) }}); err != nil {
+	bindings, err := harness.WatchBindings(watchCtx, kube, ns, len(pods))
+	if err != nil {
 		return result{}, err
 	}
-	factory.Start(watchCtx.Done())
-	factory.WaitForCacheSync(watchCtx.Done())
 
 	schedCtx, stopScheduler := context.WithCancel(ctx)
 	if err := harness.RunScheduler(schedCtx, cfg, harness.Options{Grove: grovePlugins, QPS: c.qps, Burst: c.burst}); err != nil {
@@ -211,24 +173,18 @@ func runOne(ctx context.Context, cfg *rest.Config, kube kubernetes.Interface, gr
 	}
 	begin := time.Now()
 	select {
-	case <-done:
+	case <-bindings.Done():
 	case <-time.After(5 * time.Minute):
 		stopProfile()
 		stopScheduler()
-		return result{}, fmt.Errorf("%s/%s: only %d of %d pods bound after 5 minutes", scenario, schedulerName, bound.Load(), len(pods))
+		return result{}, fmt.Errorf("%s/%s: only %d of %d pods bound after 5 minutes", scenario, schedulerName, bindings.Count(), len(pods))
 	}
 	elapsed := time.Since(begin)
 	stopProfile()
 	stopScheduler()
 
-	if err := kube.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+	if err := harness.DeletePods(ctx, kube, ns); err != nil {
 		return result{}, err
-	}
-	if err := harness.WaitFor(ctx, 200*time.Millisecond, 2*time.Minute, func() (bool, error) {
-		list, err := kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{Limit: 1})
-		return err == nil && len(list.Items) == 0, err
-	}); err != nil {
-		return result{}, fmt.Errorf("waiting for pods of %s to go: %w", ns, err)
 	}
 	return result{scenario: scenario, scheduler: map[bool]string{false: "kube-scheduler", true: "grove-scheduler"}[grovePlugins], pods: len(pods), elapsed: elapsed}, nil
 }

@@ -31,16 +31,12 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
@@ -172,61 +168,22 @@ func runOne(ctx context.Context, cfg *rest.Config, kube kubernetes.Interface, gr
 	var pods []*corev1.Pod
 	var gangs []*groveschedulerv1alpha1.PodGang
 	for g := 0; g < s.gangs; g++ {
-		name := fmt.Sprintf("gang-%d", g)
-		pg := &groveschedulerv1alpha1.PodGang{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+		pg, gangPods := harness.Gang(ns, fmt.Sprintf("gang-%d", g), "grove-scheduler", s.size, harness.Resources("cpu", s.cpu, "memory", "128Mi"))
 		if s.pack != nil {
 			pg.Spec.TopologyConstraint = &groveschedulerv1alpha1.TopologyConstraint{PackConstraint: s.pack}
 		}
-		group := groveschedulerv1alpha1.PodGroup{Name: name + "-worker", MinReplicas: int32(s.size)}
-		for i := 0; i < s.size; i++ {
-			pod := fmt.Sprintf("%s-worker-%d", name, i)
-			pods = append(pods, harness.NewPod(harness.PodSpec{Namespace: ns, Name: pod, SchedulerName: "grove-scheduler",
-				PodGang: name, PodClique: name + "-worker", Requests: harness.Resources("cpu", s.cpu, "memory", "128Mi")}))
-			group.PodReferences = append(group.PodReferences, groveschedulerv1alpha1.NamespacedName{Namespace: ns, Name: pod})
-		}
-		pg.Spec.PodGroups = []groveschedulerv1alpha1.PodGroup{group}
 		gangs = append(gangs, pg)
+		pods = append(pods, gangPods...)
 	}
-	if err := harness.Parallel(len(gangs), func(i int) error {
-		_, err := grove.SchedulerV1alpha1().PodGangs(ns).Create(ctx, gangs[i], metav1.CreateOptions{})
-		return err
-	}); err != nil {
+	if err := harness.CreateAll(ctx, kube, grove, gangs, pods); err != nil {
 		return outcome{}, err
 	}
-	if err := harness.Parallel(len(pods), func(i int) error {
-		_, err := kube.CoreV1().Pods(ns).Create(ctx, pods[i], metav1.CreateOptions{})
-		return err
-	}); err != nil {
-		return outcome{}, err
-	}
-
-	// Record each binding from a watch; polling would load the API server.
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
-	var mu sync.Mutex
-	nodeOf := map[string]string{}
-	done := make(chan struct{})
-	var closeOnce sync.Once
-	onPod := func(obj any) {
-		p, ok := obj.(*corev1.Pod)
-		if !ok || p.Spec.NodeName == "" {
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		nodeOf[p.Name] = p.Spec.NodeName
-		if len(nodeOf) == len(pods) {
-			closeOnce.Do(func() { close(done) })
-		}
-	}
-	factory := informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithNamespace(ns))
-	if _, err := factory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: onPod, UpdateFunc: func(_, obj any) { onPod(obj) },
-	}); err != nil {
+	bindings, err := harness.WatchBindings(watchCtx, kube, ns, len(pods))
+	if err != nil {
 		return outcome{}, err
 	}
-	factory.Start(watchCtx.Done())
-	factory.WaitForCacheSync(watchCtx.Done())
 
 	schedCtx, stopScheduler := context.WithCancel(ctx)
 	defer stopScheduler()
@@ -235,20 +192,17 @@ func runOne(ctx context.Context, cfg *rest.Config, kube kubernetes.Interface, gr
 	}
 	begin := time.Now()
 	select {
-	case <-done:
+	case <-bindings.Done():
 	case <-time.After(5 * time.Minute):
-		mu.Lock()
-		defer mu.Unlock()
-		return outcome{}, fmt.Errorf("%s: only %d of %d pods bound after 5 minutes", s.name, len(nodeOf), len(pods))
+		return outcome{}, fmt.Errorf("%s: only %d of %d pods bound after 5 minutes", s.name, bindings.Count(), len(pods))
 	}
 	o := outcome{elapsed: time.Since(begin), pods: len(pods)}
 	stopScheduler()
 
-	mu.Lock()
 	for _, pg := range gangs {
 		var nodes []string
 		for _, ref := range pg.Spec.PodGroups[0].PodReferences {
-			nodes = append(nodes, nodeOf[ref.Name])
+			nodes = append(nodes, bindings.NodeOf(ref.Name))
 		}
 		rack, block := place(nodes)
 		if rack {
@@ -258,7 +212,6 @@ func runOne(ctx context.Context, cfg *rest.Config, kube kubernetes.Interface, gr
 			o.inOneBlock++
 		}
 	}
-	mu.Unlock()
 	if s.pack != nil && s.pack.Required != nil {
 		want := o.inOneRack
 		if *s.pack.Required == blockKey {
@@ -269,17 +222,8 @@ func runOne(ctx context.Context, cfg *rest.Config, kube kubernetes.Interface, gr
 		}
 	}
 
-	// Deleting thousands of pods may outlast the request timeout on a loaded
-	// machine; the deletion goes on, and the wait below sees it through.
-	if err := kube.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil && !apierrors.IsTimeout(err) && !apierrors.IsServerTimeout(err) {
+	if err := harness.DeletePods(ctx, kube, ns); err != nil {
 		return o, err
-	}
-	err := harness.WaitFor(ctx, time.Second, 5*time.Minute, func() (bool, error) {
-		list, err := kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{Limit: 1})
-		return err == nil && len(list.Items) == 0, err
-	})
-	if err != nil {
-		return o, fmt.Errorf("waiting for the pods of %s to go: %w", ns, err)
 	}
 	return o, nil
 }
