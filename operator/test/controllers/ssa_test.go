@@ -34,6 +34,7 @@ import (
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/childsync"
 )
 
@@ -271,6 +272,50 @@ var _ = Describe("Children written by server-side apply", func() {
 				Expect(strings.Count(e.FieldsV1.GetRawString(), `"f:podReferences"`)).To(Equal(4), "each of the 4 groups' references")
 			}
 		}
+	})
+
+	It("takes over PodGangs an older Grove wrote, removes a label dropped from the PodCliqueSet, and keeps every group's references", func() {
+		ns := newNamespace()
+		pcs := loadFixture("simple1.yaml", ns)
+		pcs.Labels = map[string]string{"example.com/team": "serving"}
+		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
+		full := []string{"simple1-0-pca/2/2", "simple1-0-pcd/1/1", "simple1-0-sga-0-pcb/1/1", "simple1-0-sga-0-pcc/1/2"}
+		Eventually(groupSummary(ns, "simple1-0")).Should(Equal(full))
+
+		By("the fields are recorded as an older Grove left them: everything, references included, under grove-operator")
+		Eventually(func(g Gomega) {
+			pg := &groveschedulerv1alpha1.PodGang{}
+			g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: "simple1-0"}, pg)).To(Succeed())
+			var kept []metav1.ManagedFieldsEntry
+			for _, e := range pg.ManagedFields {
+				switch {
+				case e.Subresource != "":
+					kept = append(kept, e)
+				case e.Manager == childsync.CreateFieldManager:
+					// The create set every group with empty references; the
+					// older Grove wrote the references under the same name.
+					kept = append(kept, e)
+				}
+			}
+			pg.ManagedFields = kept
+			g.Expect(k8sClient.Update(ctx, pg)).To(Succeed())
+			g.Expect(managers(podGang(ns, "simple1-0"))).To(Equal([]string{childsync.CreateFieldManager + "/Update"}))
+		}).Should(Succeed())
+		Expect(groupSummary(ns, "simple1-0")()).To(Equal(full))
+
+		By("dropping the label from the PodCliqueSet removes it from the PodGang; the references stay")
+		Eventually(func() error {
+			p := getPCS(ns, "simple1")()
+			p.Labels = nil
+			p.Annotations = map[string]string{apicommon.AnnotationReconcileTrigger: "1"}
+			return k8sClient.Update(ctx, p)
+		}).Should(Succeed())
+		Eventually(func(g Gomega) {
+			pg := podGang(ns, "simple1-0")
+			g.Expect(pg.Labels).NotTo(HaveKey("example.com/team"))
+			g.Expect(managers(pg)).To(ContainElement(childsync.PodCliqueSetFieldManager + "/Apply"))
+		}).Should(Succeed())
+		Consistently(groupSummary(ns, "simple1-0"), 2*time.Second).Should(Equal(full))
 	})
 
 	It("creates the grove-initc token Secret without reading Secrets, and again after it was deleted", func() {
