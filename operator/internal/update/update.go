@@ -32,6 +32,7 @@ import (
 	"strconv"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
@@ -203,4 +204,21 @@ func DoneCondition(generation int64, onDeletePending bool, msg string) metav1.Co
 		c.Reason = grovecorev1alpha1.ConditionReasonOnDelete
 	}
 	return c
+}
+
+// MarkBreachUnknown sets MinAvailableBreached to Unknown with reason
+// UpdateInProgress on a component of the PodCliqueSet replica being rolled:
+// gang termination waits until the update ends. The condition was just
+// computed from the pods; the time it became Unknown is kept from prev rather
+// than reset on every reconcile.
+func MarkBreachUnknown(conditions *[]metav1.Condition, prev []metav1.Condition, generation int64) {
+	unknown := metav1.Condition{
+		Type: grovecorev1alpha1.ConditionTypeMinAvailableBreached, Status: metav1.ConditionUnknown, ObservedGeneration: generation,
+		Reason:  grovecorev1alpha1.ConditionReasonUpdateInProgress,
+		Message: "the PodCliqueSet replica is being updated; gang termination waits until it ends",
+	}
+	if was := meta.FindStatusCondition(prev, unknown.Type); was != nil && was.Status == metav1.ConditionUnknown {
+		unknown.LastTransitionTime = was.LastTransitionTime
+	}
+	meta.SetStatusCondition(conditions, unknown)
 }

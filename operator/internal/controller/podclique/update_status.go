@@ -115,17 +115,7 @@ func applyUpdateStatus(pclq *grovecorev1alpha1.PodClique, prev *grovecorev1alpha
 		meta.SetStatusCondition(&st.Conditions, cond)
 	}
 	if ro.ReplicaUpdating {
-		unknown := metav1.Condition{
-			Type: grovecorev1alpha1.ConditionTypeMinAvailableBreached, Status: metav1.ConditionUnknown, ObservedGeneration: pclq.Generation,
-			Reason:  grovecorev1alpha1.ConditionReasonUpdateInProgress,
-			Message: "the PodCliqueSet replica is being updated; gang termination waits until it ends",
-		}
-		// applyStatus just computed the condition from the pods; keep the
-		// time it became Unknown rather than resetting it on every reconcile.
-		if was := meta.FindStatusCondition(prev.Conditions, unknown.Type); was != nil && was.Status == metav1.ConditionUnknown {
-			unknown.LastTransitionTime = was.LastTransitionTime
-		}
-		meta.SetStatusCondition(&st.Conditions, unknown)
+		update.MarkBreachUnknown(&st.Conditions, prev.Conditions, pclq.Generation)
 	}
 	return out
 }

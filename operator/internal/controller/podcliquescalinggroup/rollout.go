@@ -269,17 +269,7 @@ func applyUpdateStatus(pcsg *grovecorev1alpha1.PodCliqueScalingGroup, prev *grov
 		meta.SetStatusCondition(&status.Conditions, cond)
 	}
 	if st.replicaUpdating {
-		unknown := metav1.Condition{
-			Type: grovecorev1alpha1.ConditionTypeMinAvailableBreached, Status: metav1.ConditionUnknown, ObservedGeneration: pcsg.Generation,
-			Reason:  grovecorev1alpha1.ConditionReasonUpdateInProgress,
-			Message: "the PodCliqueSet replica is being updated; gang termination waits until it ends",
-		}
-		// The condition was just computed from the replicas; keep the time it
-		// became Unknown rather than resetting it on every reconcile.
-		if was := meta.FindStatusCondition(prev.Conditions, unknown.Type); was != nil && was.Status == metav1.ConditionUnknown {
-			unknown.LastTransitionTime = was.LastTransitionTime
-		}
-		meta.SetStatusCondition(&status.Conditions, unknown)
+		update.MarkBreachUnknown(&status.Conditions, prev.Conditions, pcsg.Generation)
 	}
 	return requeueAfter, exceeded
 }
