@@ -22,6 +22,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -29,6 +30,10 @@ import (
 	"github.com/grove-project/grove/scheduler/pkg/gang/core"
 	"github.com/grove-project/grove/scheduler/test/harness"
 )
+
+// selectedNodeAnnotation is where kube-scheduler's volume binder records the
+// node it picked for a WaitForFirstConsumer claim to be provisioned for.
+const selectedNodeAnnotation = "volume.kubernetes.io/selected-node"
 
 var _ = Describe("Gang placement and the per-pod filters", func() {
 	It("binds no pod of a one-pod-per-host gang on fewer hosts than pods, and every pod once enough hosts exist", func() {
@@ -129,5 +134,105 @@ var _ = Describe("Gang placement and the per-pod filters", func() {
 		Expect(kube.CoreV1().Pods(ns).Delete(suiteCtx, "blocker", metav1.DeleteOptions{})).To(Succeed())
 		Eventually(func() map[string]string { return boundPods(ns, allNames(pods)) }, 20*time.Second, 100*time.Millisecond).
 			Should(Equal(map[string]string{"shared-worker-0": pinned, "shared-worker-1": pinned}))
+	})
+
+	It("admits a gang sharing an unbound claim only where its StorageClass provisions, and binds it once the volume is provisioned there", func() {
+		ns := newNamespace("provision")
+		names := createNodes(ns, 2, harness.Resources("cpu", "8", "pods", "110", gpu, "2"), nil)
+		allowed := names[1]
+
+		By("a WaitForFirstConsumer class that provisions on " + allowed + " only, and a claim of it")
+		wffc := storagev1.VolumeBindingWaitForFirstConsumer
+		class := ns + "-local"
+		_, err := kube.StorageV1().StorageClasses().Create(suiteCtx, &storagev1.StorageClass{
+			ObjectMeta:        metav1.ObjectMeta{Name: class},
+			Provisioner:       "provisioner.example.com",
+			VolumeBindingMode: &wffc,
+			AllowedTopologies: []corev1.TopologySelectorTerm{{MatchLabelExpressions: []corev1.TopologySelectorLabelRequirement{
+				{Key: corev1.LabelHostname, Values: []string{allowed}},
+			}}},
+		}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() {
+			Expect(kube.StorageV1().StorageClasses().Delete(suiteCtx, class, metav1.DeleteOptions{})).To(Succeed())
+		})
+		_, err = kube.CoreV1().PersistentVolumeClaims(ns).Create(suiteCtx, &corev1.PersistentVolumeClaim{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "model"},
+			Spec: corev1.PersistentVolumeClaimSpec{
+				AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
+				Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
+				StorageClassName: &class,
+			},
+		}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+
+		// The blocker takes one of the allowed host's two GPUs.
+		blocker := harness.NewPod(harness.PodSpec{Namespace: ns, Name: "blocker", SchedulerName: schedulerName, Requests: gpus("1"),
+			NodeSelector: map[string]string{corev1.LabelHostname: allowed}})
+		createPods([]*corev1.Pod{blocker})
+		Eventually(func() map[string]string { return boundPods(ns, []string{"blocker"}) }, 20*time.Second, 100*time.Millisecond).Should(HaveKey("blocker"))
+
+		groups := []group{{name: "worker", pods: 2, min: 2, requests: gpus("1")}}
+		pods := gangPods(ns, ns, "shared", "", groups...)
+		for _, p := range pods {
+			p.Spec.Volumes = []corev1.Volume{{Name: "model", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "model"}}}}
+		}
+		createPods(pods)
+		createPodGang(newPodGang(ns, "shared", "", "", groups...))
+
+		By("refusing the gang although the other host has room for both pods, and picking no node for the claim")
+		Eventually(func(g Gomega) {
+			c := expectCondition(g, podGang(ns, "shared"), groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionFalse, core.ReasonUnschedulable)
+			g.Expect(c.Message).To(Equal("group worker needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 1 fit"))
+		}, 15*time.Second, 100*time.Millisecond).Should(Succeed())
+		Consistently(func(g Gomega) {
+			g.Expect(boundPods(ns, allNames(pods))).To(BeEmpty())
+			pvc, err := kube.CoreV1().PersistentVolumeClaims(ns).Get(suiteCtx, "model", metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(pvc.Annotations).NotTo(HaveKey(selectedNodeAnnotation))
+		}, 2*permitTimeoutSeconds*time.Second, 250*time.Millisecond).Should(Succeed())
+
+		By("picking " + allowed + " for the claim once the blocker is gone")
+		Expect(kube.CoreV1().Pods(ns).Delete(suiteCtx, "blocker", metav1.DeleteOptions{})).To(Succeed())
+		var pvc *corev1.PersistentVolumeClaim
+		Eventually(func(g Gomega) {
+			pvc, err = kube.CoreV1().PersistentVolumeClaims(ns).Get(suiteCtx, "model", metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(pvc.Annotations).To(HaveKeyWithValue(selectedNodeAnnotation, allowed))
+		}, 20*time.Second, 100*time.Millisecond).Should(Succeed())
+
+		By("binding both pods there once the claim is bound to the provisioned volume")
+		// No provisioner or PersistentVolume controller runs here: the spec does their part.
+		_, err = kube.CoreV1().PersistentVolumes().Create(suiteCtx, &corev1.PersistentVolume{
+			ObjectMeta: metav1.ObjectMeta{Name: ns + "-model"},
+			Spec: corev1.PersistentVolumeSpec{
+				Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
+				AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
+				PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
+				StorageClassName:              class,
+				PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/models"}},
+				ClaimRef:                      &corev1.ObjectReference{Kind: "PersistentVolumeClaim", Namespace: ns, Name: "model", UID: pvc.UID},
+				NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+					MatchExpressions: []corev1.NodeSelectorRequirement{{Key: corev1.LabelHostname, Operator: corev1.NodeSelectorOpIn, Values: []string{allowed}}},
+				}}}},
+			},
+		}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(func() error {
+			pvc, err := kube.CoreV1().PersistentVolumeClaims(ns).Get(suiteCtx, "model", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			pvc.Annotations["pv.kubernetes.io/bind-completed"] = "yes"
+			pvc.Spec.VolumeName = ns + "-model"
+			if pvc, err = kube.CoreV1().PersistentVolumeClaims(ns).Update(suiteCtx, pvc, metav1.UpdateOptions{}); err != nil {
+				return err
+			}
+			pvc.Status.Phase = corev1.ClaimBound
+			_, err = kube.CoreV1().PersistentVolumeClaims(ns).UpdateStatus(suiteCtx, pvc, metav1.UpdateOptions{})
+			return err
+		}, 10*time.Second, 100*time.Millisecond).Should(Succeed())
+		Eventually(func() map[string]string { return boundPods(ns, allNames(pods)) }, 30*time.Second, 100*time.Millisecond).
+			Should(Equal(map[string]string{"shared-worker-0": allowed, "shared-worker-1": allowed}))
 	})
 })

@@ -24,7 +24,7 @@ limitations under the License.
 //   - feasibility.go and placement.go: the PreFilter feasibility check and the
 //     topology-aware placement search;
 //   - affinity.go and volumes.go: inter-pod (anti-)affinity, host ports and
-//     bound volumes' node affinity in that search;
+//     the volume topology of pods' claims in that search;
 //   - permit.go: Reserve, Permit and the release of a failed gang;
 //   - preemption.go and disruption.go: whole-gang preemption and the
 //     PodDisruptionBudgets it weighs;

@@ -51,7 +51,39 @@ func (m *Manager) EventsToRegister() []fwk.ClusterEventWithHint {
 		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.UpdateNodeAllocatable}, QueueingHintFn: m.hintNodeAllocatable},
 		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.UpdateNodeTaint}, QueueingHintFn: m.hintNodeTaint},
 		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.UpdateNodeLabel}, QueueingHintFn: m.hintNodeLabel},
+		{Event: fwk.ClusterEvent{Resource: fwk.PersistentVolumeClaim, ActionType: fwk.Add | fwk.Update}, QueueingHintFn: m.hintClaimChanged},
+		{Event: fwk.ClusterEvent{Resource: fwk.PersistentVolume, ActionType: fwk.Add | fwk.Update}, QueueingHintFn: m.hintVolumesChanged},
+		{Event: fwk.ClusterEvent{Resource: fwk.StorageClass, ActionType: fwk.Add | fwk.Update}, QueueingHintFn: m.hintVolumesChanged},
 	}
+}
+
+// hintClaimChanged queues a gang pod when one of its own
+// PersistentVolumeClaims appears or changes (bound, or given a selected node):
+// the placement search follows the claims' topology (volumes.go).
+func (m *Manager) hintClaimChanged(_ klog.Logger, pod *corev1.Pod, _, newObj any) (fwk.QueueingHint, error) {
+	claim, ok := newObj.(*corev1.PersistentVolumeClaim)
+	if !ok {
+		return fwk.Queue, fmt.Errorf("expected the changed object to be a PersistentVolumeClaim, got %T", newObj)
+	}
+	if claim.Namespace != pod.Namespace || !m.referenced(pod) {
+		return fwk.QueueSkip, nil
+	}
+	for _, vol := range pod.Spec.Volumes {
+		if vol.PersistentVolumeClaim != nil && vol.PersistentVolumeClaim.ClaimName == claim.Name {
+			return fwk.Queue, nil
+		}
+	}
+	return fwk.QueueSkip, nil
+}
+
+// hintVolumesChanged queues a gang pod with claims when a PersistentVolume or
+// StorageClass appears or changes: a volume that matches an unbound claim, or
+// a class's topology, may open nodes to it.
+func (m *Manager) hintVolumesChanged(_ klog.Logger, pod *corev1.Pod, _, _ any) (fwk.QueueingHint, error) {
+	if hasClaims(pod) && m.referenced(pod) {
+		return fwk.Queue, nil
+	}
+	return fwk.QueueSkip, nil
 }
 
 // hintPodGangChanged queues a pod when its own PodGang appears, or its spec

@@ -21,6 +21,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
@@ -120,6 +121,9 @@ func TestQueueingHints(t *testing.T) {
 		nodeAllocatable  hintFn = func(m *Manager) fwk.QueueingHintFn { return m.hintNodeAllocatable }
 		nodeTaint        hintFn = func(m *Manager) fwk.QueueingHintFn { return m.hintNodeTaint }
 		nodeLabel        hintFn = func(m *Manager) fwk.QueueingHintFn { return m.hintNodeLabel }
+		claimChanged     hintFn = func(m *Manager) fwk.QueueingHintFn { return m.hintClaimChanged }
+		volumesChanged   hintFn = func(m *Manager) fwk.QueueingHintFn { return m.hintVolumesChanged }
+		withClaim               = claiming(hintPod("g-w-0", "g"), "model")
 		member                  = hintPod("g-w-0", "g")
 		unreferenced            = hintPod("g-w-9", "g")
 		ofUnknownPodGang        = hintPod("h-w-0", "h")
@@ -190,6 +194,16 @@ func TestQueueingHints(t *testing.T) {
 		{name: "a node loses its gang's pack key", hint: nodeLabel, pod: member, old: hintNode("n", true, nil), new: hintNode("n", true, nil, noRack), want: fwk.Queue},
 		{name: "a label its gang does not pack by changes", hint: nodeLabel, pod: member, old: hintNode("n", true, nil), new: hintNode("n", true, nil, otherLabel), want: fwk.QueueSkip},
 		{name: "a node it may not run on changes domain", hint: nodeLabel, pod: member, old: hintNode("n", false, nil), new: hintNode("n", false, nil, otherRack), want: fwk.QueueSkip},
+
+		// Claims, volumes and storage classes.
+		{name: "its claim is bound", hint: claimChanged, pod: withClaim, new: claim("model", "pv-n1"), want: fwk.Queue},
+		{name: "another claim changes", hint: claimChanged, pod: withClaim, new: claim("cache", "pv-n1"), want: fwk.QueueSkip},
+		{name: "a claim of its name in another namespace changes", hint: claimChanged, pod: withClaim,
+			new: &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "model"}}, want: fwk.QueueSkip},
+		{name: "a volume appears for a pod with claims", hint: volumesChanged, pod: withClaim, new: pinnedVolume("pv-n1", "n1"), want: fwk.Queue},
+		{name: "a volume appears for a pod without claims", hint: volumesChanged, pod: member, new: pinnedVolume("pv-n1", "n1"), want: fwk.QueueSkip},
+		{name: "a volume appears while its PodGang does not exist yet", hint: volumesChanged, pod: claiming(hintPod("h-w-0", "h"), "model"),
+			new: pinnedVolume("pv-n1", "n1"), want: fwk.QueueSkip},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -237,6 +251,9 @@ func TestEventsToRegisterHaveAHintEach(t *testing.T) {
 		{Resource: fwk.Node, ActionType: fwk.UpdateNodeAllocatable},
 		{Resource: fwk.Node, ActionType: fwk.UpdateNodeTaint},
 		{Resource: fwk.Node, ActionType: fwk.UpdateNodeLabel},
+		{Resource: fwk.PersistentVolumeClaim, ActionType: fwk.Add | fwk.Update},
+		{Resource: fwk.PersistentVolume, ActionType: fwk.Add | fwk.Update},
+		{Resource: fwk.StorageClass, ActionType: fwk.Add | fwk.Update},
 	}
 	if len(events) != len(want) {
 		t.Fatalf("%d events registered, want %d", len(events), len(want))

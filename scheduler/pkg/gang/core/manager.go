@@ -30,6 +30,7 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	policylisters "k8s.io/client-go/listers/policy/v1"
 	schedulinglisters "k8s.io/client-go/listers/scheduling/v1"
+	storagelisters "k8s.io/client-go/listers/storage/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -63,6 +64,7 @@ type Manager struct {
 	namespaces    corelisters.NamespaceLister
 	pvcs          corelisters.PersistentVolumeClaimLister
 	pvs           corelisters.PersistentVolumeLister
+	classes       storagelisters.StorageClassLister
 	priorities    schedulinglisters.PriorityClassLister
 	pdbs          policylisters.PodDisruptionBudgetLister
 	permitTimeout time.Duration
@@ -98,6 +100,7 @@ func NewManager(log logr.Logger, handle fwk.Handle, client groveclient.Interface
 	m.namespaces = factory.Core().V1().Namespaces().Lister()
 	m.pvcs = factory.Core().V1().PersistentVolumeClaims().Lister()
 	m.pvs = factory.Core().V1().PersistentVolumes().Lister()
+	m.classes = factory.Storage().V1().StorageClasses().Lister()
 	m.status = newStatusWriter(log.WithName("status"), client, m, handle.EventRecorder())
 	if _, err := podGangInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { m.onPodGang(obj) },
@@ -118,6 +121,7 @@ func NewManager(log logr.Logger, handle fwk.Handle, client groveclient.Interface
 	factory.Core().V1().Namespaces().Informer()
 	factory.Core().V1().PersistentVolumeClaims().Informer()
 	factory.Core().V1().PersistentVolumes().Informer()
+	factory.Storage().V1().StorageClasses().Informer()
 	if _, err := factory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { m.onPod(obj) },
 		UpdateFunc: func(_, obj any) { m.onPod(obj) },

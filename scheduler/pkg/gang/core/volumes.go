@@ -17,36 +17,41 @@ limitations under the License.
 package core
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	volumehelpers "k8s.io/component-helpers/storage/volume"
 )
 
-// volumeTopology is where a pod's bound volumes let it run: the required node
-// affinity of the PersistentVolume of each of its bound claims.
+// volumeTopology is where a pod's PersistentVolumeClaims let it run, as
+// kube-scheduler's VolumeBinding filter decides it for one pod.
 type volumeTopology struct {
-	// selectors are the PersistentVolumes' required node affinities; a node must match all.
-	selectors []*corev1.NodeSelector
-	// key names the PersistentVolumes, so pods pinned alike compare equal.
+	// fits are the claims' node checks; a node must pass all.
+	fits []func(*corev1.Node) bool
+	// key names the volumes and unbound claims, so pods constrained alike compare equal.
 	key string
 }
 
-// allows reports whether the node satisfies every volume's node affinity.
+// allows reports whether the node passes every claim's check.
 func (v volumeTopology) allows(node *corev1.Node) bool {
-	for _, s := range v.selectors {
-		if ok, err := corev1helpers.MatchNodeSelectorTerms(node, s); err != nil || !ok {
+	for _, fit := range v.fits {
+		if !fit(node) {
 			return false
 		}
 	}
 	return true
 }
 
-// volumeTopologyOf reads, from the informer caches, the node affinity of the
-// PersistentVolumes the pod's claims are bound to (spec.volumeName set and the
-// volume known). Unbound claims and volumes without node affinity add nothing:
-// the search leaves them to the per-pod VolumeBinding filter.
+// volumeTopologyOf reads, from the informer caches, where the pod's claims let
+// it run. A bound claim (spec.volumeName set and the volume known) allows the
+// nodes its PersistentVolume's required node affinity selects. An unbound
+// claim is checked as the VolumeBinding filter checks it (unboundClaimFit).
+// Claims not in the cache add nothing: the per-pod filter reports them.
 func (m *Manager) volumeTopologyOf(pod *corev1.Pod) volumeTopology {
 	var out volumeTopology
 	if m.pvcs == nil || m.pvs == nil {
@@ -58,19 +63,104 @@ func (m *Manager) volumeTopologyOf(pod *corev1.Pod) volumeTopology {
 			continue
 		}
 		pvc, err := m.pvcs.PersistentVolumeClaims(pod.Namespace).Get(vol.PersistentVolumeClaim.ClaimName)
-		if err != nil || pvc.Spec.VolumeName == "" {
+		if err != nil {
+			continue
+		}
+		if pvc.Spec.VolumeName == "" {
+			out.fits = append(out.fits, m.unboundClaimFit(pvc))
+			names = append(names, "claim:"+pvc.Namespace+"/"+pvc.Name)
 			continue
 		}
 		pv, err := m.pvs.Get(pvc.Spec.VolumeName)
 		if err != nil || pv.Spec.NodeAffinity == nil || pv.Spec.NodeAffinity.Required == nil {
 			continue
 		}
-		out.selectors = append(out.selectors, pv.Spec.NodeAffinity.Required)
-		names = append(names, pv.Name)
+		selector := pv.Spec.NodeAffinity.Required
+		out.fits = append(out.fits, func(node *corev1.Node) bool {
+			ok, err := corev1helpers.MatchNodeSelectorTerms(node, selector)
+			return err == nil && ok
+		})
+		names = append(names, "volume:"+pv.Name)
 	}
 	sort.Strings(names)
 	out.key = strings.Join(names, ",")
 	return out
+}
+
+// unboundClaimFit is the node check of a claim not bound yet, following the
+// VolumeBinding filter:
+//   - a claim without a StorageClass, whose class is unknown or binds
+//     immediately fits no node: the filter refuses the pod until the
+//     PersistentVolume controller binds it;
+//   - a WaitForFirstConsumer claim the scheduler already picked a node for
+//     (annotation volume.kubernetes.io/selected-node) fits that node only, if
+//     the class can provision there;
+//   - otherwise a node fits when an available PersistentVolume of the class
+//     matches the claim there (size, access and volume modes, selector, node
+//     affinity; or the volume pre-bound to the claim), or when the class has a
+//     provisioner and its allowedTopologies admit the node.
+//
+// CSIStorageCapacity is not consulted: a driver that publishes capacity can
+// still refuse a node the search admitted, and the per-pod filter then holds
+// the pod back.
+func (m *Manager) unboundClaimFit(pvc *corev1.PersistentVolumeClaim) func(*corev1.Node) bool {
+	never := func(*corev1.Node) bool { return false }
+	className := volumehelpers.GetPersistentVolumeClaimClass(pvc)
+	if className == "" || m.classes == nil {
+		return never
+	}
+	class, err := m.classes.Get(className)
+	if err != nil || class.VolumeBindingMode == nil || *class.VolumeBindingMode != storagev1.VolumeBindingWaitForFirstConsumer {
+		return never
+	}
+	provisions := func(node *corev1.Node) bool {
+		return class.Provisioner != "" && class.Provisioner != volumehelpers.NotSupportedProvisioner &&
+			matchesTopology(class.AllowedTopologies, node.Labels)
+	}
+	if selected := pvc.Annotations[volumehelpers.AnnSelectedNode]; selected != "" {
+		return func(node *corev1.Node) bool { return node.Name == selected && provisions(node) }
+	}
+	// The volumes that may match on some node: the class's and any pre-bound to the claim.
+	var candidates []*corev1.PersistentVolume
+	if all, err := m.pvs.List(labels.Everything()); err == nil {
+		for _, pv := range all {
+			if volumehelpers.GetPersistentVolumeClass(pv) == className || volumehelpers.IsVolumeBoundToClaim(pv, pvc) {
+				candidates = append(candidates, pv)
+			}
+		}
+	}
+	return func(node *corev1.Node) bool {
+		if len(candidates) > 0 {
+			if pv, err := volumehelpers.FindMatchingVolume(pvc, candidates, node, nil, true, true); err == nil && pv != nil {
+				return true
+			}
+		}
+		return provisions(node)
+	}
+}
+
+// matchesTopology reports whether node labels satisfy a StorageClass's
+// allowedTopologies: any term, with every requirement of the term met (the
+// label present with one of its values); no terms allow every node, an empty
+// term none.
+func matchesTopology(terms []corev1.TopologySelectorTerm, nodeLabels map[string]string) bool {
+	if len(terms) == 0 {
+		return true
+	}
+	for _, term := range terms {
+		ok := len(term.MatchLabelExpressions) > 0
+		for _, req := range term.MatchLabelExpressions {
+			v, has := nodeLabels[req.Key]
+			if !has || !slices.Contains(req.Values, v) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }
 
 // hasClaims reports whether the pod mounts any PersistentVolumeClaim.

@@ -21,8 +21,11 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	storagelisters "k8s.io/client-go/listers/storage/v1"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -49,7 +52,41 @@ func claim(name, volume string) *corev1.PersistentVolumeClaim {
 	return &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}, Spec: corev1.PersistentVolumeClaimSpec{VolumeName: volume}}
 }
 
-func TestSearchFollowsBoundVolumeTopology(t *testing.T) {
+// unboundClaim is a claim of the class for size storage, not bound yet; class
+// "-" leaves storageClassName unset.
+func unboundClaim(name, class, size string, annotations map[string]string) *corev1.PersistentVolumeClaim {
+	c := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Annotations: annotations}, Spec: corev1.PersistentVolumeClaimSpec{
+		AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
+		Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(size)}},
+	}}
+	if class != "-" {
+		c.Spec.StorageClassName = &class
+	}
+	return c
+}
+
+// storageClass binds in the mode, provisions with the provisioner and allows
+// the hosts (none: every node).
+func storageClass(name, provisioner string, mode storagev1.VolumeBindingMode, hosts ...string) *storagev1.StorageClass {
+	sc := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Provisioner: provisioner, VolumeBindingMode: &mode}
+	if len(hosts) > 0 {
+		sc.AllowedTopologies = []corev1.TopologySelectorTerm{{MatchLabelExpressions: []corev1.TopologySelectorLabelRequirement{{Key: hostKey, Values: hosts}}}}
+	}
+	return sc
+}
+
+// availableVolume is an unclaimed 10Gi ReadWriteMany PersistentVolume of the
+// class, pinned to the host.
+func availableVolume(name, class, host string) *corev1.PersistentVolume {
+	pv := pinnedVolume(name, host)
+	pv.Spec.StorageClassName = class
+	pv.Spec.Capacity = corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("10Gi")}
+	pv.Spec.AccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}
+	pv.Status.Phase = corev1.VolumeAvailable
+	return pv
+}
+
+func TestSearchFollowsVolumeTopology(t *testing.T) {
 	tests := []struct {
 		name string
 		// pods are the gang's group w, all unplaced; the first is the pod at hand.
@@ -71,10 +108,58 @@ func TestSearchFollowsBoundVolumeTopology(t *testing.T) {
 			message: "group w needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 1 fit",
 		},
 		{
-			name: "a claim not bound yet constrains nothing here",
-			pods: []*corev1.Pod{claiming(newTestPod("ns", "g-w-0", "g", 1), "unbound"), claiming(newTestPod("ns", "g-w-1", "g", 1), "unbound")},
+			name: "an unbound claim a class provisions anywhere constrains nothing",
+			pods: []*corev1.Pod{claiming(newTestPod("ns", "g-w-0", "g", 1), "anywhere"), claiming(newTestPod("ns", "g-w-1", "g", 1), "anywhere")},
 			gpus: []int64{8, 8},
 			want: []string{"n0", "n0"},
+		},
+		{
+			name: "an unbound claim whose class provisions on n1 only goes to n1",
+			pods: []*corev1.Pod{claiming(newTestPod("ns", "g-w-0", "g", 1), "on-n1"), claiming(newTestPod("ns", "g-w-1", "g", 1), "on-n1")},
+			gpus: []int64{8, 8},
+			want: []string{"n1", "n1"},
+		},
+		{
+			name:    "an unbound claim whose class provisions on n1 only fails when n1 lacks room",
+			pods:    []*corev1.Pod{claiming(newTestPod("ns", "g-w-0", "g", 1), "on-n1"), claiming(newTestPod("ns", "g-w-1", "g", 1), "on-n1")},
+			gpus:    []int64{8, 1},
+			message: "group w needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 1 fit",
+		},
+		{
+			name: "an unbound claim of a class that does not provision goes where an available volume matches",
+			pods: []*corev1.Pod{claiming(newTestPod("ns", "g-w-0", "g", 1), "static"), claiming(newTestPod("ns", "g-w-1", "g", 1), "static")},
+			gpus: []int64{8, 8},
+			want: []string{"n1", "n1"},
+		},
+		{
+			name:    "an unbound claim no available volume is large enough for, of a class that does not provision, fits nowhere",
+			pods:    []*corev1.Pod{claiming(newTestPod("ns", "g-w-0", "g", 1), "too-large"), claiming(newTestPod("ns", "g-w-1", "g", 1), "too-large")},
+			gpus:    []int64{8, 8},
+			message: "group w needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 0 fit",
+		},
+		{
+			name: "an unbound claim the scheduler picked n1 for goes to n1",
+			pods: []*corev1.Pod{claiming(newTestPod("ns", "g-w-0", "g", 1), "selected-n1"), claiming(newTestPod("ns", "g-w-1", "g", 1), "selected-n1")},
+			gpus: []int64{8, 8},
+			want: []string{"n1", "n1"},
+		},
+		{
+			name:    "an unbound claim of an Immediate class fits nowhere until it is bound",
+			pods:    []*corev1.Pod{claiming(newTestPod("ns", "g-w-0", "g", 1), "immediate"), claiming(newTestPod("ns", "g-w-1", "g", 1), "immediate")},
+			gpus:    []int64{8, 8},
+			message: "group w needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 0 fit",
+		},
+		{
+			name:    "an unbound claim without a class fits nowhere until it is bound",
+			pods:    []*corev1.Pod{claiming(newTestPod("ns", "g-w-0", "g", 1), "classless"), claiming(newTestPod("ns", "g-w-1", "g", 1), "classless")},
+			gpus:    []int64{8, 8},
+			message: "group w needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 0 fit",
+		},
+		{
+			name:    "an unbound claim of a class that does not exist fits nowhere",
+			pods:    []*corev1.Pod{claiming(newTestPod("ns", "g-w-0", "g", 1), "unknown-class"), claiming(newTestPod("ns", "g-w-1", "g", 1), "unknown-class")},
+			gpus:    []int64{8, 8},
+			message: "group w needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 0 fit",
 		},
 		{
 			name: "per-pod claims pinned apart are left to the per-pod filter",
@@ -88,17 +173,33 @@ func TestSearchFollowsBoundVolumeTopology(t *testing.T) {
 			e := newTestEnv(t)
 			pvcs := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 			pvs := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
-			for _, obj := range []any{claim("shared", "pv-n1"), claim("unbound", ""), claim("data-0", "pv-n0"), claim("data-1", "pv-n1")} {
+			for _, obj := range []any{claim("shared", "pv-n1"), claim("data-0", "pv-n0"), claim("data-1", "pv-n1"),
+				unboundClaim("anywhere", "csi", "1Gi", nil), unboundClaim("on-n1", "csi-n1", "1Gi", nil),
+				unboundClaim("static", "local", "1Gi", nil), unboundClaim("too-large", "local", "100Gi", nil),
+				unboundClaim("selected-n1", "csi", "1Gi", map[string]string{"volume.kubernetes.io/selected-node": "n1"}),
+				unboundClaim("immediate", "fast", "1Gi", nil), unboundClaim("classless", "-", "1Gi", nil), unboundClaim("unknown-class", "gone", "1Gi", nil)} {
 				if err := pvcs.Add(obj); err != nil {
 					t.Fatal(err)
 				}
 			}
-			for _, obj := range []any{pinnedVolume("pv-n0", "n0"), pinnedVolume("pv-n1", "n1")} {
+			for _, obj := range []any{pinnedVolume("pv-n0", "n0"), pinnedVolume("pv-n1", "n1"), availableVolume("local-n1", "local", "n1")} {
 				if err := pvs.Add(obj); err != nil {
 					t.Fatal(err)
 				}
 			}
+			classes := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+			for _, obj := range []any{
+				storageClass("csi", "csi.example.com", storagev1.VolumeBindingWaitForFirstConsumer),
+				storageClass("csi-n1", "csi.example.com", storagev1.VolumeBindingWaitForFirstConsumer, "n1"),
+				storageClass("local", "kubernetes.io/no-provisioner", storagev1.VolumeBindingWaitForFirstConsumer),
+				storageClass("fast", "csi.example.com", storagev1.VolumeBindingImmediate),
+			} {
+				if err := classes.Add(obj); err != nil {
+					t.Fatal(err)
+				}
+			}
 			e.m.pvcs, e.m.pvs = corelisters.NewPersistentVolumeClaimLister(pvcs), corelisters.NewPersistentVolumeLister(pvs)
+			e.m.classes = storagelisters.NewStorageClassLister(classes)
 			e.addPodGang(newTestPodGang("ns", "g", testGroup{name: "w", pods: len(tt.pods), min: int32(len(tt.pods)), gpus: 1}))
 			e.addPods(tt.pods...)
 			nodes := []*corev1.Node{
