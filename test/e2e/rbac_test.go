@@ -108,32 +108,60 @@ func localKubectl() string {
 	return ""
 }
 
+// canI asks `kubectl auth can-i VERB RESOURCE[/NAME] [--subresource SUB]`
+// with the kubeconfig, as the user when as is set, in the namespace ("" for
+// all namespaces), and returns the answer, "yes" or "no". Warnings (a
+// resource the cluster does not serve) go to stderr and are not read.
+func canI(kubectl, kubeconfig, as, verb, resource, name, namespace string) string {
+	resource, subresource, _ := strings.Cut(resource, "/")
+	if name != "" {
+		resource += "/" + name // can-i takes a name as RESOURCE/NAME
+	}
+	args := []string{"--kubeconfig", kubeconfig, "auth", "can-i", verb, resource}
+	if subresource != "" {
+		args = append(args, "--subresource", subresource)
+	}
+	if namespace == "" {
+		args = append(args, "--all-namespaces")
+	} else {
+		args = append(args, "--namespace", namespace)
+	}
+	if as != "" {
+		args = append(args, "--as", as)
+	}
+	var stderr strings.Builder
+	cmd := exec.Command(kubectl, args...)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	answer := strings.TrimSpace(string(out))
+	// can-i exits 1 with "no" when denied; any other failure is an error.
+	if err != nil && answer != "no" {
+		Fail(fmt.Sprintf("kubectl %s: %v: %s%s", strings.Join(args, " "), err, answer, stderr.String()))
+	}
+	return answer
+}
+
+// backendProbes names, per scheduler backend profile, the objects the
+// backend translates PodGangs into: the operator may write and watch them
+// only when the profile is enabled (charts/grove/files/backend-rbac).
+var backendProbes = map[string]string{
+	"default-scheduler":           "workloads.scheduling.k8s.io",
+	"scheduler-plugins-scheduler": "podgroups.scheduling.x-k8s.io",
+	"volcano":                     "podgroups.scheduling.volcano.sh",
+	"kai-scheduler":               "podgroups.scheduling.run.ai",
+}
+
 var _ = Describe("RBAC of the chart's ServiceAccounts", Label("rbac"), func() {
 	It("answers kubectl auth can-i for grove-operator and grove-scheduler as docs/installation.md documents", func() {
 		checks := documentedChecks()
 		kubectl := localKubectl()
 		denied := map[string]bool{}
 		for _, c := range checks {
-			resource, subresource, _ := strings.Cut(c.resource, "/")
-			if c.name != "" {
-				resource += "/" + c.name // can-i takes a name as RESOURCE/NAME
+			scope := c.scope
+			if scope == "all" {
+				scope = ""
 			}
-			args := []string{"--kubeconfig", filepath.Join(localDir, "kubeconfig"), "auth", "can-i", c.verb, resource}
-			if subresource != "" {
-				args = append(args, "--subresource", subresource)
-			}
-			if c.scope == "all" {
-				args = append(args, "--all-namespaces")
-			} else {
-				args = append(args, "--namespace", c.scope)
-			}
-			args = append(args, "--as", "system:serviceaccount:"+releaseNamespace+":"+c.serviceAccount)
-			out, err := exec.Command(kubectl, args...).CombinedOutput()
-			answer := strings.TrimSpace(string(out))
-			// can-i exits 1 with "no" when denied; any other failure is an error.
-			if err != nil && answer != "no" {
-				Fail(c.String() + ": kubectl auth can-i failed: " + err.Error() + ": " + answer)
-			}
+			answer := canI(kubectl, filepath.Join(localDir, "kubeconfig"), "system:serviceaccount:"+releaseNamespace+":"+c.serviceAccount, c.verb, c.resource, c.name, scope)
 			want := "no"
 			if c.allowed {
 				want = "yes"
@@ -149,6 +177,45 @@ var _ = Describe("RBAC of the chart's ServiceAccounts", Label("rbac"), func() {
 				Expect(denied).To(HaveKey(sa+" "+must), "docs/installation.md has no denied row %q for %s", must, sa)
 			}
 		}
+	})
+
+	It("grants grove-operator the objects of exactly the scheduler backends its configuration enables", func() {
+		var args []string
+		for _, a := range processArgs("grove-operator") {
+			if v, ok := strings.CutPrefix(a, "--config="); ok {
+				args = append(args, v)
+			}
+		}
+		Expect(args).To(HaveLen(1), "grove-operator runs without one --config")
+		raw, err := os.ReadFile(args[0])
+		Expect(err).NotTo(HaveOccurred())
+		var config struct {
+			Scheduler struct {
+				Profiles []struct {
+					Name   string         `json:"name"`
+					Config map[string]any `json:"config"`
+				} `json:"profiles"`
+			} `json:"scheduler"`
+		}
+		Expect(yaml.Unmarshal(raw, &config)).To(Succeed())
+		enabled := map[string]bool{}
+		for _, p := range config.Scheduler.Profiles {
+			// default-scheduler writes Workload API objects only with gangScheduling.
+			enabled[p.Name] = p.Name != "default-scheduler" || p.Config["gangScheduling"] == true
+		}
+		// The local cluster enables some backends and leaves others out, so both answers are checked.
+		Expect(enabled).To(HaveKeyWithValue("volcano", true))
+		Expect(enabled).NotTo(HaveKey("kai-scheduler"))
+		kubectl := localKubectl()
+		for profile, resource := range backendProbes {
+			want := map[bool]string{true: "yes", false: "no"}[enabled[profile]]
+			for _, verb := range []string{"create", "delete", "watch"} {
+				Expect(canI(kubectl, filepath.Join(localDir, "kubeconfig"), "system:serviceaccount:"+releaseNamespace+":grove-operator", verb, resource, "", "")).
+					To(Equal(want), "profile %s (enabled: %v): can-i %s %s", profile, enabled[profile], verb, resource)
+			}
+		}
+		By("KAI Topologies are read only for an enabled kai-scheduler profile")
+		Expect(canI(kubectl, filepath.Join(localDir, "kubeconfig"), "system:serviceaccount:"+releaseNamespace+":grove-operator", "get", "topologies.kai.scheduler", "", "")).To(Equal("no"))
 	})
 
 	It("runs grove-operator and grove-scheduler on ServiceAccount tokens, with no client certificate", func() {
@@ -225,20 +292,11 @@ var _ = Describe("RBAC of the chart's ServiceAccounts", Label("rbac"), func() {
 			{"list", "secrets", "", "default", false},
 			{"patch", "podcliques.grove.io", "", "default", false},
 		} {
-			args := []string{"--kubeconfig", kc, "auth", "can-i", c.verb, c.resource}
+			resource := c.resource
 			if c.subresource != "" {
-				args = append(args, "--subresource", c.subresource)
+				resource += "/" + c.subresource
 			}
-			if c.namespace != "" {
-				args = append(args, "--namespace", c.namespace)
-			} else {
-				args = append(args, "--all-namespaces") // cluster-scoped: no namespace
-			}
-			out, err := exec.Command(kubectl, args...).Output()
-			answer := strings.TrimSpace(string(out))
-			if err != nil && answer != "no" {
-				Fail(fmt.Sprintf("kwok: can-i %v failed: %v: %s", args, err, answer))
-			}
+			answer := canI(kubectl, kc, "", c.verb, resource, "", c.namespace)
 			want := map[bool]string{true: "yes", false: "no"}[c.allowed]
 			Expect(answer).To(Equal(want), "kwok: kubectl auth can-i %s %s/%s in %q", c.verb, c.resource, c.subresource, c.namespace)
 		}
