@@ -23,9 +23,11 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -39,6 +41,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/controller/podcliquescalinggroup"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset"
 	"github.com/grove-project/grove/operator/internal/manager"
+	"github.com/grove-project/grove/operator/internal/update"
 )
 
 // statusWrites counts status writes per object ("Kind/name"), and successful
@@ -48,6 +51,9 @@ type statusWrites struct {
 	mu      sync.Mutex
 	counts  map[string]int
 	objects map[string]int
+	// conflict, when set, fails the next status write of that object
+	// ("Kind/name") with a Conflict, as a write computed on a stale cache gets.
+	conflict string
 }
 
 func (w *statusWrites) client() client.Client {
@@ -94,6 +100,16 @@ func (w *statusWrites) client() client.Client {
 		},
 		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
 			count(obj)
+			w.mu.Lock()
+			key := fmt.Sprintf("%T/%s", obj, obj.GetName())
+			fail := w.conflict == key
+			if fail {
+				w.conflict = ""
+			}
+			w.mu.Unlock()
+			if fail {
+				return apierrors.NewConflict(grovecorev1alpha1.Resource("podcliquescalinggroups"), obj.GetName(), fmt.Errorf("injected by the spec"))
+			}
 			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
 		},
 		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
@@ -202,5 +218,64 @@ var _ = Describe("Status writes", Ordered, func() {
 		_, err = pcsgR.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: pcsName + "-0-sg"}})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(writes.reset()).To(BeEmpty())
+	})
+
+	It("replaces no scaling-group replica until the status records it was selected for the update", func() {
+		pcsgName := pcsName + "-0-sg"
+		By("every member PodClique of both group replicas is available")
+		for _, name := range []string{pcsgName + "-0-leader", pcsgName + "-0-worker", pcsgName + "-1-leader", pcsgName + "-1-worker"} {
+			pclq := getPCLQ(ns, name)()
+			pclq.Status.Replicas, pclq.Status.ScheduledReplicas, pclq.Status.ReadyReplicas = pclq.Spec.Replicas, pclq.Spec.Replicas, pclq.Spec.Replicas
+			meta.SetStatusCondition(&pclq.Status.Conditions, metav1.Condition{
+				Type: grovecorev1alpha1.ConditionTypePodCliqueScheduled, Status: metav1.ConditionTrue,
+				Reason: grovecorev1alpha1.ConditionReasonSufficientScheduledPods, Message: "scheduled",
+			})
+			Expect(k8sClient.Status().Update(ctx, pclq)).To(Succeed())
+		}
+		uid := func(name string) types.UID { return getPCLQ(ns, name)().UID }
+		replica0 := map[string]types.UID{pcsgName + "-0-leader": uid(pcsgName + "-0-leader"), pcsgName + "-0-worker": uid(pcsgName + "-0-worker")}
+		setImage(ns, pcsName, "worker", "registry.example/worker:2")
+		_, err := pcsR.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: pcsName}})
+		Expect(err).NotTo(HaveOccurred(), "the PodCliqueSet starts rolling its replica 0")
+		_, gen := hashes(ns, pcsName, "worker")
+		Expect(update.ReplicaUpdating(getPCS(ns, pcsName)(), 0, gen)).To(BeTrue())
+
+		By("a reconcile whose status write conflicts deletes nothing")
+		writes.reset()
+		writes.mu.Lock()
+		writes.conflict = pcsgKey
+		writes.mu.Unlock()
+		_, err = pcsgR.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: pcsgName}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(writes.reset()).To(Equal(map[string]int{pcsgKey: 1}), "the one status write was tried")
+		for name, was := range replica0 {
+			p := getPCLQ(ns, name)()
+			Expect(p.UID).To(Equal(was))
+			Expect(p.DeletionTimestamp).To(BeNil(), "%s deleted although its selection was not recorded", name)
+		}
+		Expect(getPCSG(ns, pcsgName)().Status.UpdateProgress).To(BeNil())
+
+		By("the next reconcile records replica 0 as selected, then replaces it")
+		_, err = pcsgR.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: pcsgName}})
+		Expect(err).NotTo(HaveOccurred())
+		progress := getPCSG(ns, pcsgName)().Status.UpdateProgress
+		Expect(progress).NotTo(BeNil())
+		Expect(progress.ReadyReplicaIndicesSelectedToUpdate).To(Equal(&grovecorev1alpha1.PodCliqueScalingGroupReplicaRollingUpdateProgress{Current: 0}))
+		for name, was := range replica0 {
+			p := &grovecorev1alpha1.PodClique{}
+			err := k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, p)
+			if err == nil {
+				Expect(p.UID != was || p.DeletionTimestamp != nil).To(BeTrue(), "%s still stands", name)
+			} else {
+				Expect(apierrors.IsNotFound(err)).To(BeTrue(), "reading %s: %v", name, err)
+			}
+		}
+
+		By("a repeated reconcile that picks replica 0 again records it once")
+		writes.reset()
+		_, err = pcsgR.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: pcsgName}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(getPCSG(ns, pcsgName)().Status.UpdateProgress.ReadyReplicaIndicesSelectedToUpdate).To(Equal(
+			&grovecorev1alpha1.PodCliqueScalingGroupReplicaRollingUpdateProgress{Current: 0}))
 	})
 })

@@ -85,11 +85,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // than the stored one; the reconcile is retried once the cache caught up.
 var errStatusConflict = errors.New("status computed on a stale PodCliqueScalingGroup")
 
-// reconcileSpec: ensure finalizer → sync member PodCliques → roll group
-// replicas of an older template → gang termination → status and
+// reconcileSpec: ensure finalizer → sync member PodCliques → pick the group
+// replicas of an older template to replace → gang termination → status and
 // lastOperation, written in one patch when something but a timestamp
-// changed. It returns when to reconcile again: an update's progress deadline
-// or the next breached replica's terminationDelay.
+// changed → replace the picked replicas. The replacement follows the status
+// write so that the record of the replicas selected for it (the update's
+// readyReplicaIndicesSelectedToUpdate) is never lost to a write that
+// conflicts after the replica is gone. It returns when to reconcile again:
+// an update's progress deadline or the next breached replica's
+// terminationDelay.
 func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcsg *grovecorev1alpha1.PodCliqueScalingGroup) (time.Duration, error) {
 	pcs, err := r.owningPodCliqueSet(ctx, pcsg)
 	if err != nil || pcs == nil {
@@ -104,9 +108,10 @@ func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcsg *g
 		return 0, err
 	}
 	var errs []error
+	var doomed []groupReplica
 	syncErr := r.syncPodCliques(ctx, pcs, pcsg, upd)
 	if syncErr == nil {
-		syncErr = r.rollReplicas(ctx, log, pcsg, upd)
+		doomed, syncErr = r.planReplacements(ctx, pcsg, upd)
 	}
 	if syncErr != nil {
 		log.Error(syncErr, "Syncing member PodCliques failed")
@@ -131,6 +136,8 @@ func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcsg *g
 	if err := r.writeStatus(ctx, base, pcsg); apierrors.IsConflict(err) && len(errs) == 0 {
 		return 0, errStatusConflict
 	} else if err != nil {
+		errs = append(errs, err)
+	} else if err := r.replaceReplicas(ctx, log, pcsg, doomed); err != nil {
 		errs = append(errs, err)
 	}
 	if len(errs) > 0 {

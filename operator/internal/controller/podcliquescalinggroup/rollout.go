@@ -109,21 +109,22 @@ type groupReplica struct {
 	available bool
 }
 
-// rollReplicas replaces the group replicas built from an older template
-// while the group's PodCliqueSet replica is the one being rolled
-// (RollingRecreate): it deletes all member PodCliques of a replica, and the
-// next sync recreates them from the current template. Replicas that are not
-// available go at once, since they serve nothing; available ones only while
-// fewer than maxUnavailable replicas are unavailable, lowest index first
-// (design decision 5). The choice only depends on the cache, so a repeated
-// reconcile on a stale cache picks the same replicas again.
-func (r *Reconciler) rollReplicas(ctx context.Context, log logr.Logger, pcsg *grovecorev1alpha1.PodCliqueScalingGroup, st *updateState) error {
+// planReplacements picks the group replicas built from an older template to
+// replace while the group's PodCliqueSet replica is the one being rolled
+// (RollingRecreate). Replicas that are not available go at once, since they
+// serve nothing; available ones only while fewer than maxUnavailable
+// replicas are unavailable, lowest index first (design decision 5); those
+// are recorded in st.selected for the status. The choice only depends on the
+// cache, so a repeated reconcile on a stale cache picks the same replicas
+// again. Nothing is deleted here: replaceReplicas acts once the status
+// records the choice.
+func (r *Reconciler) planReplacements(ctx context.Context, pcsg *grovecorev1alpha1.PodCliqueScalingGroup, st *updateState) ([]groupReplica, error) {
 	if !st.replicaUpdating {
-		return nil
+		return nil, nil
 	}
 	members, err := r.memberPodCliques(ctx, pcsg)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	byName := make(map[string]*grovecorev1alpha1.PodClique, len(members))
 	for i := range members {
@@ -160,6 +161,15 @@ func (r *Reconciler) rollReplicas(ctx context.Context, log logr.Logger, pcsg *gr
 		doomed = append(doomed, g)
 		st.selected = append(st.selected, g.index)
 		budget--
+	}
+	return doomed, nil
+}
+
+// replaceReplicas deletes all member PodCliques of each doomed group
+// replica; the next sync recreates them from the current template.
+func (r *Reconciler) replaceReplicas(ctx context.Context, log logr.Logger, pcsg *grovecorev1alpha1.PodCliqueScalingGroup, doomed []groupReplica) error {
+	if len(doomed) == 0 {
+		return nil
 	}
 	report := r.d.NewReport(pcsg, podCliqueKind)
 	defer report.Emit()
@@ -236,6 +246,10 @@ func applyUpdateStatus(pcsg *grovecorev1alpha1.PodCliqueScalingGroup, prev *grov
 				sel = &grovecorev1alpha1.PodCliqueScalingGroupReplicaRollingUpdateProgress{Current: -1}
 			}
 			for _, j := range st.selected {
+				if j == sel.Current {
+					// Chosen again by a reconcile before its replacement showed in the cache.
+					continue
+				}
 				if sel.Current >= 0 {
 					sel.Completed = append(sel.Completed, sel.Current)
 				}
