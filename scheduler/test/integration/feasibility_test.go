@@ -35,6 +35,25 @@ import (
 // node it picked for a WaitForFirstConsumer claim to be provisioned for.
 const selectedNodeAnnotation = "volume.kubernetes.io/selected-node"
 
+// blockedClaimGang binds a pod taking one of host's two GPUs, then creates
+// gang "shared": two 1-GPU worker pods that both mount claim "model".
+func blockedClaimGang(ns, host string) []*corev1.Pod {
+	GinkgoHelper()
+	blocker := harness.NewPod(harness.PodSpec{Namespace: ns, Name: "blocker", SchedulerName: schedulerName, Requests: gpus("1"),
+		NodeSelector: map[string]string{corev1.LabelHostname: host}})
+	createPods([]*corev1.Pod{blocker})
+	Eventually(func() map[string]string { return boundPods(ns, []string{"blocker"}) }, 20*time.Second, 100*time.Millisecond).Should(HaveKey("blocker"))
+
+	groups := []group{{name: "worker", pods: 2, min: 2, requests: gpus("1")}}
+	pods := gangPods(ns, ns, "shared", "", groups...)
+	for _, p := range pods {
+		p.Spec.Volumes = []corev1.Volume{{Name: "model", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "model"}}}}
+	}
+	createPods(pods)
+	createPodGang(newPodGang(ns, "shared", "", "", groups...))
+	return pods
+}
+
 var _ = Describe("Gang placement and the per-pod filters", func() {
 	It("binds no pod of a one-pod-per-host gang on fewer hosts than pods, and every pod once enough hosts exist", func() {
 		ns := newNamespace("spread")
@@ -109,19 +128,7 @@ var _ = Describe("Gang placement and the per-pod filters", func() {
 		_, err = kube.CoreV1().PersistentVolumeClaims(ns).UpdateStatus(suiteCtx, pvc, metav1.UpdateOptions{})
 		Expect(err).NotTo(HaveOccurred())
 
-		// The blocker takes one of the pinned host's two GPUs.
-		blocker := harness.NewPod(harness.PodSpec{Namespace: ns, Name: "blocker", SchedulerName: schedulerName, Requests: gpus("1"),
-			NodeSelector: map[string]string{corev1.LabelHostname: pinned}})
-		createPods([]*corev1.Pod{blocker})
-		Eventually(func() map[string]string { return boundPods(ns, []string{"blocker"}) }, 20*time.Second, 100*time.Millisecond).Should(HaveKey("blocker"))
-
-		groups := []group{{name: "worker", pods: 2, min: 2, requests: gpus("1")}}
-		pods := gangPods(ns, ns, "shared", "", groups...)
-		for _, p := range pods {
-			p.Spec.Volumes = []corev1.Volume{{Name: "model", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "model"}}}}
-		}
-		createPods(pods)
-		createPodGang(newPodGang(ns, "shared", "", "", groups...))
+		pods := blockedClaimGang(ns, pinned)
 
 		By("refusing the gang although the other host has room for both pods")
 		Eventually(func(g Gomega) {
@@ -166,19 +173,7 @@ var _ = Describe("Gang placement and the per-pod filters", func() {
 		}, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
 
-		// The blocker takes one of the allowed host's two GPUs.
-		blocker := harness.NewPod(harness.PodSpec{Namespace: ns, Name: "blocker", SchedulerName: schedulerName, Requests: gpus("1"),
-			NodeSelector: map[string]string{corev1.LabelHostname: allowed}})
-		createPods([]*corev1.Pod{blocker})
-		Eventually(func() map[string]string { return boundPods(ns, []string{"blocker"}) }, 20*time.Second, 100*time.Millisecond).Should(HaveKey("blocker"))
-
-		groups := []group{{name: "worker", pods: 2, min: 2, requests: gpus("1")}}
-		pods := gangPods(ns, ns, "shared", "", groups...)
-		for _, p := range pods {
-			p.Spec.Volumes = []corev1.Volume{{Name: "model", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "model"}}}}
-		}
-		createPods(pods)
-		createPodGang(newPodGang(ns, "shared", "", "", groups...))
+		pods := blockedClaimGang(ns, allowed)
 
 		By("refusing the gang although the other host has room for both pods, and picking no node for the claim")
 		Eventually(func(g Gomega) {
