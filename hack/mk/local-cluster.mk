@@ -58,10 +58,16 @@ FAULTS ?= kube-apiserver,etcd,grove-operator,grove-scheduler,kube-controller-man
 SEED ?= 0
 PODS ?= 200
 
+# The run may take up to 4 minutes a round (a round at 200 pods takes about one):
+# both go test's and Ginkgo's own suite timeout (1 h unless set) follow it.
+FAULTS_TIMEOUT = $$(( $(ROUNDS) * $(words $(subst $(comma), ,$(FAULTS))) * 4 + 20 ))m
+comma := ,
+
 .PHONY: e2e-faults
 e2e-faults: ## Kill -9 and restart each of FAULTS mid-work, ROUNDS times, and check Grove's invariants (SEED replays, PODS sizes).
 	$(LOCAL_CLUSTER) up --nodes $(NODES)
-	cd test && go test -v -tags faults -count=1 -timeout $$(( $(ROUNDS) * 15 + 20 ))m ./faults -args -ginkgo.v \
+	cd test && go test -v -tags faults -count=1 -timeout $(FAULTS_TIMEOUT) ./faults -args -ginkgo.v \
+		-ginkgo.timeout=$(FAULTS_TIMEOUT) \
 		-faults.rounds=$(ROUNDS) -faults.faults=$(FAULTS) -faults.seed=$(SEED) -faults.pods=$(PODS)
 
 .PHONY: e2e-faults-ci
