@@ -62,7 +62,7 @@ verify-api-standalone: ## Check the api module builds alone and pulls in neither
 
 ##@ Build
 .PHONY: control-plane
-control-plane: ## Build etcd, kube-apiserver, kube-controller-manager, kubectl and kwok into bin/ (cached by version).
+control-plane: ## Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kwok and helm into bin/ (cached by version).
 	hack/control-plane.sh
 
 .PHONY: build

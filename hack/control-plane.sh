@@ -6,6 +6,7 @@
 #   bin/k8s-<v>/      kube-apiserver kube-controller-manager kube-scheduler kubectl
 #   bin/etcd-<v>/     etcd
 #   bin/kwok-<v>/     kwok
+#   bin/helm-<v>/     helm (hack/helm.sh: the chart tests and the local cluster's install)
 #   bin/envtest/      links to etcd, kube-apiserver, kubectl (KUBEBUILDER_ASSETS)
 #
 # Usage: hack/control-plane.sh [--print-assets]
@@ -70,6 +71,8 @@ if [ ! -x "$KWOK_DIR/kwok" ]; then
 else
   log "kwok $KWOK_VERSION present"
 fi
+
+"$ROOT/hack/helm.sh" >/dev/null
 
 mkdir -p "$ASSETS"
 ln -sfn "$ETCD_DIR/etcd" "$ASSETS/etcd"

@@ -41,7 +41,7 @@ func repoRoot(t *testing.T) string {
 	return root
 }
 
-// pinnedHelm is bin/helm-<HELM_VERSION>/helm, built by make verify-chart.
+// pinnedHelm is bin/helm-<HELM_VERSION>/helm, built by hack/helm.sh (make control-plane, which make test runs first).
 func pinnedHelm(t *testing.T, root string) string {
 	t.Helper()
 	versions, err := os.ReadFile(filepath.Join(root, "hack", "versions.sh"))
@@ -54,7 +54,7 @@ func pinnedHelm(t *testing.T, root string) string {
 	}
 	helm := filepath.Join(root, "bin", "helm-"+string(m[1]), "helm")
 	if _, err := os.Stat(helm); err != nil {
-		t.Fatalf("pinned helm missing (make verify-chart builds it): %v", err)
+		t.Fatalf("pinned helm missing (make control-plane builds it): %v", err)
 	}
 	return helm
 }
