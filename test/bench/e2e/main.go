@@ -20,14 +20,18 @@ limitations under the License.
 //   - raw: a client-go loop creating N pods with nodeName preset on the fake
 //     nodes (32 workers, QPS 500) until all are Running, then deleting them
 //     until none is left;
-//   - grove: one PodCliqueSet of R replicas × one clique of P pods, from its
-//     create to all pods Running (with a timeline: pods exist, PodGangs
-//     Initialized, gates lifted, bound, Running), then from its delete until
-//     its last pod is gone;
+//   - grove: R replicas × one clique of P pods, in one PodCliqueSet or spread
+//     evenly over S of them, from their create to all pods Running (with a
+//     timeline: pods exist, PodGangs Initialized, gates lifted, bound,
+//     Running), then from their delete until the last pod is gone;
 //
-// and the operator's API requests by verb and resource during the Grove
-// run, read from its grove_operator_api_requests_total metric. It prints
-// Markdown for docs/benchmarks.md.
+// the operator's API requests by verb and resource during the Grove run, read
+// from its grove_operator_api_requests_total metric, and the CPU seconds and
+// peak resident memory of grove-operator, grove-scheduler and kube-apiserver,
+// read from /proc for the local cluster's processes. Pods and PodGangs are
+// followed through informers, so that sampling 10k pods once a second costs
+// the API server one watch, not a list a second. It prints Markdown for
+// docs/benchmarks.md.
 package main
 
 import (
@@ -52,21 +56,23 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 type options struct {
-	kubeconfig     string
-	metricsURL     string
-	replicas, pods int
-	timeout        time.Duration
-	skipRaw        bool
+	kubeconfig           string
+	clusterDir           string
+	metricsURL           string
+	replicas, pods, sets int
+	timeout              time.Duration
+	skipRaw              bool
 }
 
 func main() {
@@ -79,9 +85,15 @@ func main() {
 	flag.StringVar(&o.metricsURL, "operator-metrics", "", "grove-operator's metrics URL (default: from the local cluster's ports.env)")
 	flag.IntVar(&o.replicas, "replicas", 500, "PodCliqueSet replicas")
 	flag.IntVar(&o.pods, "pods-per-replica", 2, "pods per replica (one clique)")
+	flag.IntVar(&o.sets, "sets", 1, "spread the replicas evenly over this many PodCliqueSets")
 	flag.DurationVar(&o.timeout, "timeout", 15*time.Minute, "give up after this long")
 	flag.BoolVar(&o.skipRaw, "skip-raw", false, "measure Grove only")
 	flag.Parse()
+	o.clusterDir = dir
+	if o.sets < 1 || o.replicas%o.sets != 0 {
+		fmt.Fprintf(os.Stderr, "bench-e2e: -replicas %d must be a multiple of -sets %d\n", o.replicas, o.sets)
+		os.Exit(2)
+	}
 	if o.metricsURL == "" {
 		o.metricsURL = "http://127.0.0.1:" + portFrom(filepath.Join(dir, "ports.env"), "OP_METRICS_PORT") + "/metrics"
 	}
@@ -133,7 +145,7 @@ func run(o options) error {
 
 	var raw phaseTimes
 	if !o.skipRaw {
-		if raw, err = rawLoop(ctx, c, nodes, total); err != nil {
+		if raw, err = rawLoop(ctx, cfg, c, nodes, total); err != nil {
 			return fmt.Errorf("raw loop: %w", err)
 		}
 	}
@@ -141,7 +153,8 @@ func run(o options) error {
 	if err != nil {
 		return fmt.Errorf("reading operator metrics: %w", err)
 	}
-	grove, err := groveRun(ctx, c, o.replicas, o.pods)
+	cpuBefore := readProcesses(o.clusterDir)
+	grove, err := groveRun(ctx, cfg, c, o)
 	if err != nil {
 		return fmt.Errorf("grove: %w", err)
 	}
@@ -149,8 +162,81 @@ func run(o options) error {
 	if err != nil {
 		return fmt.Errorf("reading operator metrics: %w", err)
 	}
-	report(o, total, raw, grove, diff(before, after))
+	report(o, total, raw, grove, diff(before, after), cpuBefore, readProcesses(o.clusterDir))
 	return nil
+}
+
+// measuredProcesses are the local cluster's components whose resources the
+// benchmark reports.
+var measuredProcesses = []string{"grove-operator", "grove-scheduler", "kube-apiserver"}
+
+// procStat is one process's CPU time so far and its peak resident memory.
+type procStat struct {
+	cpuSeconds float64
+	peakRSSMiB float64
+	ok         bool
+}
+
+// readProcesses reads each measured component's /proc entry; the local
+// cluster records every component's pid in <dir>/pids/<component>.
+func readProcesses(dir string) map[string]procStat {
+	out := map[string]procStat{}
+	for _, c := range measuredProcesses {
+		pidLine, err := os.ReadFile(filepath.Join(dir, "pids", c))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(pidLine))
+		if len(f) == 0 {
+			continue
+		}
+		st, err := readProc(f[0])
+		if err != nil {
+			continue
+		}
+		out[c] = st
+	}
+	return out
+}
+
+// clockTicks is USER_HZ, the unit of /proc/<pid>/stat's CPU times; 100 on
+// every Linux architecture Grove runs on.
+const clockTicks = 100
+
+func readProc(pid string) (procStat, error) {
+	var st procStat
+	stat, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
+	if err != nil {
+		return st, err
+	}
+	// Fields after the command name, which is in parentheses and may hold
+	// spaces: utime and stime are the 12th and 13th of them.
+	rest := string(stat[strings.LastIndexByte(string(stat), ')')+1:])
+	f := strings.Fields(rest)
+	if len(f) < 13 {
+		return st, fmt.Errorf("short /proc/%s/stat", pid)
+	}
+	utime, err1 := strconv.ParseFloat(f[11], 64)
+	stime, err2 := strconv.ParseFloat(f[12], 64)
+	if err1 != nil || err2 != nil {
+		return st, fmt.Errorf("parsing /proc/%s/stat", pid)
+	}
+	st.cpuSeconds = (utime + stime) / clockTicks
+	status, err := os.ReadFile(filepath.Join("/proc", pid, "status"))
+	if err != nil {
+		return st, err
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kib, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			if err != nil {
+				return st, fmt.Errorf("parsing VmHWM of %s: %w", pid, err)
+			}
+			st.peakRSSMiB = kib / 1024
+		}
+	}
+	st.ok = true
+	return st, nil
 }
 
 // phaseTimes are the moments, from the start of a run, when every pod
@@ -209,15 +295,44 @@ func namespace(ctx context.Context, c client.Client, prefix string) (string, err
 	}
 }
 
+// follow starts an informer cache on the pods (and, for Grove, the PodGangs)
+// of one namespace; it stops with ctx.
+func follow(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, ns string, gangs bool) (client.Reader, error) {
+	cc, err := cache.New(cfg, cache.Options{Scheme: scheme, DefaultNamespaces: map[string]cache.Config{ns: {}}})
+	if err != nil {
+		return nil, fmt.Errorf("creating the informer cache: %w", err)
+	}
+	kinds := []client.Object{&corev1.Pod{}}
+	if gangs {
+		kinds = append(kinds, &groveschedulerv1alpha1.PodGang{})
+	}
+	for _, k := range kinds {
+		if _, err := cc.GetInformer(ctx, k, cache.BlockUntilSynced(false)); err != nil {
+			return nil, fmt.Errorf("informer for %T: %w", k, err)
+		}
+	}
+	go func() { _ = cc.Start(ctx) }()
+	if !cc.WaitForCacheSync(ctx) {
+		return nil, fmt.Errorf("informer cache of namespace %s did not sync", ns)
+	}
+	return cc, nil
+}
+
 // rawLoop creates total pods bound to the fake nodes round-robin, waits until
 // all are Running, deletes them and waits until none is left.
-func rawLoop(ctx context.Context, c client.Client, nodes []string, total int) (phaseTimes, error) {
+func rawLoop(ctx context.Context, cfg *rest.Config, c client.Client, nodes []string, total int) (phaseTimes, error) {
 	var t phaseTimes
 	ns, err := namespace(ctx, c, "bench-raw-")
 	if err != nil {
 		return t, err
 	}
 	defer func() { _ = c.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}) }()
+	fctx, stop := context.WithCancel(ctx)
+	defer stop()
+	r, err := follow(fctx, cfg, c.Scheme(), ns, false)
+	if err != nil {
+		return t, err
+	}
 	start := time.Now()
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -246,59 +361,77 @@ func rawLoop(ctx context.Context, c client.Client, nodes []string, total int) (p
 	if err := <-errs; err != nil {
 		return t, err
 	}
-	if err := watchPods(ctx, c, ns, client.MatchingLabels{"bench": "raw"}, total, start, &t, false); err != nil {
+	if err := watchPods(ctx, r, ns, total, start, &t, false); err != nil {
 		return t, err
 	}
 	delStart := time.Now()
 	if err := c.DeleteAllOf(ctx, &corev1.Pod{}, client.InNamespace(ns), client.MatchingLabels{"bench": "raw"}, client.GracePeriodSeconds(0)); err != nil {
 		return t, err
 	}
-	if err := waitGone(ctx, c, ns, client.MatchingLabels{"bench": "raw"}); err != nil {
+	if err := waitGone(ctx, r, ns); err != nil {
 		return t, err
 	}
 	t.deleted = time.Since(delStart)
 	return t, nil
 }
 
-// groveRun creates the PodCliqueSet, follows its pods until all are Running,
-// deletes it and waits until its last pod is gone.
-func groveRun(ctx context.Context, c client.Client, replicas, pods int) (phaseTimes, error) {
+// groveRun creates the PodCliqueSets, follows their pods until all are
+// Running, deletes them and waits until the last pod is gone.
+func groveRun(ctx context.Context, cfg *rest.Config, c client.Client, o options) (phaseTimes, error) {
 	var t phaseTimes
 	ns, err := namespace(ctx, c, "bench-grove-")
 	if err != nil {
 		return t, err
 	}
 	defer func() { _ = c.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}) }()
-	pcs := &grovecorev1alpha1.PodCliqueSet{
-		ObjectMeta: metav1.ObjectMeta{Name: "bench", Namespace: ns},
-		Spec: grovecorev1alpha1.PodCliqueSetSpec{Replicas: int32(replicas), Template: grovecorev1alpha1.PodCliqueSetTemplateSpec{
-			Cliques: []grovecorev1alpha1.PodCliqueTemplateSpec{{Name: "w", Spec: grovecorev1alpha1.PodCliqueSpec{
-				RoleName: "w", Replicas: int32(pods), MinAvailable: ptr.To(int32(pods)), PodSpec: podSpec(),
-			}}},
-		}},
-	}
-	start := time.Now()
-	if err := c.Create(ctx, pcs); err != nil {
+	fctx, stop := context.WithCancel(ctx)
+	defer stop()
+	r, err := follow(fctx, cfg, c.Scheme(), ns, true)
+	if err != nil {
 		return t, err
 	}
-	sel := client.MatchingLabels{apicommon.LabelPartOfKey: pcs.Name}
-	if err := watchPods(ctx, c, ns, sel, replicas*pods, start, &t, true); err != nil {
+	perSet := int32(o.replicas / o.sets)
+	sets := make([]*grovecorev1alpha1.PodCliqueSet, o.sets)
+	for i := range sets {
+		name := "bench"
+		if o.sets > 1 {
+			name = fmt.Sprintf("bench-%03d", i)
+		}
+		sets[i] = &grovecorev1alpha1.PodCliqueSet{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+			Spec: grovecorev1alpha1.PodCliqueSetSpec{Replicas: perSet, Template: grovecorev1alpha1.PodCliqueSetTemplateSpec{
+				Cliques: []grovecorev1alpha1.PodCliqueTemplateSpec{{Name: "w", Spec: grovecorev1alpha1.PodCliqueSpec{
+					RoleName: "w", Replicas: int32(o.pods), MinAvailable: ptr.To(int32(o.pods)), PodSpec: podSpec(),
+				}}},
+			}},
+		}
+	}
+	start := time.Now()
+	for _, pcs := range sets {
+		if err := c.Create(ctx, pcs); err != nil {
+			return t, err
+		}
+	}
+	if err := watchPods(ctx, r, ns, o.replicas*o.pods, start, &t, true); err != nil {
 		return t, err
 	}
 	delStart := time.Now()
-	if err := c.Delete(ctx, pcs); err != nil {
-		return t, err
+	for _, pcs := range sets {
+		if err := c.Delete(ctx, pcs); err != nil {
+			return t, err
+		}
 	}
-	if err := waitGone(ctx, c, ns, sel); err != nil {
+	if err := waitGone(ctx, r, ns); err != nil {
 		return t, err
 	}
 	t.deleted = time.Since(delStart)
 	return t, nil
 }
 
-// watchPods polls once a second until total pods are Running and records
-// when each phase was complete.
-func watchPods(ctx context.Context, c client.Client, ns string, sel client.MatchingLabels, total int, start time.Time, t *phaseTimes, gangs bool) error {
+// watchPods samples the informer cache once a second until total pods are
+// Running and records when each phase was complete. The benchmark's
+// namespace holds only the measured pods.
+func watchPods(ctx context.Context, r client.Reader, ns string, total int, start time.Time, t *phaseTimes, gangs bool) error {
 	set := func(d *time.Duration, n int) {
 		if *d == 0 && n >= total {
 			*d = time.Since(start)
@@ -306,7 +439,7 @@ func watchPods(ctx context.Context, c client.Client, ns string, sel client.Match
 	}
 	for {
 		list := &corev1.PodList{}
-		if err := c.List(ctx, list, client.InNamespace(ns), sel); err != nil {
+		if err := r.List(ctx, list, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
 			return err
 		}
 		var exist, ungated, bound, running int
@@ -329,7 +462,7 @@ func watchPods(ctx context.Context, c client.Client, ns string, sel client.Match
 		line := fmt.Sprintf("t=%5.1fs exist=%d ungated=%d bound=%d running=%d", time.Since(start).Seconds(), exist, ungated, bound, running)
 		if gangs {
 			pgs := &groveschedulerv1alpha1.PodGangList{}
-			if err := c.List(ctx, pgs, client.InNamespace(ns)); err != nil {
+			if err := r.List(ctx, pgs, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
 				return err
 			}
 			n := 0
@@ -365,10 +498,10 @@ func watchPods(ctx context.Context, c client.Client, ns string, sel client.Match
 	}
 }
 
-func waitGone(ctx context.Context, c client.Client, ns string, sel client.MatchingLabels) error {
+func waitGone(ctx context.Context, r client.Reader, ns string) error {
 	for {
 		list := &corev1.PodList{}
-		if err := c.List(ctx, list, client.InNamespace(ns), sel); err != nil {
+		if err := r.List(ctx, list, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
 			return err
 		}
 		if len(list.Items) == 0 {
@@ -451,7 +584,7 @@ func secs(d time.Duration) string {
 	return fmt.Sprintf("%.1f s", d.Seconds())
 }
 
-func report(o options, total int, raw, grove phaseTimes, requests map[string]float64) {
+func report(o options, total int, raw, grove phaseTimes, requests map[string]float64, before, after map[string]procStat) {
 	fmt.Printf("\nload average after the run: %s\n\n", loadAverage())
 	fmt.Println("| pods | raw loop: Running | Grove: pods exist | PodGangs Initialized | gates lifted | bound | Running | Grove / raw | raw delete | Grove delete |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
@@ -459,7 +592,11 @@ func report(o options, total int, raw, grove phaseTimes, requests map[string]flo
 	if raw.running > 0 {
 		ratio = fmt.Sprintf("%.2f×", grove.running.Seconds()/raw.running.Seconds())
 	}
-	fmt.Printf("| %d (%d × %d) | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", total, o.replicas, o.pods,
+	shape := fmt.Sprintf("%d (%d × %d)", total, o.replicas, o.pods)
+	if o.sets > 1 {
+		shape = fmt.Sprintf("%d (%d sets × %d × %d)", total, o.sets, o.replicas/o.sets, o.pods)
+	}
+	fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", shape,
 		secs(raw.running), secs(grove.exist), secs(grove.initialized), secs(grove.ungated), secs(grove.bound), secs(grove.running),
 		ratio, secs(raw.deleted), secs(grove.deleted))
 	keys := make([]string, 0, len(requests))
@@ -472,6 +609,19 @@ func report(o options, total int, raw, grove phaseTimes, requests map[string]flo
 	fmt.Printf("\noperator API requests during the Grove run (create to deleted): %.0f, %.1f per pod\n\n| request | count |\n|---|---|\n", sum, sum/float64(total))
 	for _, k := range keys {
 		fmt.Printf("| %s | %.0f |\n", k, requests[k])
+	}
+	fmt.Println("\n| process | CPU seconds during the Grove run | peak resident memory (process lifetime) |\n|---|---|---|")
+	for _, p := range measuredProcesses {
+		b, a := before[p], after[p]
+		if !a.ok {
+			fmt.Printf("| %s | – | – |\n", p)
+			continue
+		}
+		cpu := "–"
+		if b.ok {
+			cpu = fmt.Sprintf("%.1f", a.cpuSeconds-b.cpuSeconds)
+		}
+		fmt.Printf("| %s | %s | %.0f MiB |\n", p, cpu, a.peakRSSMiB)
 	}
 	fmt.Println("\nGrove timeline:")
 	for _, l := range grove.timeline {
