@@ -49,6 +49,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -61,6 +62,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
@@ -89,6 +91,7 @@ func main() {
 	flag.DurationVar(&o.timeout, "timeout", 15*time.Minute, "give up after this long")
 	flag.BoolVar(&o.skipRaw, "skip-raw", false, "measure Grove only")
 	flag.Parse()
+	ctrllog.SetLogger(logr.Discard())
 	o.clusterDir = dir
 	if o.sets < 1 || o.replicas%o.sets != 0 {
 		fmt.Fprintf(os.Stderr, "bench-e2e: -replicas %d must be a multiple of -sets %d\n", o.replicas, o.sets)
@@ -334,6 +337,39 @@ func rawLoop(ctx context.Context, cfg *rest.Config, c client.Client, nodes []str
 		return t, err
 	}
 	start := time.Now()
+	err = parallel(total, func(i int) error {
+		spec := podSpec()
+		spec.NodeName = nodes[i%len(nodes)]
+		return c.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: rawPodName(i), Namespace: ns, Labels: map[string]string{"bench": "raw"}}, Spec: spec})
+	})
+	if err != nil {
+		return t, err
+	}
+	if err := watchPods(ctx, r, ns, total, start, &t, false); err != nil {
+		return t, err
+	}
+	fmt.Printf("raw loop: %d pods Running after %s\n", total, secs(t.running))
+	// One delete per pod from the same 32 workers: a single deletecollection
+	// of 10k pods outlives the API server's request timeout.
+	delStart := time.Now()
+	err = parallel(total, func(i int) error {
+		err := c.Delete(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: rawPodName(i), Namespace: ns}}, client.GracePeriodSeconds(0))
+		return client.IgnoreNotFound(err)
+	})
+	if err != nil {
+		return t, err
+	}
+	if err := waitGone(ctx, r, ns); err != nil {
+		return t, err
+	}
+	t.deleted = time.Since(delStart)
+	return t, nil
+}
+
+func rawPodName(i int) string { return fmt.Sprintf("raw-%d", i) }
+
+// parallel runs do for 0..n-1 on 32 workers and returns the first error.
+func parallel(n int, do func(i int) error) error {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, 32)
@@ -343,13 +379,10 @@ func rawLoop(ctx context.Context, cfg *rest.Config, c client.Client, nodes []str
 			defer wg.Done()
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= total {
+				if i >= n {
 					return
 				}
-				spec := podSpec()
-				spec.NodeName = nodes[i%len(nodes)]
-				p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("raw-%d", i), Namespace: ns, Labels: map[string]string{"bench": "raw"}}, Spec: spec}
-				if err := c.Create(ctx, p); err != nil {
+				if err := do(i); err != nil {
 					errs <- err
 					return
 				}
@@ -358,21 +391,7 @@ func rawLoop(ctx context.Context, cfg *rest.Config, c client.Client, nodes []str
 	}
 	wg.Wait()
 	close(errs)
-	if err := <-errs; err != nil {
-		return t, err
-	}
-	if err := watchPods(ctx, r, ns, total, start, &t, false); err != nil {
-		return t, err
-	}
-	delStart := time.Now()
-	if err := c.DeleteAllOf(ctx, &corev1.Pod{}, client.InNamespace(ns), client.MatchingLabels{"bench": "raw"}, client.GracePeriodSeconds(0)); err != nil {
-		return t, err
-	}
-	if err := waitGone(ctx, r, ns); err != nil {
-		return t, err
-	}
-	t.deleted = time.Since(delStart)
-	return t, nil
+	return <-errs
 }
 
 // groveRun creates the PodCliqueSets, follows their pods until all are
@@ -415,6 +434,7 @@ func groveRun(ctx context.Context, cfg *rest.Config, c client.Client, o options)
 	if err := watchPods(ctx, r, ns, o.replicas*o.pods, start, &t, true); err != nil {
 		return t, err
 	}
+	fmt.Printf("grove: %d pods Running after %s\n", o.replicas*o.pods, secs(t.running))
 	delStart := time.Now()
 	for _, pcs := range sets {
 		if err := c.Delete(ctx, pcs); err != nil {
