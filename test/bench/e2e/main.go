@@ -157,7 +157,12 @@ func run(o options) error {
 		return fmt.Errorf("reading operator metrics: %w", err)
 	}
 	cpuBefore := readProcesses(o.clusterDir)
-	grove, err := groveRun(ctx, cfg, c, o)
+	// The create phase is reported as soon as every pod is Running, so that
+	// a deletion cut short still leaves its figures.
+	grove, err := groveRun(ctx, cfg, c, o, func(t phaseTimes) {
+		reportCreate(o, total, raw, t)
+		reportProcesses("create to all Running", cpuBefore, readProcesses(o.clusterDir))
+	})
 	if err != nil {
 		return fmt.Errorf("grove: %w", err)
 	}
@@ -165,7 +170,12 @@ func run(o options) error {
 	if err != nil {
 		return fmt.Errorf("reading operator metrics: %w", err)
 	}
-	report(o, total, raw, grove, diff(before, after), cpuBefore, readProcesses(o.clusterDir))
+	reportDelete(o, total, raw, grove, diff(before, after))
+	reportProcesses("create to deleted", cpuBefore, readProcesses(o.clusterDir))
+	fmt.Println("\nGrove timeline:")
+	for _, l := range grove.timeline {
+		fmt.Println("  " + l)
+	}
 	return nil
 }
 
@@ -350,10 +360,12 @@ func rawLoop(ctx context.Context, cfg *rest.Config, c client.Client, nodes []str
 	}
 	fmt.Printf("raw loop: %d pods Running after %s\n", total, secs(t.running))
 	// One delete per pod from the same 32 workers: a single deletecollection
-	// of 10k pods outlives the API server's request timeout.
+	// of 10k pods outlives the API server's request timeout. The pods'
+	// default grace period applies, as it does when the garbage collector
+	// deletes Grove's pods: kwok finishes both kinds of termination alike.
 	delStart := time.Now()
 	err = parallel(total, func(i int) error {
-		err := c.Delete(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: rawPodName(i), Namespace: ns}}, client.GracePeriodSeconds(0))
+		err := c.Delete(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: rawPodName(i), Namespace: ns}})
 		return client.IgnoreNotFound(err)
 	})
 	if err != nil {
@@ -395,8 +407,9 @@ func parallel(n int, do func(i int) error) error {
 }
 
 // groveRun creates the PodCliqueSets, follows their pods until all are
-// Running, deletes them and waits until the last pod is gone.
-func groveRun(ctx context.Context, cfg *rest.Config, c client.Client, o options) (phaseTimes, error) {
+// Running (then calls running), deletes them and waits until the last pod is
+// gone.
+func groveRun(ctx context.Context, cfg *rest.Config, c client.Client, o options, running func(phaseTimes)) (phaseTimes, error) {
 	var t phaseTimes
 	ns, err := namespace(ctx, c, "bench-grove-")
 	if err != nil {
@@ -434,7 +447,7 @@ func groveRun(ctx context.Context, cfg *rest.Config, c client.Client, o options)
 	if err := watchPods(ctx, r, ns, o.replicas*o.pods, start, &t, true); err != nil {
 		return t, err
 	}
-	fmt.Printf("grove: %d pods Running after %s\n", o.replicas*o.pods, secs(t.running))
+	running(t)
 	delStart := time.Now()
 	for _, pcs := range sets {
 		if err := c.Delete(ctx, pcs); err != nil {
@@ -604,21 +617,31 @@ func secs(d time.Duration) string {
 	return fmt.Sprintf("%.1f s", d.Seconds())
 }
 
-func report(o options, total int, raw, grove phaseTimes, requests map[string]float64, before, after map[string]procStat) {
-	fmt.Printf("\nload average after the run: %s\n\n", loadAverage())
-	fmt.Println("| pods | raw loop: Running | Grove: pods exist | PodGangs Initialized | gates lifted | bound | Running | Grove / raw | raw delete | Grove delete |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
+func shapeOf(o options, total int) string {
+	if o.sets > 1 {
+		return fmt.Sprintf("%d (%d sets × %d × %d)", total, o.sets, o.replicas/o.sets, o.pods)
+	}
+	return fmt.Sprintf("%d (%d × %d)", total, o.replicas, o.pods)
+}
+
+// reportCreate prints the time to each phase of the create.
+func reportCreate(o options, total int, raw, grove phaseTimes) {
+	fmt.Printf("\nall pods Running; load average %s\n\n", loadAverage())
+	fmt.Println("| pods | raw loop: Running | Grove: pods exist | PodGangs Initialized | gates lifted | bound | Running | Grove / raw |")
+	fmt.Println("|---|---|---|---|---|---|---|---|")
 	ratio := "–"
 	if raw.running > 0 {
 		ratio = fmt.Sprintf("%.2f×", grove.running.Seconds()/raw.running.Seconds())
 	}
-	shape := fmt.Sprintf("%d (%d × %d)", total, o.replicas, o.pods)
-	if o.sets > 1 {
-		shape = fmt.Sprintf("%d (%d sets × %d × %d)", total, o.sets, o.replicas/o.sets, o.pods)
-	}
-	fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", shape,
-		secs(raw.running), secs(grove.exist), secs(grove.initialized), secs(grove.ungated), secs(grove.bound), secs(grove.running),
-		ratio, secs(raw.deleted), secs(grove.deleted))
+	fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", shapeOf(o, total),
+		secs(raw.running), secs(grove.exist), secs(grove.initialized), secs(grove.ungated), secs(grove.bound), secs(grove.running), ratio)
+}
+
+// reportDelete prints the deletion times and the operator's requests over
+// the whole Grove run.
+func reportDelete(o options, total int, raw, grove phaseTimes, requests map[string]float64) {
+	fmt.Printf("\nall pods gone; load average %s\n\n", loadAverage())
+	fmt.Printf("| pods | raw delete | Grove delete |\n|---|---|---|\n| %s | %s | %s |\n", shapeOf(o, total), secs(raw.deleted), secs(grove.deleted))
 	keys := make([]string, 0, len(requests))
 	var sum float64
 	for k, v := range requests {
@@ -630,7 +653,12 @@ func report(o options, total int, raw, grove phaseTimes, requests map[string]flo
 	for _, k := range keys {
 		fmt.Printf("| %s | %.0f |\n", k, requests[k])
 	}
-	fmt.Println("\n| process | CPU seconds during the Grove run | peak resident memory (process lifetime) |\n|---|---|---|")
+}
+
+// reportProcesses prints the CPU seconds each measured process spent since
+// before and its peak resident memory.
+func reportProcesses(span string, before, after map[string]procStat) {
+	fmt.Printf("\n| process | CPU seconds, %s | peak resident memory (process lifetime) |\n|---|---|---|\n", span)
 	for _, p := range measuredProcesses {
 		b, a := before[p], after[p]
 		if !a.ok {
@@ -642,9 +670,5 @@ func report(o options, total int, raw, grove phaseTimes, requests map[string]flo
 			cpu = fmt.Sprintf("%.1f", a.cpuSeconds-b.cpuSeconds)
 		}
 		fmt.Printf("| %s | %s | %.0f MiB |\n", p, cpu, a.peakRSSMiB)
-	}
-	fmt.Println("\nGrove timeline:")
-	for _, l := range grove.timeline {
-		fmt.Println("  " + l)
 	}
 }
