@@ -62,7 +62,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
@@ -91,7 +91,7 @@ func main() {
 	flag.DurationVar(&o.timeout, "timeout", 15*time.Minute, "give up after this long")
 	flag.BoolVar(&o.skipRaw, "skip-raw", false, "measure Grove only")
 	flag.Parse()
-	ctrllog.SetLogger(logr.Discard())
+	logf.SetLogger(logr.Discard())
 	o.clusterDir = dir
 	if o.sets < 1 || o.replicas%o.sets != 0 {
 		fmt.Fprintf(os.Stderr, "bench-e2e: -replicas %d must be a multiple of -sets %d\n", o.replicas, o.sets)
