@@ -12,7 +12,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 source "$ROOT/hack/versions.sh"
 HELM="$ROOT/bin/helm-$HELM_VERSION/helm"
 if [ ! -x "$HELM" ]; then
-  echo "[helm] building helm $HELM_VERSION (cold: about a minute)" >&2
+  echo "[helm] building helm $HELM_VERSION (cold: about 3 minutes on 2 cores)" >&2
   mkdir -p "$(dirname "$HELM")"
   s=$(date +%s)
   (cd "$ROOT" && GOWORK=off GOBIN="$(dirname "$HELM")" go install -ldflags "-s -w" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION")
