@@ -129,6 +129,9 @@ type Deps struct {
 	Recorder events.EventRecorder
 	// Creates holds the creates the cache has not shown yet; nil tracks none.
 	Creates *Creates
+	// Converged remembers the children found converged at their current
+	// version; nil remembers none.
+	Converged *ConvergedChildren
 	// FieldManager names the controller in the managedFields of the
 	// children it applies server-side.
 	FieldManager string

@@ -86,9 +86,23 @@ func ApplyShared[T client.Object](ctx context.Context, d Deps, owner metav1.Obje
 	if err != nil {
 		return Unchanged, err
 	}
-	want, err := jsonMap(desired)
+	raw, err := json.Marshal(desired)
 	if err != nil {
 		return Unchanged, fmt.Errorf("encoding the apply configuration of %s: %w", live.GetName(), err)
+	}
+	// Whether spec.replicas changes is read from the child as it was: the
+	// apply below records the template's value that this decision compares.
+	var replicas int32
+	rescale := false
+	if s.Replicas != nil {
+		replicas, rescale = s.Replicas(live)
+	}
+	if !rescale && d.Converged.holds(live, raw) {
+		return Unchanged, nil
+	}
+	want, err := decodeMap(raw)
+	if err != nil {
+		return Unchanged, fmt.Errorf("decoding the apply configuration of %s: %w", live.GetName(), err)
 	}
 	created, err := createdFields(live.GetManagedFields(), s.shared())
 	if err != nil {
@@ -102,13 +116,6 @@ func ApplyShared[T client.Object](ctx context.Context, d Deps, owner metav1.Obje
 			return Unchanged, err
 		}
 	}
-	// Whether spec.replicas changes is read from the child as it was: the
-	// apply below records the template's value that this decision compares.
-	var replicas int32
-	rescale := false
-	if s.Replicas != nil {
-		replicas, rescale = s.Replicas(live)
-	}
 	res := Unchanged
 	converged := false
 	if !moved {
@@ -116,7 +123,9 @@ func ApplyShared[T client.Object](ctx context.Context, d Deps, owner metav1.Obje
 			return Unchanged, err
 		}
 	}
-	if !converged {
+	if converged {
+		d.Converged.record(live, raw)
+	} else {
 		if err := apply(ctx, d, desired); err != nil {
 			return Unchanged, err
 		}

@@ -87,7 +87,7 @@ func (e ErrControlledByOther) Error() string {
 // not shown yet is not applied again (see Creates).
 func ServerSideApply(ctx context.Context, d Deps, owner metav1.Object, desired ApplyConfiguration, live client.Object) (Result, error) {
 	key := client.ObjectKey{Namespace: ptr.Deref(desired.GetNamespace(), ""), Name: ptr.Deref(desired.GetName(), "")}
-	want, err := jsonMap(desired)
+	raw, err := json.Marshal(desired)
 	if err != nil {
 		return Unchanged, fmt.Errorf("encoding the apply configuration of %s: %w", key.Name, err)
 	}
@@ -109,14 +109,25 @@ func ServerSideApply(ctx context.Context, d Deps, owner metav1.Object, desired A
 	if err := controlledBy(live, owner); err != nil {
 		return Unchanged, err
 	}
+	if d.Converged.holds(live, raw) {
+		return Unchanged, nil
+	}
 	upgraded, err := upgradeLegacyFields(ctx, d, live)
 	if err != nil {
 		return Unchanged, err
 	}
 	if !upgraded {
+		want, err := decodeMap(raw)
+		if err != nil {
+			return Unchanged, fmt.Errorf("decoding the apply configuration of %s: %w", key.Name, err)
+		}
 		converged, err := isConverged(want, live, d.FieldManager)
-		if err != nil || converged {
+		if err != nil {
 			return Unchanged, err
+		}
+		if converged {
+			d.Converged.record(live, raw)
+			return Unchanged, nil
 		}
 	}
 	if err := apply(ctx, d, desired); err != nil {
@@ -291,6 +302,11 @@ func jsonMap(obj any) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return decodeMap(raw)
+}
+
+// decodeMap is jsonMap of an object already encoded as raw.
+func decodeMap(raw []byte) (map[string]any, error) {
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, err

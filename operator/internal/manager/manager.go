@@ -176,11 +176,15 @@ func RegisterControllers(mgr ctrl.Manager, cfg *config.OperatorConfiguration, ba
 // cacheOptions caches core objects only when Grove manages them: the
 // operator never needs the cluster's other pods or Services, and caching them
 // all would cost memory in proportion to the cluster. Secrets are not cached
-// at all (see clientOptions).
+// at all (see clientOptions). Pods are cached without their managed fields,
+// a third of a cached pod: the operator creates, patches and deletes pods but
+// never applies them server-side, so nothing reads those fields. (The
+// children it applies keep theirs; see childsync.)
 func cacheOptions() cache.Options {
-	managed := cache.ByObject{Label: labels.SelectorFromSet(labels.Set{apicommon.LabelManagedByKey: apicommon.LabelManagedByValue})}
+	selector := labels.SelectorFromSet(labels.Set{apicommon.LabelManagedByKey: apicommon.LabelManagedByValue})
+	managed := cache.ByObject{Label: selector}
 	return cache.Options{ByObject: map[client.Object]cache.ByObject{
-		&corev1.Pod{}:                            managed,
+		&corev1.Pod{}:                            {Label: selector, Transform: cache.TransformStripManagedFields()},
 		&corev1.Service{}:                        managed,
 		&corev1.ServiceAccount{}:                 managed,
 		&rbacv1.Role{}:                           managed,

@@ -39,4 +39,23 @@ var _ = Describe("Manager cache", func() {
 		err := cachedClient.Get(ctx, client.ObjectKeyFromObject(other), &corev1.Service{})
 		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "got %v", err)
 	})
+
+	It("holds Grove's pods without their managed fields, and the other objects with theirs", func() {
+		ns := newNamespace()
+		managed := map[string]string{"app.kubernetes.io/managed-by": "grove-operator"}
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "grove-pod", Namespace: ns, Labels: managed},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}
+		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "grove-svc", Namespace: ns, Labels: managed},
+			Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone}}
+		Expect(k8sClient.Create(ctx, pod)).To(Succeed())
+		Expect(k8sClient.Create(ctx, svc)).To(Succeed())
+		Expect(pod.ManagedFields).NotTo(BeEmpty(), "the API server records the create")
+
+		cachedPod, cachedSvc := &corev1.Pod{}, &corev1.Service{}
+		Eventually(func() error { return cachedClient.Get(ctx, client.ObjectKeyFromObject(pod), cachedPod) }).Should(Succeed())
+		Expect(cachedPod.ManagedFields).To(BeEmpty())
+		Expect(cachedPod.Labels).To(Equal(managed))
+		Eventually(func() error { return cachedClient.Get(ctx, client.ObjectKeyFromObject(svc), cachedSvc) }).Should(Succeed())
+		Expect(cachedSvc.ManagedFields).NotTo(BeEmpty(), "server-side applied children are read with their managed fields")
+	})
 })

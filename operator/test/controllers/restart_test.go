@@ -30,12 +30,12 @@ import (
 )
 
 var _ = Describe("Manager restart", func() {
-	It("restarting the manager while a 200-pod PodCliqueSet is being created leaves exactly the desired pods", func() {
+	It("restarting the manager while a 600-pod PodCliqueSet is being created leaves exactly the desired pods", func() {
 		ns := newNamespace()
 		pcs := &grovecorev1alpha1.PodCliqueSet{
 			ObjectMeta: metav1.ObjectMeta{Name: "restart", Namespace: ns},
 			Spec: grovecorev1alpha1.PodCliqueSetSpec{
-				Replicas: 100,
+				Replicas: 300,
 				Template: grovecorev1alpha1.PodCliqueSetTemplateSpec{Cliques: []grovecorev1alpha1.PodCliqueTemplateSpec{{
 					Name: "worker",
 					Spec: grovecorev1alpha1.PodCliqueSpec{
@@ -59,11 +59,13 @@ var _ = Describe("Manager restart", func() {
 		stopMgr()
 		<-mgrDone
 		stoppedAt := total()
-		Expect(stoppedAt).To(BeNumerically("<", 200), "the manager was stopped before it finished")
+		// Restarted before the check, so that a failed check does not leave
+		// the specs after this one without a manager.
 		stopMgr, mgrDone = startManager(restCfg)
+		Expect(stoppedAt).To(BeNumerically("<", 600), "the manager was stopped before it finished")
 
 		want := map[string]int{}
-		for i := 0; i < 100; i++ {
+		for i := 0; i < 300; i++ {
 			want[apicommon.PodCliqueName("restart", int32(i), "worker")] = 2
 		}
 		Eventually(podCounts(ns, "restart"), "60s").Should(Equal(want))
@@ -80,6 +82,6 @@ var _ = Describe("Manager restart", func() {
 			Expect(hostnames).To(HaveKey(fmt.Sprintf("%s-0", pclq)))
 			Expect(hostnames).To(HaveKey(fmt.Sprintf("%s-1", pclq)))
 		}
-		Eventually(podGangs(ns, "restart"), "60s").Should(HaveLen(100))
+		Eventually(podGangs(ns, "restart"), "60s").Should(HaveLen(300))
 	})
 })

@@ -239,6 +239,38 @@ var _ = Describe("Children written by server-side apply", func() {
 		Eventually(func(g Gomega) int32 { return getPCLQ(g).Spec.Replicas }).Should(Equal(int32(2)))
 	})
 
+	It("restores a label another writer removed from a PodClique it had found converged", func() {
+		ns := newNamespace()
+		pcs := loadFixture("simple1.yaml", ns)
+		cliqueOf(pcs, "pcd").Labels = map[string]string{"example.com/tier": "decode"}
+		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
+		key := types.NamespacedName{Namespace: ns, Name: "simple1-0-pcd"}
+		getPCLQ := func(g Gomega) *grovecorev1alpha1.PodClique {
+			q := &grovecorev1alpha1.PodClique{}
+			g.Expect(k8sClient.Get(ctx, key, q)).To(Succeed())
+			return q
+		}
+		By("the PodCliqueSet syncs again on every count its PodClique reports, each time over the same converged child")
+		Eventually(func(g Gomega) {
+			q := getPCLQ(g)
+			g.Expect(q.Labels).To(HaveKeyWithValue("example.com/tier", "decode"))
+			g.Expect(q.Status.Replicas).To(Equal(q.Spec.Replicas))
+		}).Should(Succeed())
+		applied := getPCLQ(Default).ResourceVersion
+
+		By("kubectl label pclq simple1-0-pcd example.com/tier-")
+		Eventually(func() error {
+			q := getPCLQ(Default)
+			delete(q.Labels, "example.com/tier")
+			return k8sClient.Update(ctx, q)
+		}).Should(Succeed())
+		Eventually(func(g Gomega) {
+			q := getPCLQ(g)
+			g.Expect(q.ResourceVersion).NotTo(Equal(applied))
+			g.Expect(q.Labels).To(HaveKeyWithValue("example.com/tier", "decode"))
+		}).Should(Succeed())
+	})
+
 	It("applies PodGangs: a label the PodCliqueSet drops leaves the PodGang, and the pod references the PodCliques wrote stay theirs", func() {
 		ns := newNamespace()
 		pcs := loadFixture("simple1.yaml", ns)

@@ -27,8 +27,8 @@ limitations under the License.
 //
 // the operator's API requests by verb and resource during the Grove run, read
 // from its grove_operator_api_requests_total metric, and the CPU seconds and
-// peak resident memory of grove-operator, grove-scheduler and kube-apiserver,
-// read from /proc for the local cluster's processes. Pods and PodGangs are
+// peak resident memory of grove-operator, grove-scheduler and the control
+// plane's processes, read from /proc for the local cluster's processes. Pods and PodGangs are
 // followed through informers, so that sampling 10k pods once a second costs
 // the API server one watch, not a list a second. It prints Markdown for
 // docs/benchmarks.md.
@@ -180,8 +180,10 @@ func run(o options) error {
 }
 
 // measuredProcesses are the local cluster's components whose resources the
-// benchmark reports.
-var measuredProcesses = []string{"grove-operator", "grove-scheduler", "kube-apiserver"}
+// benchmark reports: Grove's two, and the rest of the control plane, which
+// shares the machine's cores with them (a Grove pod costs kube-controller-
+// manager and etcd work that a raw pod does not).
+var measuredProcesses = []string{"grove-operator", "grove-scheduler", "kube-apiserver", "kube-controller-manager", "etcd", "kwok"}
 
 // procStat is one process's CPU time so far and its peak resident memory.
 type procStat struct {

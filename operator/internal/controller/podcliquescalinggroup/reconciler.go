@@ -149,9 +149,9 @@ func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcsg *g
 // owningPodCliqueSet reads the PodCliqueSet named by the part-of label; nil
 // when it is gone (garbage collection then removes the scaling group).
 func (r *Reconciler) owningPodCliqueSet(ctx context.Context, pcsg *grovecorev1alpha1.PodCliqueScalingGroup) (*grovecorev1alpha1.PodCliqueSet, error) {
-	pcs := &grovecorev1alpha1.PodCliqueSet{}
 	key := client.ObjectKey{Namespace: pcsg.Namespace, Name: pcsg.Labels[apicommon.LabelPartOfKey]}
-	if err := r.d.Client.Get(ctx, key, pcs); err != nil {
+	pcs, err := common.GetPodCliqueSet(ctx, r.d.Client, key)
+	if err != nil {
 		return nil, groveerr.Wrap(client.IgnoreNotFound(err), "ERR_GET_PODCLIQUESET", groveerr.OperationSync, "reading PodCliqueSet "+key.Name)
 	}
 	return pcs, nil

@@ -211,8 +211,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if !ok || pg.DeletionTimestamp != nil {
 		return ctrl.Result{}, nil
 	}
-	pcs := &grovecorev1alpha1.PodCliqueSet{}
-	if err := r.client.Get(ctx, types.NamespacedName{Namespace: pg.Namespace, Name: pg.Labels[apicommon.LabelPartOfKey]}, pcs); err != nil {
+	pcs, err := common.GetPodCliqueSet(ctx, r.client, types.NamespacedName{Namespace: pg.Namespace, Name: pg.Labels[apicommon.LabelPartOfKey]})
+	if err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 

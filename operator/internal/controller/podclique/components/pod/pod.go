@@ -147,8 +147,8 @@ func (c *Component) Sync(ctx context.Context, log logr.Logger, pclq *grovecorev1
 	if err != nil {
 		return res, groveerr.Wrap(err, ErrInvalidPodClique, groveerr.OperationSync, "reading the PodClique's identity labels")
 	}
-	pcs := &grovecorev1alpha1.PodCliqueSet{}
-	if err := c.client.Get(ctx, types.NamespacedName{Namespace: pclq.Namespace, Name: id.PCSName}, pcs); err != nil {
+	pcs, err := common.GetPodCliqueSet(ctx, c.client, types.NamespacedName{Namespace: pclq.Namespace, Name: id.PCSName})
+	if err != nil {
 		return res, groveerr.Wrapf(err, ErrGetPodCliqueSet, groveerr.OperationSync, "getting PodCliqueSet %s", id.PCSName)
 	}
 	be, err := c.backends.ForSchedulerName(pclq.Spec.PodSpec.SchedulerName)
