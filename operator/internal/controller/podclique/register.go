@@ -18,6 +18,7 @@ package podclique
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"time"
@@ -71,6 +72,9 @@ func setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backen
 	expectations := expect.NewStore(expectationTimeout)
 	recorder := common.NewEventRecorder(mgr, ControllerName)
 	initcImage := cfg.InitContainer.Image + ":" + version.GitVersion()
+	if err := pod.IndexPods(context.Background(), mgr.GetFieldIndexer()); err != nil {
+		return fmt.Errorf("indexing pods by PodClique: %w", err)
+	}
 	r := &Reconciler{
 		client:   mgr.GetClient(),
 		recorder: recorder,
