@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Writes kwok's standard "fast" stages (node initialize, node heartbeat with
-# lease, pod ready, pod complete, pod delete) from the kwok module source in
-# the Go module cache, plus pod-ready-again; kwok refuses to start without
-# stages.
+# Writes kwok's configuration: the standard "fast" stages (node initialize,
+# node heartbeat with lease, pod ready, pod complete, pod delete) from the kwok
+# module source in the Go module cache, plus pod-ready-again (kwok refuses to
+# start without stages), and the number of pod workers.
 # Usage: kwok-stages.sh OUTFILE KWOK_VERSION
 set -euo pipefail
 OUT=${1:?usage: kwok-stages.sh OUTFILE KWOK_VERSION}; V=${2:?}
@@ -55,4 +55,27 @@ spec:
         status: "True"
         type: ContainersReady
 STAGE
+# kwok plays each pod's stages (Running, terminated) four at a time by
+# default, so its throughput is 4 / API latency: at 10k pods on a busy API
+# server that was about 6 pods a second, and its queue of terminations from
+# one run still delayed the next run's pods 20 minutes later. A node's kubelet
+# works on its own pods independently of the other nodes', so the fake nodes
+# get more workers. A configuration file is not defaulted, so every option
+# that has a default is given (kwok v0.8.0's defaults, but the pod workers).
+cat >> "$tmp" <<'CONFIG'
+---
+apiVersion: config.kwok.x-k8s.io/v1alpha1
+kind: KwokConfiguration
+options:
+  cidr: 10.0.0.0/24
+  enableDebuggingHandlers: true
+  enableContentionProfiling: false
+  enableProfilingHandler: true
+  podPlayStageParallelism: 32
+  nodePlayStageParallelism: 4
+  nodeLeaseParallelism: 4
+  podsOnNodeSyncParallelism: 1
+  enablePodsOnNodeSyncListPager: true
+  enablePodsOnNodeSyncStreamWatch: false
+CONFIG
 mv "$tmp" "$OUT"

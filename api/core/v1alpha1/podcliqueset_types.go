@@ -267,9 +267,11 @@ type PodCliqueSetStatus struct {
 	// +optional
 	HPAPodSelector string `json:"hpaPodSelector,omitempty"`
 	// podGangStatuses mirror the phase and conditions the scheduler reports on
-	// each PodGang of this PodCliqueSet.
+	// the PodGangs of this PodCliqueSet, sorted by name: all of them when
+	// there are at most 100; otherwise 100, those that are not Running first.
 	// +optional
 	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=100
 	PodGangStatuses []PodGangStatus `json:"podGangStatuses,omitempty"`
 	// currentGenerationHash is the hash of the pod templates the replicas converge to.
 	// +optional

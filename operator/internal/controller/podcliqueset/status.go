@@ -18,7 +18,8 @@ package podcliqueset
 
 import (
 	"context"
-	"sort"
+	"slices"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -130,8 +131,15 @@ func replicaAvailable(pcs *grovecorev1alpha1.PodCliqueSet, i int32, pclqs map[st
 	return true
 }
 
+// maxPodGangStatuses is how many PodGangs status.podGangStatuses shows (its
+// API documentation and CRD say the same). Mirroring every PodGang of a
+// 5000-replica set made a status of megabytes, which the API server timed out
+// writing, so the set's counts and conditions were never reported either.
+const maxPodGangStatuses = 100
+
 // podGangStatuses mirrors the phase and conditions the scheduler wrote on
-// each PodGang, sorted by name. PodGangs without a phase yet are left out.
+// the PodGangs, sorted by name: all of them, or, past maxPodGangStatuses,
+// those that are not Running first. PodGangs without a phase yet are left out.
 func podGangStatuses(gangs []groveschedulerv1alpha1.PodGang) []grovecorev1alpha1.PodGangStatus {
 	var out []grovecorev1alpha1.PodGangStatus
 	for i := range gangs {
@@ -141,6 +149,20 @@ func podGangStatuses(gangs []groveschedulerv1alpha1.PodGang) []grovecorev1alpha1
 		}
 		out = append(out, grovecorev1alpha1.PodGangStatus{Name: g.Name, Phase: g.Status.Phase, Conditions: g.Status.Conditions})
 	}
-	sort.Slice(out, func(a, b int) bool { return out[a].Name < out[b].Name })
+	byName := func(a, b grovecorev1alpha1.PodGangStatus) int { return strings.Compare(a.Name, b.Name) }
+	if len(out) > maxPodGangStatuses {
+		running := func(g grovecorev1alpha1.PodGangStatus) bool { return g.Phase == groveschedulerv1alpha1.PodGangPhaseRunning }
+		slices.SortFunc(out, func(a, b grovecorev1alpha1.PodGangStatus) int {
+			if ra, rb := running(a), running(b); ra != rb {
+				if ra {
+					return 1
+				}
+				return -1
+			}
+			return byName(a, b)
+		})
+		out = out[:maxPodGangStatuses]
+	}
+	slices.SortFunc(out, byName)
 	return out
 }

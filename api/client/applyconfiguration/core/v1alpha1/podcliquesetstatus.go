@@ -46,7 +46,8 @@ type PodCliqueSetStatusApplyConfiguration struct {
 	// published for the /scale subresource.
 	HPAPodSelector *string `json:"hpaPodSelector,omitempty"`
 	// podGangStatuses mirror the phase and conditions the scheduler reports on
-	// each PodGang of this PodCliqueSet.
+	// the PodGangs of this PodCliqueSet, sorted by name: all of them when
+	// there are at most 100; otherwise 100, those that are not Running first.
 	PodGangStatuses []PodGangStatusApplyConfiguration `json:"podGangStatuses,omitempty"`
 	// currentGenerationHash is the hash of the pod templates the replicas converge to.
 	CurrentGenerationHash *string `json:"currentGenerationHash,omitempty"`
