@@ -151,7 +151,9 @@ func podGangStatuses(gangs []groveschedulerv1alpha1.PodGang) []grovecorev1alpha1
 	}
 	byName := func(a, b grovecorev1alpha1.PodGangStatus) int { return strings.Compare(a.Name, b.Name) }
 	if len(out) > maxPodGangStatuses {
-		running := func(g grovecorev1alpha1.PodGangStatus) bool { return g.Phase == groveschedulerv1alpha1.PodGangPhaseRunning }
+		running := func(g grovecorev1alpha1.PodGangStatus) bool {
+			return g.Phase == groveschedulerv1alpha1.PodGangPhaseRunning
+		}
 		slices.SortFunc(out, func(a, b grovecorev1alpha1.PodGangStatus) int {
 			if ra, rb := running(a), running(b); ra != rb {
 				if ra {
