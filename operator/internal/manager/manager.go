@@ -176,9 +176,9 @@ func RegisterControllers(mgr ctrl.Manager, cfg *config.OperatorConfiguration, ba
 // cacheOptions caches core objects only when Grove manages them: the
 // operator never needs the cluster's other pods or Services, and caching them
 // all would cost memory in proportion to the cluster. Secrets are not cached
-// at all (see clientOptions). Pods are cached without their managed fields,
-// a third of a cached pod: the operator creates, patches and deletes pods but
-// never applies them server-side, so nothing reads those fields. (The
+// at all (see clientOptions). Pods are cached without their managed fields:
+// the operator creates, patches and deletes pods but never applies them
+// server-side, so nothing reads those fields. (The
 // children it applies keep theirs; see childsync.)
 func cacheOptions() cache.Options {
 	selector := labels.SelectorFromSet(labels.Set{apicommon.LabelManagedByKey: apicommon.LabelManagedByValue})
