@@ -64,6 +64,18 @@ type faultyAPI struct {
 	// podGangStatusConflicts is how many of the next PodGang status writes
 	// fail with a conflict, as when another writer came in between.
 	podGangStatusConflicts int
+	// podCliqueStatusPatches counts the PodClique status writes and
+	// podCliqueStatusConflicts those the API server refused with a conflict.
+	podCliqueStatusPatches, podCliqueStatusConflicts int
+	// staleStatus keeps showing a PodClique as it was before each status
+	// write of the controller, for this long, as a lagging cache would.
+	staleStatus time.Duration
+	staleCopies map[types.NamespacedName]staleCopy
+}
+
+type staleCopy struct {
+	pclq  *grovecorev1alpha1.PodClique
+	until time.Time
 }
 
 func (f *faultyAPI) set(mutate func(f *faultyAPI)) {
@@ -132,7 +144,46 @@ func (f *faultyAPI) wrap(c client.WithWatch) client.WithWatch {
 					return apierrors.NewConflict(groveschedulerv1alpha1.Resource("podgangs"), pg.Name, errors.New("the object has been modified"))
 				}
 			}
-			return c.SubResource(subResource).Patch(ctx, obj, patch, opts...)
+			pclq, isPodClique := obj.(*grovecorev1alpha1.PodClique)
+			if !isPodClique || subResource != "status" || pclq.Namespace != f.namespace {
+				return c.SubResource(subResource).Patch(ctx, obj, patch, opts...)
+			}
+			f.mu.Lock()
+			stale := f.staleStatus
+			f.mu.Unlock()
+			before := &grovecorev1alpha1.PodClique{}
+			if stale > 0 {
+				if err := c.Get(ctx, client.ObjectKeyFromObject(pclq), before); err != nil {
+					return err
+				}
+			}
+			err := c.SubResource(subResource).Patch(ctx, obj, patch, opts...)
+			f.set(func(f *faultyAPI) {
+				f.podCliqueStatusPatches++
+				if apierrors.IsConflict(err) {
+					f.podCliqueStatusConflicts++
+				}
+				if err == nil && stale > 0 {
+					f.staleCopies[client.ObjectKeyFromObject(pclq)] = staleCopy{pclq: before, until: time.Now().Add(stale)}
+				}
+			})
+			return err
+		},
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if err := c.Get(ctx, key, obj, opts...); err != nil {
+				return err
+			}
+			pclq, isPodClique := obj.(*grovecorev1alpha1.PodClique)
+			if !isPodClique {
+				return nil
+			}
+			f.mu.Lock()
+			old, ok := f.staleCopies[key]
+			f.mu.Unlock()
+			if ok && time.Now().Before(old.until) {
+				old.pclq.DeepCopyInto(pclq)
+			}
+			return nil
 		},
 		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
 			if err := c.List(ctx, list, opts...); err != nil {
@@ -209,7 +260,8 @@ var _ = Describe("PodClique controller under API faults", Ordered, func() {
 	BeforeAll(func() {
 		// This container runs its own manager, whose client injects faults.
 		stopMgr()
-		faults = &faultyAPI{hidden: map[types.UID]time.Time{}, ungatedAt: map[types.UID]time.Time{}, gatePatches: map[types.UID]int{}}
+		faults = &faultyAPI{hidden: map[types.UID]time.Time{}, ungatedAt: map[types.UID]time.Time{}, gatePatches: map[types.UID]int{},
+			staleCopies: map[types.NamespacedName]staleCopy{}}
 		stopOwn = startManagerWith(faults.wrap, expectationTimeout)
 		DeferCleanup(func() {
 			stopOwn()
@@ -222,6 +274,7 @@ var _ = Describe("PodClique controller under API faults", Ordered, func() {
 		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
 		faults.set(func(f *faultyAPI) {
 			f.namespace, f.loseAnswers, f.createOnLoss, f.hideNew, f.staleGates, f.podGangStatusConflicts = ns, 0, false, 0, 0, 0
+			f.podCliqueStatusPatches, f.podCliqueStatusConflicts, f.staleStatus = 0, 0, 0
 		})
 	})
 
@@ -274,6 +327,48 @@ var _ = Describe("PodClique controller under API faults", Ordered, func() {
 			g.Expect(pods[0].UID).NotTo(Equal(first.UID))
 			g.Expect(pods[0].Spec.Hostname).To(Equal("svc-0-frontend-0"))
 		}, timeout, interval).Should(Succeed())
+	})
+
+	It("reports pods that become Ready together in one status write", func() {
+		pclq := podCliqueOf(pcs, "frontend", -1)
+		pclq.Spec.Replicas, pclq.Spec.MinAvailable = 4, ptr.To[int32](4)
+		Expect(k8sClient.Create(ctx, pclq)).To(Succeed())
+		Eventually(func() []corev1.Pod { return podsOf(pclq) }, timeout, interval).Should(HaveLen(4))
+		statusPatches := func() int {
+			faults.mu.Lock()
+			defer faults.mu.Unlock()
+			return faults.podCliqueStatusPatches
+		}
+		// Wait until the PodClique has reported its four pods and writes no more.
+		Eventually(func() int32 { return getPCLQ(pclq).Status.Replicas }, timeout, interval).Should(BeEquivalentTo(4))
+		settled := statusPatches()
+		Consistently(statusPatches, time.Second, interval).Should(Equal(settled))
+
+		for _, p := range podsOf(pclq) {
+			setPodConditions(&p, true)
+		}
+		Eventually(func() int32 { return getPCLQ(pclq).Status.ReadyReplicas }, timeout, interval).Should(BeEquivalentTo(4))
+		Consistently(statusPatches, time.Second, interval).Should(Equal(settled+1),
+			"the four pods' updates arrived within the batch and were written at once")
+	})
+
+	It("waits for the cache to show its own status write instead of writing over it", func() {
+		faults.set(func(f *faultyAPI) { f.staleStatus = 2 * time.Second })
+		pclq := podCliqueOf(pcs, "frontend", -1)
+		pclq.Spec.Replicas, pclq.Spec.MinAvailable = 3, ptr.To[int32](1)
+		Expect(k8sClient.Create(ctx, pclq)).To(Succeed())
+		Eventually(func() []corev1.Pod { return podsOf(pclq) }, timeout, interval).Should(HaveLen(3))
+		// Each pod turns Ready after the batch of the one before, so every
+		// reconcile after the first reads a PodClique older than the last write.
+		for _, p := range podsOf(pclq) {
+			setPodConditions(&p, true)
+			time.Sleep(700 * time.Millisecond)
+		}
+		Eventually(func() int32 { return getPCLQ(pclq).Status.ReadyReplicas }, timeout, interval).Should(BeEquivalentTo(3))
+		faults.mu.Lock()
+		defer faults.mu.Unlock()
+		Expect(faults.podCliqueStatusConflicts).To(BeZero(), "status writes from a PodClique older than the controller's last write")
+		Expect(faults.podCliqueStatusPatches).To(BeNumerically(">=", 2))
 	})
 
 	It("removes each pod's scheduling gate once and reports it lifted while the cache still shows the gate", func() {
@@ -387,7 +482,8 @@ var _ = Describe("PodClique status while a lost create waits for its deadline", 
 	)
 	BeforeAll(func() {
 		stopMgr()
-		faults = &faultyAPI{hidden: map[types.UID]time.Time{}, ungatedAt: map[types.UID]time.Time{}, gatePatches: map[types.UID]int{}}
+		faults = &faultyAPI{hidden: map[types.UID]time.Time{}, ungatedAt: map[types.UID]time.Time{}, gatePatches: map[types.UID]int{},
+			staleCopies: map[types.NamespacedName]staleCopy{}}
 		stopOwn = startManagerWith(faults.wrap, expectationTimeout)
 		DeferCleanup(func() {
 			stopOwn()

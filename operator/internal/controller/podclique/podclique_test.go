@@ -193,6 +193,25 @@ var _ = Describe("PodClique controller", func() {
 		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
 	})
 
+	It("leaves a PodClique whose PodCliqueSet is gone to the garbage collector, without errors or new pods", func() {
+		pclq := podCliqueOf(pcs, "frontend", -1)
+		Expect(k8sClient.Create(ctx, pclq)).To(Succeed())
+		Eventually(func() []corev1.Pod { return podsOf(pclq) }, timeout, interval).Should(HaveLen(3))
+		Eventually(func() int32 { return getPCLQ(pclq).Status.Replicas }, timeout, interval).Should(BeEquivalentTo(3))
+		// envtest runs no garbage collector: the PodClique outlives its set.
+		Expect(k8sClient.Delete(ctx, pcs)).To(Succeed())
+		Eventually(func() bool {
+			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(pcs), &grovecorev1alpha1.PodCliqueSet{}))
+		}, timeout, interval).Should(BeTrue())
+		pods := podsOf(pclq)
+		Expect(k8sClient.Delete(ctx, &pods[0], client.GracePeriodSeconds(0))).To(Succeed())
+
+		Consistently(func(g Gomega) {
+			g.Expect(podsOf(pclq)).To(HaveLen(2))
+			g.Expect(getPCLQ(pclq).Status.LastErrors).To(BeEmpty())
+		}, 2*time.Second, interval).Should(Succeed())
+	})
+
 	It("creates the pods with Grove's labels, hostnames and gate, and reports them gated", func() {
 		pclq := podCliqueOf(pcs, "frontend", -1)
 		Expect(k8sClient.Create(ctx, pclq)).To(Succeed())

@@ -57,6 +57,9 @@ type Reconciler struct {
 	client   client.Client
 	recorder events.EventRecorder
 	pods     *pod.Component
+	// written holds back reconciles that read a PodClique older than the
+	// controller's own last status write.
+	written *writtenVersions
 }
 
 // statusHoldBack is how long status writes wait for the cache to show the
@@ -73,9 +76,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.client.Get(ctx, req.NamespacedName, pclq); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.pods.Forget(req.String())
+			r.written.forget(req.String())
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("getting PodClique: %w", err)
+	}
+	if r.written.behind(req.String(), pclq.ResourceVersion) {
+		// The cache has not shown this controller's last status write yet;
+		// status computed now would start from what that write replaced.
+		return ctrl.Result{RequeueAfter: common.RetryAfterConflict}, nil
 	}
 	if !pclq.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(ctx, log, pclq)
@@ -84,6 +93,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, err
 	}
 	result, syncErr := r.pods.Sync(ctx, log, pclq)
+	if result.Orphaned {
+		log.V(1).Info("PodCliqueSet is gone; leaving the PodClique to the garbage collector")
+		return ctrl.Result{}, nil
+	}
 	// While pods this controller created or deleted are not yet in the cache,
 	// counts computed now would be stale and overwritten moments later, when
 	// the pod events arrive; skipping the write halves status traffic for
@@ -194,6 +207,7 @@ func (r *Reconciler) updateStatus(ctx context.Context, log logr.Logger, pclq *gr
 	if err := r.client.Status().Patch(ctx, pclq, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
 		return 0, groveerr.Wrapf(err, ErrUpdateStatus, groveerr.OperationSync, "updating status of PodClique %s", pclq.Name)
 	}
+	r.written.wrote(client.ObjectKeyFromObject(pclq).String(), pclq.ResourceVersion)
 	log.V(2).Info("Updated status", "replicas", counts.replicas, "ready", counts.ready, "scheduled", counts.scheduled, "gated", counts.gated)
 	return upd.requeueAfter, nil
 }

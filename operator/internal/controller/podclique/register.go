@@ -79,6 +79,7 @@ func setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backen
 		client:   mgr.GetClient(),
 		recorder: recorder,
 		pods:     pod.New(mgr.GetClient(), mgr.GetAPIReader(), recorder, backends, expectations, initcImage),
+		written:  newWrittenVersions(),
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
@@ -94,9 +95,18 @@ func setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backen
 		Complete(r)
 }
 
+// podUpdateBatch is how long a PodClique waits after a pod update before it
+// reconciles. The pods of a gang are bound together and start together, so
+// their updates arrive within milliseconds of each other; one reconcile
+// after the batch reports them in one status write instead of one each,
+// which is most of what a PodClique writes to the API server.
+const podUpdateBatch = 500 * time.Millisecond
+
 // podEvents enqueues the PodClique that controls a pod. A deletion is first
 // reported to the expectations, so a pod removed before any reconcile saw it
-// frees its index at once.
+// frees its index at once. Updates that only report progress (scheduling,
+// readiness, a lifted gate) are batched; a pod that is terminating or has
+// ended is acted on at once, since it may need a replacement.
 func podEvents(expectations *expect.Store) handler.EventHandler {
 	enqueue := func(obj client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 		if key, ok := controllingPodClique(obj); ok {
@@ -108,7 +118,15 @@ func podEvents(expectations *expect.Store) handler.EventHandler {
 			enqueue(e.Object, q)
 		},
 		UpdateFunc: func(_ context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			enqueue(e.ObjectNew, q)
+			key, ok := controllingPodClique(e.ObjectNew)
+			if !ok {
+				return
+			}
+			if urgentPodUpdate(e.ObjectOld, e.ObjectNew) {
+				q.Add(reconcile.Request{NamespacedName: key})
+				return
+			}
+			q.AddAfter(reconcile.Request{NamespacedName: key}, podUpdateBatch)
 		},
 		DeleteFunc: func(_ context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 			if key, ok := controllingPodClique(e.Object); ok {
@@ -151,6 +169,26 @@ func podChanged() predicate.Predicate {
 				!oldPod.DeletionTimestamp.Equal(newPod.DeletionTimestamp)
 		},
 	}
+}
+
+// urgentPodUpdate reports whether a pod update needs the PodClique's
+// reconcile without the batch delay: the pod began terminating, reached a
+// terminal phase, or its labels changed (which can move it out of the
+// PodClique's counts).
+func urgentPodUpdate(oldObj, newObj client.Object) bool {
+	oldPod, okOld := oldObj.(*corev1.Pod)
+	newPod, okNew := newObj.(*corev1.Pod)
+	if !okOld || !okNew {
+		return true
+	}
+	if oldPod.DeletionTimestamp.IsZero() != newPod.DeletionTimestamp.IsZero() {
+		return true
+	}
+	terminal := func(p corev1.PodPhase) bool { return p == corev1.PodFailed || p == corev1.PodSucceeded }
+	if terminal(newPod.Status.Phase) && !terminal(oldPod.Status.Phase) {
+		return true
+	}
+	return !reflect.DeepEqual(oldPod.Labels, newPod.Labels)
 }
 
 // podCliquesOfPodGang maps a PodGang to the PodCliques of its groups (group

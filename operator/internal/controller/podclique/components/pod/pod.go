@@ -117,6 +117,8 @@ func (c *Component) Forget(key string) {
 
 // Result says what Sync left undone, so the reconciler can report it.
 type Result struct {
+	// Orphaned: the PodClique's PodCliqueSet does not exist; Sync did nothing.
+	Orphaned bool
 	// PendingCreates and PendingDeletes are pods whose creation or deletion the
 	// cache has not shown yet, including those this Sync made.
 	PendingCreates, PendingDeletes int
@@ -148,6 +150,13 @@ func (c *Component) Sync(ctx context.Context, log logr.Logger, pclq *grovecorev1
 		return res, groveerr.Wrap(err, ErrInvalidPodClique, groveerr.OperationSync, "reading the PodClique's identity labels")
 	}
 	pcs, err := common.GetPodCliqueSet(ctx, c.client, types.NamespacedName{Namespace: pclq.Namespace, Name: id.PCSName})
+	if apierrors.IsNotFound(err) {
+		// The PodCliqueSet was deleted and the garbage collector has not
+		// reached this PodClique yet (or the set was deleted orphaning it):
+		// nothing owns its pods' lifecycle any more, and retrying cannot help.
+		res.Orphaned = true
+		return res, nil
+	}
 	if err != nil {
 		return res, groveerr.Wrapf(err, ErrGetPodCliqueSet, groveerr.OperationSync, "getting PodCliqueSet %s", id.PCSName)
 	}
