@@ -23,6 +23,9 @@ import (
 
 	"k8s.io/apiserver/pkg/util/compatibility"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
+	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 
 	"github.com/grove-project/grove/scheduler/pkg/featuregates"
 )
@@ -69,5 +72,38 @@ func TestFeatureGateDefaults(t *testing.T) {
 				t.Errorf("after grove-scheduler %v NominatedNodeNameForExpectation is %t, want %t", tc.args, got, tc.want)
 			}
 		})
+	}
+}
+
+// The shipped configuration turns off kube-scheduler's system default
+// spreading in the grove-scheduler profile and keeps the GroveGang plugin
+// configured; pods' own topologySpreadConstraints are untouched by it.
+func TestShippedConfigHasNoDefaultSpreading(t *testing.T) {
+	cfg, err := options.LoadConfigFromFile(klog.Background(), "../../config/grove-scheduler.yaml")
+	if err != nil {
+		t.Fatalf("loading config/grove-scheduler.yaml: %v", err)
+	}
+	if len(cfg.Profiles) != 1 || cfg.Profiles[0].SchedulerName != "grove-scheduler" {
+		t.Fatalf("profiles = %d, want one named grove-scheduler", len(cfg.Profiles))
+	}
+	var spread *schedconfig.PodTopologySpreadArgs
+	var gangConfigured bool
+	for _, pc := range cfg.Profiles[0].PluginConfig {
+		switch pc.Name {
+		case "PodTopologySpread":
+			spread, _ = pc.Args.(*schedconfig.PodTopologySpreadArgs)
+		case "GroveGang":
+			gangConfigured = true
+		}
+	}
+	if spread == nil {
+		t.Fatal("the grove-scheduler profile has no PodTopologySpread args")
+	}
+	if spread.DefaultingType != schedconfig.ListDefaulting || len(spread.DefaultConstraints) != 0 {
+		t.Errorf("PodTopologySpread defaultingType %q with %d default constraints, want %q with none",
+			spread.DefaultingType, len(spread.DefaultConstraints), schedconfig.ListDefaulting)
+	}
+	if !gangConfigured {
+		t.Error("the grove-scheduler profile has no GroveGang args")
 	}
 }

@@ -52,10 +52,17 @@ func (m *Manager) SortKey(pod *corev1.Pod) (priority int32, created time.Time, g
 }
 
 // PreEnqueue keeps a gang pod out of the active queue until its PodGang exists and references it.
+//
+// A pod that still has a scheduling gate passes: the SchedulingGates plugin
+// holds it, and Grove lifts its gate only once the PodGang references the
+// pod. kube-scheduler runs PreEnqueue plugins in no fixed order and wakes a
+// held pod on the events of the plugin that held it; held here, every gated
+// pod would be re-checked on every PodGang write in the cluster, held there
+// only when its own gates change.
 func (m *Manager) PreEnqueue(pod *corev1.Pod) *fwk.Status {
 	m.queueReady.Store(true)
 	key, ok := GangKey(pod)
-	if !ok {
+	if !ok || len(pod.Spec.SchedulingGates) > 0 {
 		return nil
 	}
 	spec := m.spec(key)
