@@ -51,6 +51,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -157,7 +158,7 @@ func run(o options) error {
 		// kwok works off its queue in order: the raw pods' terminations
 		// (two plays a pod, the second failing on a pod already gone) would
 		// otherwise be ahead of every Grove pod's start for minutes.
-		if err := restartKwok(o); err != nil {
+		if err := restartKwok(ctx, o, c, nodes); err != nil {
 			return err
 		}
 	}
@@ -389,14 +390,64 @@ func rawLoop(ctx context.Context, cfg *rest.Config, c client.Client, nodes []str
 	return t, nil
 }
 
-// restartKwok restarts the local cluster's kwok, which empties its queue.
-func restartKwok(o options) error {
+// restartKwok restarts the local cluster's kwok, which empties its queue,
+// and waits until the new kwok holds every fake node's Lease. kwok claims a
+// node through its Lease (holderIdentity is the kwok instance), so a new
+// instance plays no pod of a node until the old instance's Lease on it has
+// expired (leaseDurationSeconds 40): without the wait that dead time, about
+// 30 s, was counted in the Grove run.
+func restartKwok(ctx context.Context, o options, c client.Client, nodes []string) error {
+	holders, err := leaseHolders(ctx, c, nodes)
+	if err != nil {
+		return err
+	}
 	cmd := exec.Command(o.localCluster, "restart", "kwok")
 	cmd.Env = append(os.Environ(), "GROVE_LOCAL_DIR="+o.clusterDir)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("restarting kwok: %w: %s", err, out)
 	}
-	return nil
+	start := time.Now()
+	for {
+		now, err := leaseHolders(ctx, c, nodes)
+		if err != nil {
+			return err
+		}
+		waiting := 0
+		for node, holder := range now {
+			if holder == holders[node] {
+				waiting++
+			}
+		}
+		if waiting == 0 {
+			fmt.Printf("kwok restarted; it held every node's Lease after %s\n", secs(time.Since(start)))
+			return nil
+		}
+		if time.Since(start) > 2*time.Minute {
+			return fmt.Errorf("after restarting kwok, %d of %d node Leases still name the previous kwok", waiting, len(nodes))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// leaseHolders returns each node's Lease holder ("" while a node has none).
+func leaseHolders(ctx context.Context, c client.Client, nodes []string) (map[string]string, error) {
+	list := &coordinationv1.LeaseList{}
+	if err := c.List(ctx, list, client.InNamespace(corev1.NamespaceNodeLease)); err != nil {
+		return nil, fmt.Errorf("listing node Leases: %w", err)
+	}
+	held := map[string]string{}
+	for _, l := range list.Items {
+		held[l.Name] = ptr.Deref(l.Spec.HolderIdentity, "")
+	}
+	out := make(map[string]string, len(nodes))
+	for _, n := range nodes {
+		out[n] = held[n]
+	}
+	return out, nil
 }
 
 func rawPodName(i int) string { return fmt.Sprintf("raw-%d", i) }
