@@ -68,10 +68,3 @@ func (w *writtenVersions) forget(key string) {
 	defer w.mu.Unlock()
 	delete(w.versions, key)
 }
-
-// len is the number of PodCliques whose write the cache has not shown yet.
-func (w *writtenVersions) len() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return len(w.versions)
-}

@@ -41,7 +41,7 @@ func TestWrittenVersionsBehind(t *testing.T) {
 			if got := w.behind("ns/pclq", tt.cached); got != tt.want {
 				t.Errorf("behind = %v, want %v", got, tt.want)
 			}
-			if kept := w.len() == 1; kept != tt.wantKept {
+			if kept := len(w.versions) == 1; kept != tt.wantKept {
 				t.Errorf("entry kept = %v, want %v", kept, tt.wantKept)
 			}
 		})
