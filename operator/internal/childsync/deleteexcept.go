@@ -46,7 +46,8 @@ type Excess struct {
 // deletion as an event. Objects already being deleted, and objects with the
 // PodCliqueSet's labels that it does not control, are left alone.
 func DeleteExcept(ctx context.Context, d Deps, pcs *grovecorev1alpha1.PodCliqueSet, e Excess, keep map[string]bool) error {
-	if err := d.Client.List(ctx, e.List, client.InNamespace(pcs.Namespace), Selector(pcs.Name, e.Component)); err != nil {
+	// The listed objects are only read and deleted: no copies of the cache's.
+	if err := d.Client.List(ctx, e.List, client.InNamespace(pcs.Namespace), Selector(pcs.Name, e.Component), client.UnsafeDisableDeepCopy); err != nil {
 		return groveerr.Wrapf(err, e.ListCode, groveerr.OperationSync, "listing %ss", e.Kind)
 	}
 	items, err := meta.ExtractList(e.List)

@@ -176,15 +176,14 @@ func RegisterControllers(mgr ctrl.Manager, cfg *config.OperatorConfiguration, ba
 // cacheOptions caches core objects only when Grove manages them: the
 // operator never needs the cluster's other pods or Services, and caching them
 // all would cost memory in proportion to the cluster. Secrets are not cached
-// at all (see clientOptions). Pods are cached without their managed fields:
-// the operator creates, patches and deletes pods but never applies them
-// server-side, so nothing reads those fields. (The
-// children it applies keep theirs; see childsync.)
+// at all (see clientOptions). Pods are cached slimmed (see slimPod). The
+// children the operator applies keep all their fields, managed fields
+// included: childsync compares and rewrites them.
 func cacheOptions() cache.Options {
 	selector := labels.SelectorFromSet(labels.Set{apicommon.LabelManagedByKey: apicommon.LabelManagedByValue})
 	managed := cache.ByObject{Label: selector}
 	return cache.Options{ByObject: map[client.Object]cache.ByObject{
-		&corev1.Pod{}:                            {Label: selector, Transform: cache.TransformStripManagedFields()},
+		&corev1.Pod{}:                            {Label: selector, Transform: slimPod},
 		&corev1.Service{}:                        managed,
 		&corev1.ServiceAccount{}:                 managed,
 		&rbacv1.Role{}:                           managed,
@@ -193,21 +192,40 @@ func cacheOptions() cache.Options {
 	}}
 }
 
+// slimPod drops from a cached pod what the operator never reads: its managed
+// fields (pods are created, patched and deleted, never applied server-side)
+// and its containers and volumes, most of a pod's size. The controllers read
+// a cached pod's metadata, status, node, hostname and scheduling gates; they
+// build pods from the PodClique's template and change them only by patches
+// of the fields they set, never by writing a cached pod back.
+func slimPod(obj any) (any, error) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return obj, nil
+	}
+	pod.ManagedFields = nil
+	pod.Spec.InitContainers = nil
+	pod.Spec.Containers = nil
+	pod.Spec.EphemeralContainers = nil
+	pod.Spec.Volumes = nil
+	return pod, nil
+}
+
 // pprofAddress is where Go's pprof handlers are served: nowhere ("") unless
 // profiling is enabled.
+func pprofAddress(d config.Debugging) string {
+	if d.EnableProfiling == nil || !*d.EnableProfiling {
+		return ""
+	}
+	return net.JoinHostPort(d.PprofBindHost, strconv.Itoa(d.PprofBindPort))
+}
+
 // clientOptions makes the manager's client read Secrets straight from the API
 // server by name: a Secret informer would need list and watch of Secrets in
 // every namespace, which would let the operator read every Secret of the
 // cluster (a label selector does not narrow what RBAC grants).
 func clientOptions() client.Options {
 	return client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}}
-}
-
-func pprofAddress(d config.Debugging) string {
-	if d.EnableProfiling == nil || !*d.EnableProfiling {
-		return ""
-	}
-	return net.JoinHostPort(d.PprofBindHost, strconv.Itoa(d.PprofBindPort))
 }
 
 // address renders a bind server; port 0 picks a free port and a negative

@@ -40,11 +40,18 @@ var _ = Describe("Manager cache", func() {
 		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "got %v", err)
 	})
 
-	It("holds Grove's pods without their managed fields, and the other objects with theirs", func() {
+	It("holds Grove's pods without managed fields, containers or volumes, and the other objects whole", func() {
 		ns := newNamespace()
 		managed := map[string]string{"app.kubernetes.io/managed-by": "grove-operator"}
+		gates := []corev1.PodSchedulingGate{{Name: "grove.io/podgang-pending-creation"}}
 		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "grove-pod", Namespace: ns, Labels: managed},
-			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}
+			Spec: corev1.PodSpec{
+				InitContainers: []corev1.Container{{Name: "grove-initc", Image: "grove-initc"}},
+				Containers:     []corev1.Container{{Name: "c", Image: "busybox"}},
+				Volumes:        []corev1.Volume{{Name: "scratch", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
+				Hostname:       "grove-pod", Subdomain: "grove-svc",
+				SchedulingGates: gates,
+			}}
 		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "grove-svc", Namespace: ns, Labels: managed},
 			Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone}}
 		Expect(k8sClient.Create(ctx, pod)).To(Succeed())
@@ -55,6 +62,14 @@ var _ = Describe("Manager cache", func() {
 		Eventually(func() error { return cachedClient.Get(ctx, client.ObjectKeyFromObject(pod), cachedPod) }).Should(Succeed())
 		Expect(cachedPod.ManagedFields).To(BeEmpty())
 		Expect(cachedPod.Labels).To(Equal(managed))
+		Expect(cachedPod.Spec.InitContainers).To(BeEmpty())
+		Expect(cachedPod.Spec.Containers).To(BeEmpty())
+		Expect(cachedPod.Spec.Volumes).To(BeEmpty())
+		// What the controllers read stays.
+		Expect(cachedPod.Spec.Hostname).To(Equal("grove-pod"))
+		Expect(cachedPod.Spec.Subdomain).To(Equal("grove-svc"))
+		Expect(cachedPod.Spec.SchedulingGates).To(Equal(gates))
+		Expect(cachedPod.UID).To(Equal(pod.UID))
 		Eventually(func() error { return cachedClient.Get(ctx, client.ObjectKeyFromObject(svc), cachedSvc) }).Should(Succeed())
 		Expect(cachedSvc.ManagedFields).NotTo(BeEmpty(), "server-side applied children are read with their managed fields")
 	})

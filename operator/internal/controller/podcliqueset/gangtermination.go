@@ -100,12 +100,13 @@ func (r *Reconciler) terminateBreachedReplicas(ctx context.Context, log logr.Log
 
 func (r *Reconciler) readGangView(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet) (*gangView, error) {
 	ns, sel := client.InNamespace(pcs.Namespace), client.MatchingLabels(apicommon.DefaultLabels(pcs.Name))
+	// Read (and deleted), never changed: listed without copies of the cached objects.
 	pclqs := &grovecorev1alpha1.PodCliqueList{}
-	if err := r.client.List(ctx, pclqs, ns, sel); err != nil {
+	if err := r.client.List(ctx, pclqs, ns, sel, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, groveerr.Wrap(err, "ERR_LIST_PODCLIQUE", groveerr.OperationSync, "listing PodCliques for gang termination")
 	}
 	pcsgs := &grovecorev1alpha1.PodCliqueScalingGroupList{}
-	if err := r.client.List(ctx, pcsgs, ns, sel); err != nil {
+	if err := r.client.List(ctx, pcsgs, ns, sel, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, groveerr.Wrap(err, "ERR_LIST_PODCLIQUESCALINGGROUP", groveerr.OperationSync, "listing PodCliqueScalingGroups for gang termination")
 	}
 	v := &gangView{pclqs: map[string]*grovecorev1alpha1.PodClique{}, pcsgs: map[string]*grovecorev1alpha1.PodCliqueScalingGroup{}}

@@ -46,23 +46,20 @@ func New(d childsync.Deps) component.Operator[*grovecorev1alpha1.PodCliqueSet] {
 func (operator) Kind() string { return kind }
 
 type work struct {
-	want             *grovecorev1alpha1.PodClique
-	templateReplicas int32
+	replica int32
+	tmpl    *grovecorev1alpha1.PodCliqueTemplateSpec
 }
 
 // Sync deletes PodCliques of removed replicas or cliques, then creates or
-// patches the expected ones.
+// patches the expected ones. Each wanted PodClique is built by the worker
+// that applies it: a set of thousands of replicas never holds all of them.
 func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
 	var todo []work
 	keep := map[string]bool{}
 	for i := int32(0); i < pcs.Spec.Replicas; i++ {
 		for _, tmpl := range desired.StandaloneCliques(pcs) {
-			want, err := desired.PodClique(o.d.Scheme, pcs, i, tmpl, nil, pcs)
-			if err != nil {
-				return groveerr.Wrapf(err, "ERR_BUILD_PODCLIQUE", groveerr.OperationSync, "building PodClique for clique %s replica %d", tmpl.Name, i)
-			}
-			keep[want.Name] = true
-			todo = append(todo, work{want: want, templateReplicas: tmpl.Spec.Replicas})
+			keep[apicommon.PodCliqueName(pcs.Name, i, tmpl.Name)] = true
+			todo = append(todo, work{replica: i, tmpl: tmpl})
 		}
 	}
 	if err := o.deleteExcept(ctx, pcs, keep); err != nil {
@@ -72,9 +69,13 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 	defer report.Emit()
 	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
 		w := todo[i]
-		res, err := childsync.ApplyShared(ctx, o.d, pcs, desired.PodCliqueChild(w.want, w.templateReplicas, func(*grovecorev1alpha1.PodClique) *grovecorev1alpha1.PodClique { return w.want }), &grovecorev1alpha1.PodClique{})
-		report.Applied(w.want, res, err)
-		return groveerr.Wrapf(err, "ERR_CREATE_OR_UPDATE_PODCLIQUE", groveerr.OperationSync, "applying PodClique %s", w.want.Name)
+		want, err := desired.PodClique(o.d.Scheme, pcs, w.replica, w.tmpl, nil, pcs)
+		if err != nil {
+			return groveerr.Wrapf(err, "ERR_BUILD_PODCLIQUE", groveerr.OperationSync, "building PodClique for clique %s replica %d", w.tmpl.Name, w.replica)
+		}
+		res, err := childsync.ApplyShared(ctx, o.d, pcs, desired.PodCliqueChild(want, w.tmpl.Spec.Replicas, func(*grovecorev1alpha1.PodClique) *grovecorev1alpha1.PodClique { return want }), &grovecorev1alpha1.PodClique{})
+		report.Applied(want, res, err)
+		return groveerr.Wrapf(err, "ERR_CREATE_OR_UPDATE_PODCLIQUE", groveerr.OperationSync, "applying PodClique %s", want.Name)
 	})
 }
 

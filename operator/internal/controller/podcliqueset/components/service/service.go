@@ -75,7 +75,8 @@ func (o operator) deleteExcess(ctx context.Context, pcs *grovecorev1alpha1.PodCl
 
 func (o operator) deleteFrom(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, firstRemoved int32) error {
 	list := &corev1.ServiceList{}
-	if err := o.d.Client.List(ctx, list, client.InNamespace(pcs.Namespace), childsync.Selector(pcs.Name, apicommon.LabelComponentHeadlessService)); err != nil {
+	// Only read and deleted: no copies of the cached Services.
+	if err := o.d.Client.List(ctx, list, client.InNamespace(pcs.Namespace), childsync.Selector(pcs.Name, apicommon.LabelComponentHeadlessService), client.UnsafeDisableDeepCopy); err != nil {
 		return groveerr.Wrap(err, "ERR_LIST_SERVICE", groveerr.OperationSync, "listing headless Services")
 	}
 	var excess []*corev1.Service
