@@ -33,6 +33,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/config"
 	"github.com/grove-project/grove/operator/internal/manager"
+	"github.com/grove-project/grove/operator/internal/memlimit"
 	"github.com/grove-project/grove/operator/internal/version"
 	"github.com/grove-project/grove/operator/internal/webhook"
 	"github.com/grove-project/grove/operator/internal/webhook/certs"
@@ -99,6 +100,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctrl.SetLogger(logger)
 	log := logger.WithName("setup")
 	log.Info("Starting grove-operator", "version", version.Get())
+	memlimit.Apply(log)
 
 	restConfig, err := ctrl.GetConfig()
 	if err != nil {
