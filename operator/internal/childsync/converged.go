@@ -19,9 +19,12 @@ package childsync
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"sync"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -33,19 +36,23 @@ import (
 // means encoding the live child and reading its managed fields, which for a
 // PodCliqueSet of 5000 replicas is 15 000 encodings per sync; a sync starts on
 // every change of a PodClique's ready or scheduled count, yet between two
-// syncs almost no child changed. A child whose resourceVersion and wanted
-// configuration are both the ones remembered is converged without that work:
-// convergence is a function of the two alone. Entries end when the informer
-// reports the child deleted. A nil *ConvergedChildren remembers nothing.
+// syncs almost no child changed. Convergence is a function of the wanted
+// configuration and of the child without its status (the status and the
+// managed fields of subresources are never compared), so a child whose wanted
+// configuration and content are the ones remembered is converged without
+// that work: at the same resourceVersion at once, at a newer one (a status
+// write) after a digest of its content. Entries end when the informer reports
+// the child deleted. A nil *ConvergedChildren remembers nothing.
 type ConvergedChildren struct {
 	mu      sync.Mutex
 	entries map[types.UID]convergedAt
 }
 
-// convergedAt is a child's version and the digest of the apply
-// configuration it matched.
+// convergedAt is a child's version, the digest of its content and the digest
+// of the apply configuration it matched.
 type convergedAt struct {
 	resourceVersion string
+	content         [sha256.Size]byte
 	want            [sha256.Size]byte
 }
 
@@ -76,17 +83,33 @@ func (c *ConvergedChildren) Track(ctx context.Context, informers cache.Informers
 	return nil
 }
 
-// holds reports whether live, at its current resourceVersion, was found to
-// match the apply configuration encoded as want.
+// holds reports whether live was found to match the apply configuration
+// encoded as want, at its current resourceVersion or with the same content.
 func (c *ConvergedChildren) holds(live client.Object, want []byte) bool {
 	if c == nil {
 		return false
 	}
 	digest := sha256.Sum256(want)
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	e, ok := c.entries[live.GetUID()]
-	return ok && e.resourceVersion == live.GetResourceVersion() && e.want == digest
+	c.mu.Unlock()
+	if !ok || e.want != digest {
+		return false
+	}
+	if e.resourceVersion == live.GetResourceVersion() {
+		return true
+	}
+	content, err := contentDigest(live)
+	if err != nil || content != e.content {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cur, ok := c.entries[live.GetUID()]; ok && cur == e {
+		e.resourceVersion = live.GetResourceVersion()
+		c.entries[live.GetUID()] = e
+	}
+	return true
 }
 
 // record remembers that live, at its current resourceVersion, matches the
@@ -95,10 +118,48 @@ func (c *ConvergedChildren) record(live client.Object, want []byte) {
 	if c == nil || live.GetUID() == "" {
 		return
 	}
+	content, err := contentDigest(live)
+	if err != nil {
+		return
+	}
 	digest := sha256.Sum256(want)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.entries[live.GetUID()] = convergedAt{resourceVersion: live.GetResourceVersion(), want: digest}
+	c.entries[live.GetUID()] = convergedAt{resourceVersion: live.GetResourceVersion(), content: content, want: digest}
+}
+
+// contentDigest digests what deciding convergence reads of obj: the object
+// without its status and resourceVersion, with the managed fields of the main
+// resource only. obj is not changed: the digest encodes a shallow copy.
+func contentDigest(obj client.Object) ([sha256.Size]byte, error) {
+	var sum [sha256.Size]byte
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return sum, fmt.Errorf("%T is not a pointer to a struct", obj)
+	}
+	cp := reflect.New(v.Elem().Type())
+	cp.Elem().Set(v.Elem())
+	if st := cp.Elem().FieldByName("Status"); st.IsValid() && st.CanSet() {
+		st.SetZero()
+	}
+	o, ok := cp.Interface().(client.Object)
+	if !ok {
+		return sum, fmt.Errorf("%T is not an object", obj)
+	}
+	o.SetResourceVersion("")
+	var main []metav1.ManagedFieldsEntry
+	for _, e := range obj.GetManagedFields() {
+		if e.Subresource == "" {
+			main = append(main, e)
+		}
+	}
+	o.SetManagedFields(main)
+	h := sha256.New()
+	if err := json.NewEncoder(h).Encode(o); err != nil {
+		return sum, fmt.Errorf("encoding %s: %w", obj.GetName(), err)
+	}
+	copy(sum[:], h.Sum(nil))
+	return sum, nil
 }
 
 func (c *ConvergedChildren) forget(uid types.UID) {

@@ -18,43 +18,79 @@ package childsync
 
 import (
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 )
 
-func TestConvergedChildrenHoldOnlyForTheSameVersionAndWant(t *testing.T) {
-	child := func(uid types.UID, rv string) *corev1.Service {
-		return &corev1.Service{ObjectMeta: metav1.ObjectMeta{UID: uid, ResourceVersion: rv}}
+func TestConvergedChildrenHoldOnlyForTheSameContentAndWant(t *testing.T) {
+	applied := metav1.ManagedFieldsEntry{Manager: "grove-podcliqueset-controller", Operation: metav1.ManagedFieldsOperationApply,
+		FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{"f:a":{}}}}`)}}
+	statusEntry := func(at int64) metav1.ManagedFieldsEntry {
+		return metav1.ManagedFieldsEntry{Manager: "grove-podclique-controller", Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status",
+			Time: &metav1.Time{Time: time.Unix(at, 0)}, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{"f:readyReplicas":{}}}`)}}
+	}
+	child := func(uid types.UID, rv string, change func(*grovecorev1alpha1.PodClique)) *grovecorev1alpha1.PodClique {
+		p := &grovecorev1alpha1.PodClique{
+			ObjectMeta: metav1.ObjectMeta{UID: uid, ResourceVersion: rv, Labels: map[string]string{"a": "1"},
+				ManagedFields: []metav1.ManagedFieldsEntry{applied, statusEntry(100)}},
+			Spec:   grovecorev1alpha1.PodCliqueSpec{Replicas: 2},
+			Status: grovecorev1alpha1.PodCliqueStatus{ReadyReplicas: 1},
+		}
+		if change != nil {
+			change(p)
+		}
+		return p
 	}
 	want := []byte(`{"metadata":{"labels":{"a":"1"}}}`)
 	tests := []struct {
 		name   string
 		record bool
 		forget bool
-		live   *corev1.Service
+		live   *grovecorev1alpha1.PodClique
 		want   []byte
 		holds  bool
 	}{
-		{name: "never recorded", live: child("u1", "10"), want: want},
-		{name: "recorded at this version and want", record: true, live: child("u1", "10"), want: want, holds: true},
-		{name: "the child changed since", record: true, live: child("u1", "11"), want: want},
-		{name: "the controller wants something else", record: true, live: child("u1", "10"), want: []byte(`{"metadata":{"labels":{"a":"2"}}}`)},
-		{name: "another child at the same version", record: true, live: child("u2", "10"), want: want},
-		{name: "the child was deleted", record: true, forget: true, live: child("u1", "10"), want: want},
+		{name: "never recorded", live: child("u1", "10", nil), want: want},
+		{name: "recorded at this version and want", record: true, live: child("u1", "10", nil), want: want, holds: true},
+		{name: "only its status was written since", record: true, want: want, holds: true, live: child("u1", "11", func(p *grovecorev1alpha1.PodClique) {
+			p.Status.ReadyReplicas = 2
+			p.ManagedFields[1] = statusEntry(200)
+		})},
+		{name: "a label changed since", record: true, want: want, live: child("u1", "11", func(p *grovecorev1alpha1.PodClique) { p.Labels["a"] = "2" })},
+		{name: "the spec changed since", record: true, want: want, live: child("u1", "11", func(p *grovecorev1alpha1.PodClique) { p.Spec.Replicas = 3 })},
+		{name: "another manager now owns fields of the main resource", record: true, want: want, live: child("u1", "11", func(p *grovecorev1alpha1.PodClique) {
+			p.ManagedFields = append(p.ManagedFields, metav1.ManagedFieldsEntry{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply,
+				FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{"f:a":{}}}}`)}})
+		})},
+		{name: "the controller wants something else", record: true, live: child("u1", "10", nil), want: []byte(`{"metadata":{"labels":{"a":"2"}}}`)},
+		{name: "another child at the same version", record: true, live: child("u2", "10", nil), want: want},
+		{name: "the child was deleted", record: true, forget: true, live: child("u1", "10", nil), want: want},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := NewConvergedChildren()
+			recorded := child("u1", "10", nil)
 			if tt.record {
-				c.record(child("u1", "10"), want)
+				c.record(recorded, want)
 			}
 			if tt.forget {
 				c.forget("u1")
 			}
-			if got := c.holds(tt.live, tt.want); got != tt.holds {
+			live := tt.live.DeepCopy()
+			if got := c.holds(live, tt.want); got != tt.holds {
 				t.Errorf("holds() = %v, want %v", got, tt.holds)
+			}
+			if !equality.Semantic.DeepEqual(live, tt.live) {
+				t.Errorf("holds() changed the child: %+v", live)
+			}
+			if tt.holds && c.entries["u1"].resourceVersion != tt.live.ResourceVersion {
+				t.Errorf("remembered version %q, want %q (a later sync should not digest again)", c.entries["u1"].resourceVersion, tt.live.ResourceVersion)
 			}
 		})
 	}
