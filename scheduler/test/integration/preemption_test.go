@@ -48,7 +48,7 @@ func podScheduledMessage(ns, name string) string {
 }
 
 var _ = Describe("Preemption fidelity", func() {
-	It("spares the gang a PodDisruptionBudget protects, marks the victims DisruptionTarget and nominates the preemptor's node", func() {
+	It("spares the gang a PodDisruptionBudget protects, marks the victims DisruptionTarget and nominates a node the victims free", func() {
 		createPriorityClass("grove-test-lowest", 50)
 		createPriorityClass("grove-test-low", 100)
 		createPriorityClass("grove-test-high", 1000)
@@ -96,8 +96,11 @@ var _ = Describe("Preemption fidelity", func() {
 		reason := "True PreemptionByScheduler: grove-scheduler: preempting to accommodate higher-priority PodGang " + ns + "/high"
 		Expect(watch.disruptionTargets()).To(Equal(map[string]string{"open-worker-0": reason, "open-worker-1": reason}))
 
-		By("nominating the node the preemptor then binds to")
-		Expect(watch.nominatedNode("high-engine-0")).To(Equal(highNode))
+		By("nominating a node the evicted gang held")
+		// As with kube-scheduler, the nomination reserves room, not the node:
+		// the victims go one by one, and a retry that finds only the other
+		// freed node binds there (seen once in CI: nominated -0, bound -1).
+		Expect(openNodes).To(HaveKey(watch.nominatedNode("high-engine-0")))
 	})
 
 	It("never preempts for a pod whose preemptionPolicy is Never and says so on the pod", func() {
