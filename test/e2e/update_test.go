@@ -487,6 +487,14 @@ var _ = Describe("RollingRecreate updates without spare capacity", Ordered, Cont
 		layout := gangLayout("gang-wl1", 0, 2)
 		before := podsByClique(expectRunningLayout(ns, "gang-wl1", layout, gangNode))
 		tracker := trackPods(ns, "gang-wl1", layout)
+		// The update judges each group replica by its PodCliques' status, which
+		// reports the running pods a moment after they run: a replica not yet
+		// reported available is replaced at once, outside the budget.
+		Eventually(func(g Gomega) int32 {
+			pcsg := pcsgRef(ns, "gang-wl1-0-sg-x")
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(pcsg), pcsg)).To(Succeed())
+			return pcsg.Status.AvailableReplicas
+		}).Should(Equal(int32(2)))
 		schedulableGangNodes(0, gangPoolSize)
 		setCliqueImage(ns, "gang-wl1", "pc-c", "registry.example/pc-c:2")
 		By("group replica 0 goes first; replica 1 keeps its pods")
