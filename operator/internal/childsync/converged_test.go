@@ -30,10 +30,10 @@ import (
 
 func TestConvergedChildrenHoldOnlyForTheSameContentAndWant(t *testing.T) {
 	applied := metav1.ManagedFieldsEntry{Manager: "grove-podcliqueset-controller", Operation: metav1.ManagedFieldsOperationApply,
-		FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{"f:a":{}}}}`)}}
+		FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{"f:a":{}}}}`)}
 	statusEntry := func(at int64) metav1.ManagedFieldsEntry {
 		return metav1.ManagedFieldsEntry{Manager: "grove-podclique-controller", Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status",
-			Time: &metav1.Time{Time: time.Unix(at, 0)}, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{"f:readyReplicas":{}}}`)}}
+			Time: &metav1.Time{Time: time.Unix(at, 0)}, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:status":{"f:readyReplicas":{}}}`)}
 	}
 	child := func(uid types.UID, rv string, change func(*grovecorev1alpha1.PodClique)) *grovecorev1alpha1.PodClique {
 		p := &grovecorev1alpha1.PodClique{
@@ -66,7 +66,7 @@ func TestConvergedChildrenHoldOnlyForTheSameContentAndWant(t *testing.T) {
 		{name: "the spec changed since", record: true, want: want, live: child("u1", "11", func(p *grovecorev1alpha1.PodClique) { p.Spec.Replicas = 3 })},
 		{name: "another manager now owns fields of the main resource", record: true, want: want, live: child("u1", "11", func(p *grovecorev1alpha1.PodClique) {
 			p.ManagedFields = append(p.ManagedFields, metav1.ManagedFieldsEntry{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply,
-				FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{"f:a":{}}}}`)}})
+				FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{"f:a":{}}}}`)})
 		})},
 		{name: "the controller wants something else", record: true, live: child("u1", "10", nil), want: []byte(`{"metadata":{"labels":{"a":"2"}}}`)},
 		{name: "another child at the same version", record: true, live: child("u2", "10", nil), want: want},
