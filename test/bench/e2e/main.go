@@ -169,9 +169,11 @@ func run(o options) error {
 	cpuBefore := readProcesses(o.clusterDir)
 	// The create phase is reported as soon as every pod is Running, so that
 	// a deletion cut short still leaves its figures.
+	groveStart := time.Now()
 	grove, err := groveRun(ctx, cfg, c, o, func(t phaseTimes) {
 		reportCreate(o, total, raw, t)
 		reportProcesses("create to all Running", cpuBefore, readProcesses(o.clusterDir))
+		reportNodeLifecycle(ctx, c, groveStart)
 	})
 	if err != nil {
 		return fmt.Errorf("grove: %w", err)
@@ -182,6 +184,7 @@ func run(o options) error {
 	}
 	reportDelete(o, total, raw, grove, diff(before, after))
 	reportProcesses("create to deleted", cpuBefore, readProcesses(o.clusterDir))
+	reportNodeLifecycle(ctx, c, groveStart)
 	fmt.Println("\nGrove timeline:")
 	for _, l := range grove.timeline {
 		fmt.Println("  " + l)
@@ -743,4 +746,44 @@ func reportProcesses(span string, before, after map[string]procStat) {
 		}
 		fmt.Printf("| %s | %s | %.0f MiB |\n", p, cpu, a.peakRSSMiB)
 	}
+}
+
+// nodeLifecycleReasons are the events of kube-controller-manager's node
+// lifecycle controller that make a run incomparable: a fake node whose Lease
+// kwok renewed late is marked NotReady and its pods are evicted, and Grove
+// replaces them.
+var nodeLifecycleReasons = []string{"NodeNotReady", "TaintManagerEviction"}
+
+// reportNodeLifecycle prints how often each of nodeLifecycleReasons occurred
+// since start (events of every namespace, repeats counted).
+func reportNodeLifecycle(ctx context.Context, c client.Client, since time.Time) {
+	counts := make([]string, 0, len(nodeLifecycleReasons))
+	for _, reason := range nodeLifecycleReasons {
+		var events corev1.EventList
+		if err := c.List(ctx, &events, client.MatchingFields{"reason": reason}); err != nil {
+			counts = append(counts, fmt.Sprintf("%s: unknown (%v)", reason, err))
+			continue
+		}
+		n := int32(0)
+		for _, e := range events.Items {
+			if last := eventTime(e); !last.Before(since.Truncate(time.Second)) {
+				n += max(e.Count, 1)
+			}
+		}
+		counts = append(counts, fmt.Sprintf("%s %d", reason, n))
+	}
+	fmt.Printf("\nnode lifecycle events since the Grove create: %s\n", strings.Join(counts, ", "))
+}
+
+// eventTime is when an event last occurred, whichever API wrote it.
+func eventTime(e corev1.Event) time.Time {
+	switch {
+	case !e.LastTimestamp.IsZero():
+		return e.LastTimestamp.Time
+	case e.Series != nil:
+		return e.Series.LastObservedTime.Time
+	case !e.EventTime.IsZero():
+		return e.EventTime.Time
+	}
+	return e.CreationTimestamp.Time
 }
