@@ -29,6 +29,7 @@ package manager
 // +kubebuilder:rbac:groups="",namespace=grove-system,resources=events,verbs=create;patch
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"strconv"
@@ -63,6 +64,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/controller/podcliquescalinggroup"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset"
 	"github.com/grove-project/grove/operator/internal/controller/podgang"
+	"github.com/grove-project/grove/operator/internal/index"
 	"github.com/grove-project/grove/operator/internal/metrics"
 )
 
@@ -155,6 +157,9 @@ func New(cfg *config.OperatorConfiguration, restConfig *rest.Config, options ...
 // RegisterControllers registers the PodCliqueSet, PodCliqueScalingGroup,
 // PodClique and ClusterTopologyBinding controllers. (Webhooks are registered next to it by the caller.)
 func RegisterControllers(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry) error {
+	if err := index.Register(context.Background(), mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
 	if err := podcliqueset.Setup(mgr, cfg, backends); err != nil {
 		return fmt.Errorf("setting up %s: %w", podcliqueset.ControllerName, err)
 	}

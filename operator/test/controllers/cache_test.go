@@ -23,6 +23,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/grove-project/grove/operator/internal/index"
 )
 
 var _ = Describe("Manager cache", func() {
@@ -72,5 +74,29 @@ var _ = Describe("Manager cache", func() {
 		Expect(cachedPod.UID).To(Equal(pod.UID))
 		Eventually(func() error { return cachedClient.Get(ctx, client.ObjectKeyFromObject(svc), cachedSvc) }).Should(Succeed())
 		Expect(cachedSvc.ManagedFields).NotTo(BeEmpty(), "server-side applied children are read with their managed fields")
+	})
+
+	It("answers a list by PodCliqueSet name with that set's children only", func() {
+		ns := newNamespace()
+		for _, o := range []struct{ name, set string }{{"a-0", "a"}, {"a-1", "a"}, {"ab-0", "ab"}, {"b-0", "b"}} {
+			svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: o.name, Namespace: ns, Labels: map[string]string{
+				"app.kubernetes.io/managed-by": "grove-operator", "app.kubernetes.io/part-of": o.set}},
+				Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone}}
+			Expect(k8sClient.Create(ctx, svc)).To(Succeed())
+		}
+		names := func(opts ...client.ListOption) []string {
+			list := &corev1.ServiceList{}
+			Expect(cachedClient.List(ctx, list, append([]client.ListOption{client.InNamespace(ns)}, opts...)...)).To(Succeed())
+			var out []string
+			for _, s := range list.Items {
+				out = append(out, s.Name)
+			}
+			return out
+		}
+		Eventually(func() []string { return names() }).Should(HaveLen(4))
+		Expect(names(index.InSet("a"))).To(ConsistOf("a-0", "a-1"))
+		Expect(names(index.InSet("ab"))).To(ConsistOf("ab-0"))
+		Expect(names(index.InSet("a"), client.MatchingLabels{"app.kubernetes.io/part-of": "a"})).To(ConsistOf("a-0", "a-1"))
+		Expect(names(index.InSet("c"))).To(BeEmpty())
 	})
 })

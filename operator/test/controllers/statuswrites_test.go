@@ -26,7 +26,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -40,6 +42,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/childsync"
 	"github.com/grove-project/grove/operator/internal/controller/podcliquescalinggroup"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset"
+	"github.com/grove-project/grove/operator/internal/index"
 	"github.com/grove-project/grove/operator/internal/manager"
 	"github.com/grove-project/grove/operator/internal/update"
 )
@@ -83,6 +86,9 @@ func (w *statusWrites) client() client.Client {
 		return nil
 	}
 	return interceptor.NewClient(c, interceptor.Funcs{
+		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+			return c.List(ctx, list, labelsForIndexes(opts)...)
+		},
 		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 			return write("create", obj, c.Create(ctx, obj, opts...))
 		},
@@ -117,6 +123,32 @@ func (w *statusWrites) client() client.Client {
 			return c.SubResource(sub).Update(ctx, obj, opts...)
 		},
 	})
+}
+
+// labelsForIndexes turns a list through the manager cache's field indexes,
+// which the API server does not know, into the list by the labels they file
+// by.
+func labelsForIndexes(opts []client.ListOption) []client.ListOption {
+	GinkgoHelper()
+	lo := &client.ListOptions{}
+	lo.ApplyOptions(opts)
+	if lo.FieldSelector == nil {
+		return opts
+	}
+	labelOf := map[string]string{index.PartOf: apicommon.LabelPartOfKey, index.PodClique: apicommon.LabelPodClique, index.BasePodGang: apicommon.LabelBasePodGang}
+	sel := labels.Everything()
+	if lo.LabelSelector != nil {
+		sel = lo.LabelSelector
+	}
+	for _, r := range lo.FieldSelector.Requirements() {
+		key, ok := labelOf[r.Field]
+		Expect(ok).To(BeTrue(), "a list by field %s", r.Field)
+		req, err := labels.NewRequirement(key, selection.Equals, []string{r.Value})
+		Expect(err).NotTo(HaveOccurred())
+		sel = sel.Add(*req)
+	}
+	lo.FieldSelector, lo.LabelSelector = nil, sel
+	return []client.ListOption{lo}
 }
 
 func (w *statusWrites) reset() map[string]int {

@@ -18,7 +18,6 @@ package podclique
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"strings"
 	"time"
@@ -44,6 +43,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/controller/podclique/components/pod"
 	"github.com/grove-project/grove/operator/internal/expect"
+	"github.com/grove-project/grove/operator/internal/index"
 	"github.com/grove-project/grove/operator/internal/version"
 )
 
@@ -72,9 +72,6 @@ func setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backen
 	expectations := expect.NewStore(expectationTimeout)
 	recorder := common.NewEventRecorder(mgr, ControllerName)
 	initcImage := cfg.InitContainer.Image + ":" + version.GitVersion()
-	if err := pod.IndexPods(context.Background(), mgr.GetFieldIndexer()); err != nil {
-		return fmt.Errorf("indexing pods by PodClique: %w", err)
-	}
 	r := &Reconciler{
 		client:   mgr.GetClient(),
 		recorder: recorder,
@@ -229,7 +226,8 @@ func (r *Reconciler) scaledPodCliquesWaitingOn(ctx context.Context, obj client.O
 		return nil
 	}
 	list := &grovecorev1alpha1.PodCliqueList{}
-	if err := r.client.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingLabels{apicommon.LabelBasePodGang: podGang}); err != nil {
+	// Only the names are read: no copies of the cached PodCliques.
+	if err := r.client.List(ctx, list, client.InNamespace(obj.GetNamespace()), index.WaitingOn(podGang), client.UnsafeDisableDeepCopy); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "Listing PodCliques waiting on base PodGang", "podGang", podGang)
 		return nil
 	}

@@ -43,6 +43,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/backend"
 	operatorconfig "github.com/grove-project/grove/operator/internal/config"
 	"github.com/grove-project/grove/operator/internal/expect"
+	"github.com/grove-project/grove/operator/internal/index"
 )
 
 var (
@@ -122,6 +123,7 @@ func startManagerWith(wrap func(client.WithWatch) client.WithWatch, expectationT
 	cfg := operatorconfig.Default()
 	backends, err := backend.NewRegistry(cfg)
 	Expect(err).NotTo(HaveOccurred())
+	Expect(index.Register(context.Background(), mgr.GetFieldIndexer())).To(Succeed())
 	Expect(setup(mgr, cfg, backends, expectationTimeout)).To(Succeed())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -30,6 +30,7 @@ import (
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/index"
 	"github.com/grove-project/grove/operator/internal/update"
 )
 
@@ -82,7 +83,7 @@ func updatingReplicas(pcss ...*grovecorev1alpha1.PodCliqueSet) []int32 {
 
 func (r *Reconciler) enqueuePodCliques(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request], ns string, sel client.MatchingLabels) {
 	list := &grovecorev1alpha1.PodCliqueList{}
-	if err := r.client.List(ctx, list, client.InNamespace(ns), sel); err != nil {
+	if err := r.client.List(ctx, list, client.InNamespace(ns), index.InSet(sel[apicommon.LabelPartOfKey]), sel, client.UnsafeDisableDeepCopy); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "Listing PodCliques of an updated PodCliqueSet replica", "namespace", ns)
 		return
 	}

@@ -42,6 +42,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/desired"
 	"github.com/grove-project/grove/operator/internal/gangtermination"
 	"github.com/grove-project/grove/operator/internal/groveerr"
+	"github.com/grove-project/grove/operator/internal/index"
 )
 
 // ControllerName is the name of the PodCliqueScalingGroup controller.
@@ -214,7 +215,7 @@ func (r *Reconciler) memberPodCliques(ctx context.Context, pcsg *grovecorev1alph
 	list := &grovecorev1alpha1.PodCliqueList{}
 	sel := childsync.Selector(pcsg.Labels[apicommon.LabelPartOfKey], apicommon.LabelComponentPCSGPodClique)
 	sel[apicommon.LabelPodCliqueScalingGroup] = pcsg.Name
-	if err := r.d.Client.List(ctx, list, client.InNamespace(pcsg.Namespace), sel); err != nil {
+	if err := r.d.Client.List(ctx, list, client.InNamespace(pcsg.Namespace), index.InSet(pcsg.Labels[apicommon.LabelPartOfKey]), sel); err != nil {
 		return nil, groveerr.Wrap(err, "ERR_LIST_PODCLIQUE", groveerr.OperationSync, "listing member PodCliques")
 	}
 	return list.Items, nil

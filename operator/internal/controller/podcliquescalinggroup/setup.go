@@ -36,6 +36,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/childsync"
 	"github.com/grove-project/grove/operator/internal/config"
 	"github.com/grove-project/grove/operator/internal/controller/common"
+	"github.com/grove-project/grove/operator/internal/index"
 )
 
 // The PodCliqueScalingGroup controller reads and patches scaling groups
@@ -107,7 +108,7 @@ func memberChanged() predicate.Predicate {
 func scalingGroupsOf(c client.Client) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
 		list := &grovecorev1alpha1.PodCliqueScalingGroupList{}
-		if err := c.List(ctx, list, client.InNamespace(obj.GetNamespace()), childsync.Selector(obj.GetName(), apicommon.LabelComponentPCSG)); err != nil {
+		if err := c.List(ctx, list, client.InNamespace(obj.GetNamespace()), index.InSet(obj.GetName()), childsync.Selector(obj.GetName(), apicommon.LabelComponentPCSG)); err != nil {
 			ctrl.LoggerFrom(ctx).Error(err, "Listing scaling groups of PodCliqueSet", "podCliqueSet", obj.GetName())
 			return nil
 		}

@@ -34,6 +34,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/desired"
 	"github.com/grove-project/grove/operator/internal/gangtermination"
 	"github.com/grove-project/grove/operator/internal/groveerr"
+	"github.com/grove-project/grove/operator/internal/index"
 )
 
 // ReasonReplicaDeleteSuccessful is the event of a PodCliqueSet replica
@@ -102,11 +103,11 @@ func (r *Reconciler) readGangView(ctx context.Context, pcs *grovecorev1alpha1.Po
 	ns, sel := client.InNamespace(pcs.Namespace), client.MatchingLabels(apicommon.DefaultLabels(pcs.Name))
 	// Read (and deleted), never changed: listed without copies of the cached objects.
 	pclqs := &grovecorev1alpha1.PodCliqueList{}
-	if err := r.client.List(ctx, pclqs, ns, sel, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.client.List(ctx, pclqs, ns, index.InSet(pcs.Name), sel, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, groveerr.Wrap(err, "ERR_LIST_PODCLIQUE", groveerr.OperationSync, "listing PodCliques for gang termination")
 	}
 	pcsgs := &grovecorev1alpha1.PodCliqueScalingGroupList{}
-	if err := r.client.List(ctx, pcsgs, ns, sel, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.client.List(ctx, pcsgs, ns, index.InSet(pcs.Name), sel, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, groveerr.Wrap(err, "ERR_LIST_PODCLIQUESCALINGGROUP", groveerr.OperationSync, "listing PodCliqueScalingGroups for gang termination")
 	}
 	v := &gangView{pclqs: map[string]*grovecorev1alpha1.PodClique{}, pcsgs: map[string]*grovecorev1alpha1.PodCliqueScalingGroup{}}

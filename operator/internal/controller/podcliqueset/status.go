@@ -32,6 +32,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/desired"
 	"github.com/grove-project/grove/operator/internal/groveerr"
 	"github.com/grove-project/grove/operator/internal/hash"
+	"github.com/grove-project/grove/operator/internal/index"
 	"github.com/grove-project/grove/operator/internal/update"
 )
 
@@ -62,15 +63,15 @@ func (r *Reconciler) computeStatus(ctx context.Context, pcs *grovecorev1alpha1.P
 	}
 	ns, sel := client.InNamespace(pcs.Namespace), client.MatchingLabels(apicommon.DefaultLabels(pcs.Name))
 	pclqs := &grovecorev1alpha1.PodCliqueList{}
-	if err := r.client.List(ctx, pclqs, ns, sel, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.client.List(ctx, pclqs, ns, index.InSet(pcs.Name), sel, client.UnsafeDisableDeepCopy); err != nil {
 		return groveerr.Wrap(err, "ERR_LIST_PODCLIQUE", groveerr.OperationSync, "listing PodCliques for status")
 	}
 	pcsgs := &grovecorev1alpha1.PodCliqueScalingGroupList{}
-	if err := r.client.List(ctx, pcsgs, ns, sel, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.client.List(ctx, pcsgs, ns, index.InSet(pcs.Name), sel, client.UnsafeDisableDeepCopy); err != nil {
 		return groveerr.Wrap(err, "ERR_LIST_PODCLIQUESCALINGGROUP", groveerr.OperationSync, "listing PodCliqueScalingGroups for status")
 	}
 	gangs := &groveschedulerv1alpha1.PodGangList{}
-	if err := r.client.List(ctx, gangs, ns, sel, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.client.List(ctx, gangs, ns, index.InSet(pcs.Name), sel, client.UnsafeDisableDeepCopy); err != nil {
 		return groveerr.Wrap(err, "ERR_LIST_PODGANGS", groveerr.OperationSync, "listing PodGangs for status")
 	}
 	genHash, err := hash.GenerationHash(pcs)

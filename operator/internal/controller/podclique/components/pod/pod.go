@@ -46,6 +46,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/expect"
 	"github.com/grove-project/grove/operator/internal/groveerr"
+	"github.com/grove-project/grove/operator/internal/index"
 	"github.com/grove-project/grove/operator/internal/podganginit"
 	"github.com/grove-project/grove/operator/internal/update"
 )
@@ -366,25 +367,11 @@ func without(pods, drop []*corev1.Pod) []*corev1.Pod {
 	return out
 }
 
-// IndexByPodClique is the manager cache's index of pods by the PodClique
-// label. A PodClique lists its pods on every pod event; with a label
-// selector the cache matches every pod of the namespace (10 000 for a
-// 10k-pod PodCliqueSet) each time, with the index only the clique's own.
-const IndexByPodClique = "grove.io/podclique"
-
-// IndexPods registers IndexByPodClique. Call it before the manager starts.
-func IndexPods(ctx context.Context, indexer client.FieldIndexer) error {
-	return indexer.IndexField(ctx, &corev1.Pod{}, IndexByPodClique, func(obj client.Object) []string {
-		if name := obj.GetLabels()[apicommon.LabelPodClique]; name != "" {
-			return []string{name}
-		}
-		return nil
-	})
-}
-
-// cachedPods returns the pods the PodClique controls, from the cache.
+// cachedPods returns the pods the PodClique controls, from the cache. A
+// PodClique lists its pods on every pod event: through the index only its
+// own, not every pod of the namespace (10 000 for a 10k-pod PodCliqueSet).
 func (c *Component) cachedPods(ctx context.Context, pclq *grovecorev1alpha1.PodClique) ([]*corev1.Pod, error) {
-	return listPods(ctx, c.client, pclq, client.MatchingFields{IndexByPodClique: pclq.Name})
+	return listPods(ctx, c.client, pclq, index.InPodClique(pclq.Name))
 }
 
 // livePods returns the pods the PodClique controls, from the API server.

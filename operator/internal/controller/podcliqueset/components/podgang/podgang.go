@@ -62,6 +62,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/component"
 	"github.com/grove-project/grove/operator/internal/desired"
 	"github.com/grove-project/grove/operator/internal/groveerr"
+	"github.com/grove-project/grove/operator/internal/index"
 	"github.com/grove-project/grove/operator/internal/metrics"
 	"github.com/grove-project/grove/operator/internal/podganginit"
 	"github.com/grove-project/grove/operator/internal/topology"
@@ -160,14 +161,14 @@ func (o operator) read(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet)
 	ns, sel := client.InNamespace(pcs.Namespace), client.MatchingLabels(apicommon.DefaultLabels(pcs.Name))
 	pclqs := &grovecorev1alpha1.PodCliqueList{}
 	// Read only: listed without copies of the cached objects.
-	if err := o.d.Client.List(ctx, pclqs, ns, sel, client.UnsafeDisableDeepCopy); err != nil {
+	if err := o.d.Client.List(ctx, pclqs, ns, index.InSet(pcs.Name), sel, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, groveerr.Wrap(err, "ERR_LIST_PODCLIQUE", groveerr.OperationSync, "listing PodCliques")
 	}
 	for i := range pclqs.Items {
 		st.pclqs[pclqs.Items[i].Name] = &pclqs.Items[i]
 	}
 	pcsgs := &grovecorev1alpha1.PodCliqueScalingGroupList{}
-	if err := o.d.Client.List(ctx, pcsgs, ns, sel, client.UnsafeDisableDeepCopy); err != nil {
+	if err := o.d.Client.List(ctx, pcsgs, ns, index.InSet(pcs.Name), sel, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, groveerr.Wrap(err, "ERR_LIST_PODCLIQUESCALINGGROUP", groveerr.OperationSync, "listing PodCliqueScalingGroups")
 	}
 	for i := range pcsgs.Items {

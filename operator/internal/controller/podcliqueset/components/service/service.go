@@ -36,6 +36,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/component"
 	"github.com/grove-project/grove/operator/internal/desired"
 	"github.com/grove-project/grove/operator/internal/groveerr"
+	"github.com/grove-project/grove/operator/internal/index"
 )
 
 const kind = "Service"
@@ -76,7 +77,7 @@ func (o operator) deleteExcess(ctx context.Context, pcs *grovecorev1alpha1.PodCl
 func (o operator) deleteFrom(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, firstRemoved int32) error {
 	list := &corev1.ServiceList{}
 	// Only read and deleted: no copies of the cached Services.
-	if err := o.d.Client.List(ctx, list, client.InNamespace(pcs.Namespace), childsync.Selector(pcs.Name, apicommon.LabelComponentHeadlessService), client.UnsafeDisableDeepCopy); err != nil {
+	if err := o.d.Client.List(ctx, list, client.InNamespace(pcs.Namespace), index.InSet(pcs.Name), childsync.Selector(pcs.Name, apicommon.LabelComponentHeadlessService), client.UnsafeDisableDeepCopy); err != nil {
 		return groveerr.Wrap(err, "ERR_LIST_SERVICE", groveerr.OperationSync, "listing headless Services")
 	}
 	var excess []*corev1.Service
