@@ -22,11 +22,13 @@ import (
 	. "github.com/onsi/gomega/gstruct"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 func onePodPCS(ns, name, schedulerName string) *grovecorev1alpha1.PodCliqueSet {
@@ -70,6 +72,38 @@ var _ = Describe("PodCliqueSet lifecycle", func() {
 		Eventually(func() bool {
 			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(pcs), &grovecorev1alpha1.PodCliqueSet{}))
 		}).Should(BeTrue())
+	})
+
+	It("deletes the children of a deleted PodCliqueSet itself, leaving what it did not control", func() {
+		// envtest runs no garbage collector: whatever goes, the operator deleted.
+		ns := newNamespace()
+		Expect(k8sClient.Create(ctx, rolloutPCS(ns, "gone", 2))).To(Succeed())
+		partOf := client.MatchingLabels{apicommon.LabelPartOfKey: "gone"}
+		counts := func(g Gomega) map[string]int {
+			out := map[string]int{}
+			for kind, list := range map[string]client.ObjectList{
+				"PodCliqueScalingGroup": &grovecorev1alpha1.PodCliqueScalingGroupList{},
+				"PodClique":             &grovecorev1alpha1.PodCliqueList{},
+				"PodGang":               &groveschedulerv1alpha1.PodGangList{},
+				"Service":               &corev1.ServiceList{},
+				"Pod":                   &corev1.PodList{},
+			} {
+				g.Expect(k8sClient.List(ctx, list, client.InNamespace(ns), partOf)).To(Succeed())
+				out[kind] = meta.LenList(list)
+			}
+			return out
+		}
+		// 2 replicas: fe, be and two scaling-group replicas of leader and worker each.
+		Eventually(counts).Should(Equal(map[string]int{"PodCliqueScalingGroup": 2, "PodClique": 12, "PodGang": 4, "Service": 2, "Pod": 22}))
+		// A Service with the set's labels that the set does not control.
+		foreign := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "foreign", Namespace: ns, Labels: map[string]string{
+			apicommon.LabelManagedByKey: apicommon.LabelManagedByValue, apicommon.LabelPartOfKey: "gone"}},
+			Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone}}
+		Expect(k8sClient.Create(ctx, foreign)).To(Succeed())
+
+		Expect(k8sClient.Delete(ctx, getPCS(ns, "gone")())).To(Succeed())
+		Eventually(counts).Should(Equal(map[string]int{"PodCliqueScalingGroup": 0, "PodClique": 0, "PodGang": 0, "Service": 1, "Pod": 0}))
+		Consistently(func() error { return k8sClient.Get(ctx, client.ObjectKeyFromObject(foreign), &corev1.Service{}) }, "2s").Should(Succeed())
 	})
 
 	It("releases the finalizer an older Grove added when the PodCliqueSet is deleted", func() {

@@ -100,11 +100,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	log := ctrl.LoggerFrom(ctx)
 	pcs := &grovecorev1alpha1.PodCliqueSet{}
 	if err := r.client.Get(ctx, req.NamespacedName, pcs); err != nil {
-		if apierrors.IsNotFound(err) {
-			// Gone: its children are garbage-collected; only its gauge is left.
-			metrics.PodGangsPending.DeleteLabelValues(req.Namespace, req.Name)
+		if !apierrors.IsNotFound(err) {
+			return ctrl.Result{}, err
 		}
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+		// Gone: its children are deleted, by the garbage collector and,
+		// faster, by the operator.
+		metrics.PodGangsPending.DeleteLabelValues(req.Namespace, req.Name)
+		stale, err := r.deleteChildrenOfDeleted(ctx, log, req.NamespacedName)
+		if stale && err == nil {
+			return ctrl.Result{RequeueAfter: common.RetryAfterConflict}, nil
+		}
+		return ctrl.Result{}, err
 	}
 	if pcs.DeletionTimestamp != nil {
 		return ctrl.Result{}, r.releaseLegacyFinalizer(ctx, log, pcs)
