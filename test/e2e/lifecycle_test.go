@@ -26,6 +26,7 @@ import (
 	. "github.com/onsi/gomega"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -129,28 +130,8 @@ var _ = Describe("Cascade deletion", func() {
 		pcs := createPCS(autoscalePCS, ns)
 		expectRunningLayout(ns, "autoscale", autoscaleLayout, fakeNodeName)
 
-		// counts lists every kind the PodCliqueSet owns, directly or through its children.
-		counts := func(g Gomega) map[string]int {
-			lists := map[string]client.ObjectList{
-				"PodCliqueScalingGroup":   &grovecorev1alpha1.PodCliqueScalingGroupList{},
-				"PodClique":               &grovecorev1alpha1.PodCliqueList{},
-				"PodGang":                 &groveschedulerv1alpha1.PodGangList{},
-				"Pod":                     &corev1.PodList{},
-				"Service":                 &corev1.ServiceList{},
-				"HorizontalPodAutoscaler": &autoscalingv2.HorizontalPodAutoscalerList{},
-			}
-			out := map[string]int{}
-			for kind, list := range lists {
-				g.Expect(k8s.List(ctx, list, partOf(ns, "autoscale")...)).To(Succeed())
-				items, err := metaItems(list)
-				g.Expect(err).NotTo(HaveOccurred())
-				out[kind] = items
-			}
-			return out
-		}
-		Eventually(counts).Should(Equal(map[string]int{
-			"PodCliqueScalingGroup": 1, "PodClique": 3, "PodGang": 1, "Pod": 5, "Service": 1, "HorizontalPodAutoscaler": 2,
-		}))
+		counts := childCounts(ns, "autoscale")
+		Eventually(counts).Should(Equal(autoscaleChildren))
 		svc := &corev1.Service{}
 		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: apicommon.HeadlessServiceName("autoscale", 0)}, svc)).To(Succeed())
 		Expect(svc.Spec.ClusterIP).To(Equal(corev1.ClusterIPNone))
@@ -164,4 +145,55 @@ var _ = Describe("Cascade deletion", func() {
 		}))
 		Eventually(func(g Gomega) bool { return isGone(g, pcsRef(ns, "autoscale")) }).Should(BeTrue())
 	})
+
+	It("leaves the children of a PodCliqueSet deleted with propagation Orphan, without their owner reference", func() {
+		ns := newNamespace("orphan")
+		pcs := createPCS(autoscalePCS, ns)
+		expectRunningLayout(ns, "autoscale", autoscaleLayout, fakeNodeName)
+		counts := childCounts(ns, "autoscale")
+		Eventually(counts).Should(Equal(autoscaleChildren))
+
+		By("kubectl delete pcs autoscale --cascade=orphan")
+		Expect(k8s.Delete(ctx, pcs, client.PropagationPolicy(metav1.DeletePropagationOrphan))).To(Succeed())
+		Eventually(func(g Gomega) bool { return isGone(g, pcsRef(ns, "autoscale")) }).Should(BeTrue())
+		// The operator deletes the children of a deleted set, but only those
+		// still controlled by it: the garbage collector orphaned these first.
+		Consistently(counts).WithTimeout(10 * time.Second).Should(Equal(autoscaleChildren))
+		pclqs := &grovecorev1alpha1.PodCliqueList{}
+		Expect(k8s.List(ctx, pclqs, partOf(ns, "autoscale")...)).To(Succeed())
+		for _, p := range pclqs.Items {
+			Expect(p.DeletionTimestamp).To(BeNil(), "PodClique %s", p.Name)
+			for _, ref := range p.OwnerReferences {
+				Expect(ref.Kind).NotTo(Equal("PodCliqueSet"), "PodClique %s", p.Name)
+			}
+		}
+	})
 })
+
+// autoscaleChildren counts, by kind, what the autoscale PodCliqueSet owns
+// directly or through its children.
+var autoscaleChildren = map[string]int{
+	"PodCliqueScalingGroup": 1, "PodClique": 3, "PodGang": 1, "Pod": 5, "Service": 1, "HorizontalPodAutoscaler": 2,
+}
+
+// childCounts lists, by kind, the objects labelled as part of a PodCliqueSet.
+func childCounts(ns, pcsName string) func(g Gomega) map[string]int {
+	return func(g Gomega) map[string]int {
+		lists := map[string]client.ObjectList{
+			"PodCliqueScalingGroup":   &grovecorev1alpha1.PodCliqueScalingGroupList{},
+			"PodClique":               &grovecorev1alpha1.PodCliqueList{},
+			"PodGang":                 &groveschedulerv1alpha1.PodGangList{},
+			"Pod":                     &corev1.PodList{},
+			"Service":                 &corev1.ServiceList{},
+			"HorizontalPodAutoscaler": &autoscalingv2.HorizontalPodAutoscalerList{},
+		}
+		out := map[string]int{}
+		for kind, list := range lists {
+			g.Expect(k8s.List(ctx, list, partOf(ns, pcsName)...)).To(Succeed())
+			items, err := metaItems(list)
+			g.Expect(err).NotTo(HaveOccurred())
+			out[kind] = items
+		}
+		return out
+	}
+}

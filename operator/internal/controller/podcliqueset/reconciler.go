@@ -68,6 +68,8 @@ type Reconciler struct {
 	groups [][]component.Operator[*grovecorev1alpha1.PodCliqueSet]
 	// deleted remembers the PodCliques gang termination deleted.
 	deleted *gangtermination.Tracker
+	// childDeletions remembers the children of gone PodCliqueSets deleted.
+	childDeletions *childDeletions
 	// tasEnabled says whether topology constraints are translated.
 	tasEnabled bool
 }
@@ -90,8 +92,9 @@ func NewReconciler(c client.Client, d childsync.Deps, cfg *config.OperatorConfig
 			append(initcObjects, service.New(d), hpa.New(d)),
 			initcBindings,
 		},
-		deleted:    gangtermination.NewTracker(),
-		tasEnabled: tas,
+		deleted:        gangtermination.NewTracker(),
+		childDeletions: newChildDeletions(),
+		tasEnabled:     tas,
 	}
 }
 
@@ -108,7 +111,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		metrics.PodGangsPending.DeleteLabelValues(req.Namespace, req.Name)
 		stale, err := r.deleteChildrenOfDeleted(ctx, log, req.NamespacedName)
 		if stale && err == nil {
-			return ctrl.Result{RequeueAfter: common.RetryAfterConflict}, nil
+			return ctrl.Result{RequeueAfter: staleChildRetry}, nil
 		}
 		return ctrl.Result{}, err
 	}
