@@ -191,7 +191,8 @@ func (r *Reconciler) syncComponents(ctx context.Context, log logr.Logger, pcs *g
 
 // releaseLegacyFinalizer removes the finalizer older Grove versions put on
 // every PodCliqueSet. A PodCliqueSet needs none: all its children carry a
-// controller reference to it, so garbage collection removes them, and
+// controller reference to it, so garbage collection removes them (and the
+// operator, faster, once the set is gone: deleteChildrenOfDeleted), and
 // nothing else is left to clean up.
 func (r *Reconciler) releaseLegacyFinalizer(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
 	if !controllerutil.ContainsFinalizer(pcs, apicommon.FinalizerPodCliqueSet) {
