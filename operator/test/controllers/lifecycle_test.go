@@ -17,6 +17,8 @@ limitations under the License.
 package controllers
 
 import (
+	"context"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	. "github.com/onsi/gomega/gstruct"
@@ -24,11 +26,20 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/backend"
+	"github.com/grove-project/grove/operator/internal/childsync"
+	"github.com/grove-project/grove/operator/internal/controller/podcliqueset"
+	"github.com/grove-project/grove/operator/internal/manager"
 )
 
 func onePodPCS(ns, name, schedulerName string) *grovecorev1alpha1.PodCliqueSet {
@@ -104,6 +115,67 @@ var _ = Describe("PodCliqueSet lifecycle", func() {
 		Expect(k8sClient.Delete(ctx, getPCS(ns, "gone")())).To(Succeed())
 		Eventually(counts).Should(Equal(map[string]int{"PodCliqueScalingGroup": 0, "PodClique": 0, "PodGang": 0, "Service": 1, "Pod": 0}))
 		Consistently(func() error { return k8sClient.Get(ctx, client.ObjectKeyFromObject(foreign), &corev1.Service{}) }, "2s").Should(Succeed())
+	})
+
+	It("leaves the children of a set the API server still has when its cache no longer shows it", func() {
+		ns := newNamespace()
+		Expect(k8sClient.Create(ctx, onePodPCS(ns, "stale", ""))).To(Succeed())
+		Eventually(podGangs(ns, "stale")).Should(Equal([]string{"stale-0"}))
+		partOf := client.MatchingLabels{apicommon.LabelPartOfKey: "stale"}
+		uids := func() map[types.UID]bool {
+			out := map[types.UID]bool{}
+			for _, list := range []client.ObjectList{&grovecorev1alpha1.PodCliqueList{}, &groveschedulerv1alpha1.PodGangList{}} {
+				Expect(k8sClient.List(ctx, list, client.InNamespace(ns), partOf)).To(Succeed())
+				Expect(meta.EachListItem(list, func(o runtime.Object) error {
+					if m, ok := o.(client.Object); ok && m.GetDeletionTimestamp() == nil {
+						out[m.GetUID()] = true
+					}
+					return nil
+				})).To(Succeed())
+			}
+			return out
+		}
+		Eventually(func() int { return len(uids()) }).Should(Equal(2))
+		before := uids()
+
+		// A client whose cache lost the set: a Get of it answers NotFound.
+		direct, err := client.NewWithWatch(restCfg, client.Options{Scheme: manager.Scheme()})
+		Expect(err).NotTo(HaveOccurred())
+		stale := interceptor.NewClient(direct, interceptor.Funcs{
+			Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+				_, typed := obj.(*grovecorev1alpha1.PodCliqueSet)
+				if m, ok := obj.(*metav1.PartialObjectMetadata); typed || ok && m.Kind == "PodCliqueSet" {
+					return apierrors.NewNotFound(grovecorev1alpha1.Resource("podcliquesets"), key.Name)
+				}
+				return c.Get(ctx, key, obj, opts...)
+			},
+			List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+				return c.List(ctx, list, labelsForIndexes(opts)...)
+			},
+		})
+		cfg := testConfig()
+		backends, err := backend.NewRegistry(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		deps := childsync.Deps{Client: stale, Scheme: manager.Scheme(), Recorder: &events.FakeRecorder{}, FieldManager: childsync.PodCliqueSetFieldManager}
+		req := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: "stale"}}
+
+		By("the API server answers that the set exists: nothing is deleted")
+		_, err = podcliqueset.NewReconciler(stale, k8sClient, deps, cfg, backends).Reconcile(ctx, req)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(uids()).To(Equal(before))
+
+		By("a reader as stale as the cache would delete them")
+		_, err = podcliqueset.NewReconciler(stale, stale, deps, cfg, backends).Reconcile(ctx, req)
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(func() map[types.UID]bool {
+			now := uids()
+			for uid := range now {
+				if !before[uid] {
+					delete(now, uid) // the running manager recreates the children of the existing set
+				}
+			}
+			return now
+		}).Should(BeEmpty())
 	})
 
 	It("releases the finalizer an older Grove added when the PodCliqueSet is deleted", func() {

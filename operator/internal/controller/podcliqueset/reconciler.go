@@ -60,8 +60,10 @@ const ControllerName = "podcliqueset-controller"
 
 // Reconciler reconciles PodCliqueSets.
 type Reconciler struct {
-	client   client.Client
-	recorder events.EventRecorder
+	client client.Client
+	// apiReader reads from the API server; nil reads through client.
+	apiReader client.Reader
+	recorder  events.EventRecorder
 	// groups are the component operators in dependency order: a group runs
 	// only when every earlier group synced without error. Components only
 	// read the PodCliqueSet, so a group's members run concurrently.
@@ -74,8 +76,9 @@ type Reconciler struct {
 	tasEnabled bool
 }
 
-// NewReconciler wires the reconciler's component operators.
-func NewReconciler(c client.Client, d childsync.Deps, cfg *config.OperatorConfiguration, backends *backend.Registry) *Reconciler {
+// NewReconciler wires the reconciler's component operators. apiReader reads
+// from the API server (nil: through c).
+func NewReconciler(c client.Client, apiReader client.Reader, d childsync.Deps, cfg *config.OperatorConfiguration, backends *backend.Registry) *Reconciler {
 	tas := cfg.TopologyAwareScheduling.Enabled != nil && *cfg.TopologyAwareScheduling.Enabled
 	// PodCliques, scaling groups and PodGangs come first and together: they
 	// are the critical path to pods, and a PodGang that exists when its
@@ -85,8 +88,9 @@ func NewReconciler(c client.Client, d childsync.Deps, cfg *config.OperatorConfig
 	// grove-initc RoleBinding comes last, after the Role it binds.
 	initcObjects, initcBindings := initcaccess.Operators(d)
 	return &Reconciler{
-		client:   c,
-		recorder: d.Recorder,
+		client:    c,
+		apiReader: apiReader,
+		recorder:  d.Recorder,
 		groups: [][]component.Operator[*grovecorev1alpha1.PodCliqueSet]{
 			{podclique.New(d), podcliquescalinggroup.New(d), podgang.New(d, backends, tas)},
 			append(initcObjects, service.New(d), hpa.New(d)),

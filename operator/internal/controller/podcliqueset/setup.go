@@ -78,7 +78,7 @@ func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backen
 		&corev1.ServiceAccount{}, &rbacv1.Role{}, &rbacv1.RoleBinding{}); err != nil {
 		return err
 	}
-	r := NewReconciler(mgr.GetClient(), d, cfg, backends)
+	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), d, cfg, backends)
 	toPCS := handler.EnqueueRequestsFromMapFunc(mapToPodCliqueSet)
 	deleteOnly := builder.WithPredicates(predicate.Funcs{
 		CreateFunc: func(event.CreateEvent) bool { return false },
