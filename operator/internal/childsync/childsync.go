@@ -37,6 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	apicommon "github.com/grove-project/grove/api/common"
+	"github.com/grove-project/grove/operator/internal/index"
 )
 
 // Result says what Apply did.
@@ -144,6 +145,18 @@ func Labels(pcsName, objectName, component string) map[string]string {
 	l[apicommon.LabelAppNameKey] = strings.ReplaceAll(objectName, ":", "-")
 	l[apicommon.LabelComponentKey] = component
 	return l
+}
+
+// ReadChildren are the options of a read-only list, from the cache, of a
+// PodCliqueSet's children: through the index by set name, with the set's
+// labels (and the component's, unless component is ""), without copies of
+// the cached objects, which the caller must therefore not change.
+func ReadChildren(pcs metav1.Object, component string) []client.ListOption {
+	sel := client.MatchingLabels(apicommon.DefaultLabels(pcs.GetName()))
+	if component != "" {
+		sel = Selector(pcs.GetName(), component)
+	}
+	return []client.ListOption{client.InNamespace(pcs.GetNamespace()), index.InSet(pcs.GetName()), sel, client.UnsafeDisableDeepCopy}
 }
 
 // Selector selects a PodCliqueSet's children of one component.

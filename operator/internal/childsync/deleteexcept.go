@@ -26,7 +26,6 @@ import (
 
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/groveerr"
-	"github.com/grove-project/grove/operator/internal/index"
 )
 
 // Excess names one component's objects to delete: those of the PodCliqueSet
@@ -48,7 +47,7 @@ type Excess struct {
 // PodCliqueSet's labels that it does not control, are left alone.
 func DeleteExcept(ctx context.Context, d Deps, pcs *grovecorev1alpha1.PodCliqueSet, e Excess, keep map[string]bool) error {
 	// The listed objects are only read and deleted: no copies of the cache's.
-	if err := d.Client.List(ctx, e.List, client.InNamespace(pcs.Namespace), index.InSet(pcs.Name), Selector(pcs.Name, e.Component), client.UnsafeDisableDeepCopy); err != nil {
+	if err := d.Client.List(ctx, e.List, ReadChildren(pcs, e.Component)...); err != nil {
 		return groveerr.Wrapf(err, e.ListCode, groveerr.OperationSync, "listing %ss", e.Kind)
 	}
 	items, err := meta.ExtractList(e.List)

@@ -187,7 +187,7 @@ var _ = Describe("Status writes", Ordered, func() {
 		backends, err := backend.NewRegistry(cfg)
 		Expect(err).NotTo(HaveOccurred())
 		deps := childsync.Deps{Client: c, Scheme: manager.Scheme(), Recorder: &events.FakeRecorder{}, FieldManager: childsync.PodCliqueSetFieldManager}
-		pcsR = podcliqueset.NewReconciler(c, nil, deps, cfg, backends)
+		pcsR = podcliqueset.NewReconciler(c, c, deps, cfg, backends)
 		pcsgR = podcliquescalinggroup.NewReconciler(deps)
 		ns = newNamespace()
 		Expect(k8sClient.Create(ctx, rolloutPCS(ns, pcsName, 1))).To(Succeed())

@@ -55,16 +55,6 @@ import (
 // children are tried again once the cache caught up. A child deleted once is
 // not deleted again while the cache does not show the deletion yet.
 func (r *Reconciler) deleteChildrenOfDeleted(ctx context.Context, log logr.Logger, key types.NamespacedName) (bool, error) {
-	// The cache may lag behind a PodCliqueSet created again under the same
-	// name; only the API server's answer that none exists lets children go.
-	reader := r.apiReader
-	if reader == nil {
-		reader = r.client
-	}
-	if err := reader.Get(ctx, key, &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{
-		APIVersion: grovecorev1alpha1.SchemeGroupVersion.String(), Kind: "PodCliqueSet"}}); !apierrors.IsNotFound(err) {
-		return false, err
-	}
 	lists := []client.ObjectList{
 		&grovecorev1alpha1.PodCliqueScalingGroupList{},
 		&grovecorev1alpha1.PodCliqueList{},
@@ -90,6 +80,12 @@ func (r *Reconciler) deleteChildrenOfDeleted(ctx context.Context, log logr.Logge
 	}
 	if len(children) == 0 {
 		return false, nil
+	}
+	// The cache may lag behind a PodCliqueSet created again under the same
+	// name; only the API server's answer that none exists lets children go.
+	if err := r.apiReader.Get(ctx, key, &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{
+		APIVersion: grovecorev1alpha1.SchemeGroupVersion.String(), Kind: "PodCliqueSet"}}); !apierrors.IsNotFound(err) {
+		return false, err
 	}
 	var deleted, stale atomic.Int32
 	err := childsync.Parallel(len(children), childsync.DefaultParallelism, func(i int) error {

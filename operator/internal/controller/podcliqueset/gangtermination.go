@@ -26,15 +26,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/childsync"
 	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/desired"
 	"github.com/grove-project/grove/operator/internal/gangtermination"
 	"github.com/grove-project/grove/operator/internal/groveerr"
-	"github.com/grove-project/grove/operator/internal/index"
 )
 
 // ReasonReplicaDeleteSuccessful is the event of a PodCliqueSet replica
@@ -100,14 +99,14 @@ func (r *Reconciler) terminateBreachedReplicas(ctx context.Context, log logr.Log
 }
 
 func (r *Reconciler) readGangView(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet) (*gangView, error) {
-	ns, sel := client.InNamespace(pcs.Namespace), client.MatchingLabels(apicommon.DefaultLabels(pcs.Name))
+	children := childsync.ReadChildren(pcs, "")
 	// Read (and deleted), never changed: listed without copies of the cached objects.
 	pclqs := &grovecorev1alpha1.PodCliqueList{}
-	if err := r.client.List(ctx, pclqs, ns, index.InSet(pcs.Name), sel, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.client.List(ctx, pclqs, children...); err != nil {
 		return nil, groveerr.Wrap(err, "ERR_LIST_PODCLIQUE", groveerr.OperationSync, "listing PodCliques for gang termination")
 	}
 	pcsgs := &grovecorev1alpha1.PodCliqueScalingGroupList{}
-	if err := r.client.List(ctx, pcsgs, ns, index.InSet(pcs.Name), sel, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.client.List(ctx, pcsgs, children...); err != nil {
 		return nil, groveerr.Wrap(err, "ERR_LIST_PODCLIQUESCALINGGROUP", groveerr.OperationSync, "listing PodCliqueScalingGroups for gang termination")
 	}
 	v := &gangView{pclqs: map[string]*grovecorev1alpha1.PodClique{}, pcsgs: map[string]*grovecorev1alpha1.PodCliqueScalingGroup{}}

@@ -61,7 +61,7 @@ const ControllerName = "podcliqueset-controller"
 // Reconciler reconciles PodCliqueSets.
 type Reconciler struct {
 	client client.Client
-	// apiReader reads from the API server; nil reads through client.
+	// apiReader reads from the API server.
 	apiReader client.Reader
 	recorder  events.EventRecorder
 	// groups are the component operators in dependency order: a group runs
@@ -77,7 +77,7 @@ type Reconciler struct {
 }
 
 // NewReconciler wires the reconciler's component operators. apiReader reads
-// from the API server (nil: through c).
+// from the API server.
 func NewReconciler(c client.Client, apiReader client.Reader, d childsync.Deps, cfg *config.OperatorConfiguration, backends *backend.Registry) *Reconciler {
 	tas := cfg.TopologyAwareScheduling.Enabled != nil && *cfg.TopologyAwareScheduling.Enabled
 	// PodCliques, scaling groups and PodGangs come first and together: they

@@ -23,16 +23,15 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/childsync"
 	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/desired"
 	"github.com/grove-project/grove/operator/internal/groveerr"
 	"github.com/grove-project/grove/operator/internal/hash"
-	"github.com/grove-project/grove/operator/internal/index"
 	"github.com/grove-project/grove/operator/internal/update"
 )
 
@@ -61,17 +60,17 @@ func (r *Reconciler) computeStatus(ctx context.Context, pcs *grovecorev1alpha1.P
 	if synced {
 		pcs.Status.ObservedGeneration = ptr.To(pcs.Generation)
 	}
-	ns, sel := client.InNamespace(pcs.Namespace), client.MatchingLabels(apicommon.DefaultLabels(pcs.Name))
+	children := childsync.ReadChildren(pcs, "")
 	pclqs := &grovecorev1alpha1.PodCliqueList{}
-	if err := r.client.List(ctx, pclqs, ns, index.InSet(pcs.Name), sel, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.client.List(ctx, pclqs, children...); err != nil {
 		return groveerr.Wrap(err, "ERR_LIST_PODCLIQUE", groveerr.OperationSync, "listing PodCliques for status")
 	}
 	pcsgs := &grovecorev1alpha1.PodCliqueScalingGroupList{}
-	if err := r.client.List(ctx, pcsgs, ns, index.InSet(pcs.Name), sel, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.client.List(ctx, pcsgs, children...); err != nil {
 		return groveerr.Wrap(err, "ERR_LIST_PODCLIQUESCALINGGROUP", groveerr.OperationSync, "listing PodCliqueScalingGroups for status")
 	}
 	gangs := &groveschedulerv1alpha1.PodGangList{}
-	if err := r.client.List(ctx, gangs, ns, index.InSet(pcs.Name), sel, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.client.List(ctx, gangs, children...); err != nil {
 		return groveerr.Wrap(err, "ERR_LIST_PODGANGS", groveerr.OperationSync, "listing PodGangs for status")
 	}
 	genHash, err := hash.GenerationHash(pcs)

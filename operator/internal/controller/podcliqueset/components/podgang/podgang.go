@@ -62,7 +62,6 @@ import (
 	"github.com/grove-project/grove/operator/internal/component"
 	"github.com/grove-project/grove/operator/internal/desired"
 	"github.com/grove-project/grove/operator/internal/groveerr"
-	"github.com/grove-project/grove/operator/internal/index"
 	"github.com/grove-project/grove/operator/internal/metrics"
 	"github.com/grove-project/grove/operator/internal/podganginit"
 	"github.com/grove-project/grove/operator/internal/topology"
@@ -158,17 +157,17 @@ func (o operator) read(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet)
 		pclqs: map[string]*grovecorev1alpha1.PodClique{},
 		pcsgs: map[string]*grovecorev1alpha1.PodCliqueScalingGroup{},
 	}
-	ns, sel := client.InNamespace(pcs.Namespace), client.MatchingLabels(apicommon.DefaultLabels(pcs.Name))
+	children := childsync.ReadChildren(pcs, "")
 	pclqs := &grovecorev1alpha1.PodCliqueList{}
 	// Read only: listed without copies of the cached objects.
-	if err := o.d.Client.List(ctx, pclqs, ns, index.InSet(pcs.Name), sel, client.UnsafeDisableDeepCopy); err != nil {
+	if err := o.d.Client.List(ctx, pclqs, children...); err != nil {
 		return nil, groveerr.Wrap(err, "ERR_LIST_PODCLIQUE", groveerr.OperationSync, "listing PodCliques")
 	}
 	for i := range pclqs.Items {
 		st.pclqs[pclqs.Items[i].Name] = &pclqs.Items[i]
 	}
 	pcsgs := &grovecorev1alpha1.PodCliqueScalingGroupList{}
-	if err := o.d.Client.List(ctx, pcsgs, ns, index.InSet(pcs.Name), sel, client.UnsafeDisableDeepCopy); err != nil {
+	if err := o.d.Client.List(ctx, pcsgs, children...); err != nil {
 		return nil, groveerr.Wrap(err, "ERR_LIST_PODCLIQUESCALINGGROUP", groveerr.OperationSync, "listing PodCliqueScalingGroups")
 	}
 	for i := range pcsgs.Items {

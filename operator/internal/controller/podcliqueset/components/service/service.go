@@ -28,7 +28,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
@@ -36,7 +35,6 @@ import (
 	"github.com/grove-project/grove/operator/internal/component"
 	"github.com/grove-project/grove/operator/internal/desired"
 	"github.com/grove-project/grove/operator/internal/groveerr"
-	"github.com/grove-project/grove/operator/internal/index"
 )
 
 const kind = "Service"
@@ -77,7 +75,7 @@ func (o operator) deleteExcess(ctx context.Context, pcs *grovecorev1alpha1.PodCl
 func (o operator) deleteFrom(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, firstRemoved int32) error {
 	list := &corev1.ServiceList{}
 	// Only read and deleted: no copies of the cached Services.
-	if err := o.d.Client.List(ctx, list, client.InNamespace(pcs.Namespace), index.InSet(pcs.Name), childsync.Selector(pcs.Name, apicommon.LabelComponentHeadlessService), client.UnsafeDisableDeepCopy); err != nil {
+	if err := o.d.Client.List(ctx, list, childsync.ReadChildren(pcs, apicommon.LabelComponentHeadlessService)...); err != nil {
 		return groveerr.Wrap(err, "ERR_LIST_SERVICE", groveerr.OperationSync, "listing headless Services")
 	}
 	var excess []*corev1.Service
