@@ -21,6 +21,7 @@ package metrics
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -47,12 +48,14 @@ var (
 		Help:    "Duration of one component sync of a PodCliqueSet reconcile, by component kind.",
 		Buckets: prometheus.ExponentialBuckets(0.001, 2, 16),
 	}, []string{"kind"})
-	// APIRequests counts the operator's requests to the API server by verb
-	// and resource (with subresource), the cost of reconciling in requests.
+	// APIRequests counts the operator's requests to the API server by verb,
+	// resource (with subresource) and HTTP status code, the cost of
+	// reconciling in requests; the codes show the writes refused as
+	// conflicts (409) or answered "not found" (404).
 	APIRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "grove_operator_api_requests_total",
-		Help: "Requests grove-operator sent to the API server, by verb and resource.",
-	}, []string{"verb", "resource"})
+		Help: "Requests grove-operator sent to the API server, by verb, resource and HTTP status code (\"error\" when no response came).",
+	}, []string{"verb", "resource", "code"})
 )
 
 func init() {
@@ -69,8 +72,13 @@ type countingTransport struct{ next http.RoundTripper }
 
 func (t countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	verb, resource := RequestKind(req)
-	APIRequests.WithLabelValues(verb, resource).Inc()
-	return t.next.RoundTrip(req)
+	resp, err := t.next.RoundTrip(req)
+	code := "error"
+	if err == nil && resp != nil {
+		code = strconv.Itoa(resp.StatusCode)
+	}
+	APIRequests.WithLabelValues(verb, resource, code).Inc()
+	return resp, err
 }
 
 // RequestKind names a Kubernetes API request by verb (GET, LIST, WATCH, POST,

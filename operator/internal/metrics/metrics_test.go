@@ -17,6 +17,7 @@ limitations under the License.
 package metrics
 
 import (
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -48,13 +49,28 @@ func TestRequestKind(t *testing.T) {
 }
 
 func TestCountRequests(t *testing.T) {
-	rt := CountRequests(roundTripFunc(func(*http.Request) (*http.Response, error) { return &http.Response{StatusCode: 200}, nil }))
-	before := counterValue(t, "POST", "pods")
-	if _, err := rt.RoundTrip(httptest.NewRequest("POST", "/api/v1/namespaces/x/pods", nil)); err != nil {
-		t.Fatal(err)
-	}
-	if got := counterValue(t, "POST", "pods") - before; got != 1 {
-		t.Fatalf("counted %v requests, want 1", got)
+	refused := errors.New("connection refused")
+	for _, tc := range []struct {
+		name     string
+		resp     *http.Response
+		err      error
+		wantCode string
+	}{
+		{name: "created", resp: &http.Response{StatusCode: 201}, wantCode: "201"},
+		{name: "conflict", resp: &http.Response{StatusCode: 409}, wantCode: "409"},
+		{name: "no response", err: refused, wantCode: "error"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rt := CountRequests(roundTripFunc(func(*http.Request) (*http.Response, error) { return tc.resp, tc.err }))
+			before := counterValue(t, "PATCH", "podgangs/status", tc.wantCode)
+			resp, err := rt.RoundTrip(httptest.NewRequest("PATCH", "/apis/scheduler.grove.io/v1alpha1/namespaces/x/podgangs/a/status", nil))
+			if resp != tc.resp || !errors.Is(err, tc.err) {
+				t.Fatalf("RoundTrip returned %v, %v; want the wrapped transport's %v, %v", resp, err, tc.resp, tc.err)
+			}
+			if got := counterValue(t, "PATCH", "podgangs/status", tc.wantCode) - before; got != 1 {
+				t.Fatalf("counted %v requests with code %s, want 1", got, tc.wantCode)
+			}
+		})
 	}
 }
 
@@ -62,10 +78,10 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-func counterValue(t *testing.T, verb, resource string) float64 {
+func counterValue(t *testing.T, verb, resource, code string) float64 {
 	t.Helper()
 	m := &dto.Metric{}
-	if err := APIRequests.WithLabelValues(verb, resource).Write(m); err != nil {
+	if err := APIRequests.WithLabelValues(verb, resource, code).Write(m); err != nil {
 		t.Fatal(err)
 	}
 	return m.GetCounter().GetValue()

@@ -623,7 +623,7 @@ func waitGone(ctx context.Context, r client.Reader, ns string) error {
 	}
 }
 
-// scrape reads grove_operator_api_requests_total by "VERB resource".
+// scrape reads grove_operator_api_requests_total by "VERB resource code".
 func scrape(url string) (map[string]float64, error) {
 	resp, err := http.Get(url) //nolint:gosec // a loopback address of the local cluster
 	if err != nil {
@@ -643,7 +643,7 @@ func scrape(url string) (map[string]float64, error) {
 		if !ok {
 			continue
 		}
-		var verb, res string
+		var verb, res, code string
 		for _, kv := range strings.Split(labels, ",") {
 			k, v, _ := strings.Cut(kv, "=")
 			v = strings.Trim(v, `"`)
@@ -652,13 +652,15 @@ func scrape(url string) (map[string]float64, error) {
 				verb = v
 			case "resource":
 				res = v
+			case "code":
+				code = v
 			}
 		}
 		f, err := strconv.ParseFloat(value, 64)
 		if err != nil {
 			continue
 		}
-		out[verb+" "+res] = f
+		out[verb+" "+res+" "+code] = f
 	}
 	return out, s.Err()
 }
@@ -717,16 +719,28 @@ func reportCreate(o options, total int, raw, grove phaseTimes) {
 func reportDelete(o options, total int, raw, grove phaseTimes, requests map[string]float64) {
 	fmt.Printf("\nall pods gone; load average %s\n\n", loadAverage())
 	fmt.Printf("| pods | raw delete | Grove delete |\n|---|---|---|\n| %s | %s | %s |\n", shapeOf(o, total), secs(raw.deleted), secs(grove.deleted))
-	keys := make([]string, 0, len(requests))
+	counts := map[string]float64{}
+	failed := map[string][]string{}
 	var sum float64
 	for k, v := range requests {
-		keys = append(keys, k)
+		// Keys are "VERB resource code".
+		i := strings.LastIndex(k, " ")
+		request, code := k[:max(i, 0)], k[i+1:]
+		counts[request] += v
 		sum += v
+		if !strings.HasPrefix(code, "2") {
+			failed[request] = append(failed[request], fmt.Sprintf("%.0f × %s", v, code))
+		}
+	}
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	fmt.Printf("\noperator API requests during the Grove run (create to deleted): %.0f, %.1f per pod\n\n| request | count |\n|---|---|\n", sum, sum/float64(total))
+	fmt.Printf("\noperator API requests during the Grove run (create to deleted): %.0f, %.1f per pod\n\n| request | count | not successful (count × HTTP code) |\n|---|---|---|\n", sum, sum/float64(total))
 	for _, k := range keys {
-		fmt.Printf("| %s | %.0f |\n", k, requests[k])
+		sort.Strings(failed[k])
+		fmt.Printf("| %s | %.0f | %s |\n", k, counts[k], strings.Join(failed[k], ", "))
 	}
 }
 
