@@ -194,6 +194,14 @@ func (w *StatusWriter) sync(ctx context.Context, key string) error {
 		return err
 	}
 	obs := w.observe(spec, pg)
+	if obs.bound == 0 && initializing(pg) {
+		// The operator still creates the gang's pods, which stay gated until
+		// it is done: nothing can be scheduled, and the status written now
+		// (Pending, with counts that grow as pod references arrive) would
+		// cost a write of the PodGang per step. The first write comes with
+		// Initialized True, whose update enqueues the gang.
+		return nil
+	}
 	w.manager.mu.RLock()
 	var attempt attemptState
 	if st := w.manager.states[key]; st != nil {
@@ -214,6 +222,14 @@ func (w *StatusWriter) sync(ctx context.Context, key string) error {
 		metrics.TimeToMinimumSetBound.Observe(time.Since(spec.created).Seconds())
 	}
 	return nil
+}
+
+// initializing reports whether the gang's creator says its pods are still
+// being created: Initialized is False. A PodGang without the condition (its
+// creator does not write it) is not initializing.
+func initializing(pg *groveschedulerv1alpha1.PodGang) bool {
+	c := meta.FindStatusCondition(pg.Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeInitialized)
+	return c != nil && c.Status == metav1.ConditionFalse
 }
 
 // attemptState is what the gang's scheduling attempts say: its phase and the

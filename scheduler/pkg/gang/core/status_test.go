@@ -255,3 +255,74 @@ func TestStatusWriterWritesOnlyWhatChanged(t *testing.T) {
 		t.Fatalf("sync of an unknown gang: error %v, %d writes; want none", err, statusWrites())
 	}
 }
+
+func TestStatusWriterWaitsForInitialized(t *testing.T) {
+	e := newTestEnv(t)
+	group := testGroup{name: "w", pods: 2, min: 2, gpus: 1}
+	e.addNodes(newTestNode("n0", 8, nil))
+	pg := newTestPodGang("ns", "g", group)
+	pg.Status.Phase = groveschedulerv1alpha1.PodGangPhasePending
+	pg.Status.Conditions = []metav1.Condition{{Type: groveschedulerv1alpha1.PodGangConditionTypeInitialized,
+		Status: metav1.ConditionFalse, Reason: groveschedulerv1alpha1.PodGangReasonPodsCreationPending}}
+	e.addPodGang(pg)
+	pods := newTestGangPods("ns", "g", group)
+	e.addPods(pods...)
+	ctx := context.Background()
+	statusWrites := func() int {
+		n := 0
+		for _, a := range e.grove.Actions() {
+			if a.GetVerb() == "update" && a.GetSubresource() == "status" {
+				n++
+			}
+		}
+		return n
+	}
+
+	if err := e.m.status.sync(ctx, "ns/g"); err != nil || statusWrites() != 0 {
+		t.Fatalf("sync while Initialized is False: error %v, %d status writes; want none", err, statusWrites())
+	}
+
+	// A pod bound although the gang is not initialized (its creator does
+	// not gate pods) is reported at once.
+	b := bound(pods[0], "n0")
+	if err := e.pods.Update(b); err != nil {
+		t.Fatal(err)
+	}
+	e.m.onPod(b)
+	if err := e.m.status.sync(ctx, "ns/g"); err != nil || statusWrites() != 1 {
+		t.Fatalf("sync with a bound pod: error %v, %d status writes; want 1", err, statusWrites())
+	}
+	written, err := e.grove.SchedulerV1alpha1().PodGangs("ns").Get(ctx, "g", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := meta.FindStatusCondition(written.Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeScheduled); c == nil || c.Reason != ReasonSchedulingPending {
+		t.Fatalf("Scheduled condition %+v, want reason %s", c, ReasonSchedulingPending)
+	}
+	if c := meta.FindStatusCondition(written.Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeInitialized); c == nil || c.Status != metav1.ConditionFalse {
+		t.Fatalf("Initialized condition %+v, want the operator's False kept", c)
+	}
+}
+
+func TestInitializing(t *testing.T) {
+	cond := func(status metav1.ConditionStatus) []metav1.Condition {
+		return []metav1.Condition{{Type: groveschedulerv1alpha1.PodGangConditionTypeInitialized, Status: status}}
+	}
+	for _, tt := range []struct {
+		name       string
+		conditions []metav1.Condition
+		want       bool
+	}{
+		{name: "no Initialized condition", want: false},
+		{name: "Initialized False", conditions: cond(metav1.ConditionFalse), want: true},
+		{name: "Initialized True", conditions: cond(metav1.ConditionTrue), want: false},
+		{name: "Initialized Unknown", conditions: cond(metav1.ConditionUnknown), want: false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pg := &groveschedulerv1alpha1.PodGang{Status: groveschedulerv1alpha1.PodGangStatus{Conditions: tt.conditions}}
+			if got := initializing(pg); got != tt.want {
+				t.Errorf("initializing = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
