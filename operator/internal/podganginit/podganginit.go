@@ -78,6 +78,9 @@ func Write(ctx context.Context, c client.Client, pg *groveschedulerv1alpha1.PodG
 	}
 	meta.SetStatusCondition(&pg.Status.Conditions, cond)
 	if err := c.Status().Patch(ctx, pg, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		// pg stays what the caller passed: a condition that was not written
+		// must not read as set.
+		pg.Status = base.Status
 		if apierrors.IsNotFound(err) {
 			return false, nil
 		}

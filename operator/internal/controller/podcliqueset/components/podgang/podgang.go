@@ -48,7 +48,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -351,23 +350,16 @@ func allPodsReferenced(st *state, pg *groveschedulerv1alpha1.PodGang) bool {
 // syncInitialized writes the Initialized condition when it is missing or
 // turns True. The PodClique whose references complete the gang usually wrote
 // True already; this write covers the rest (creation, and completions no
-// PodClique saw, such as a scale-in). PodCliques write their references into
-// the same object while it initializes, so a conflict is expected: the write
-// is retried on the fresh object as soon as the cache has it.
+// PodClique saw, such as a scale-in). PodCliques write their references and
+// grove-scheduler its status into the same object, so a conflict is expected:
+// the cached PodGang is older than the stored one. The write is then left to
+// the sync that the newer PodGang's update brings (a new generation or status
+// enqueues the PodCliqueSet), instead of being retried on a cache that may
+// not have caught up yet, which cost a refused write per try and, under
+// load, failed the whole sync.
 func (o operator) syncInitialized(ctx context.Context, pg *groveschedulerv1alpha1.PodGang, complete bool) (bool, error) {
-	first := true
-	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		if !first {
-			if err := o.d.Client.Get(ctx, client.ObjectKeyFromObject(pg), pg); err != nil {
-				return err
-			}
-		}
-		first = false
-		_, err := podganginit.Write(ctx, o.d.Client, pg, complete)
-		return err
-	})
-	if err != nil {
-		if apierrors.IsNotFound(err) {
+	if _, err := podganginit.Write(ctx, o.d.Client, pg, complete); err != nil {
+		if apierrors.IsConflict(err) {
 			return false, nil
 		}
 		return false, groveerr.Wrapf(err, "ERR_UPDATE_PODGANG_STATUS", groveerr.OperationSync, "setting Initialized on PodGang %s", pg.Name)
