@@ -30,7 +30,6 @@ import (
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/childsync"
-	"github.com/grove-project/grove/operator/internal/hash"
 	"github.com/grove-project/grove/operator/internal/startuporder"
 )
 
@@ -49,11 +48,8 @@ type Member struct {
 // replica pcsReplica: standalone (member nil, owned by the PodCliqueSet) or
 // a scaling-group member (owned by owner, the PodCliqueScalingGroup).
 // spec.replicas is the template's; callers keep a live value with Replicas.
-func PodClique(scheme *runtime.Scheme, pcs *grovecorev1alpha1.PodCliqueSet, pcsReplica int32, tmpl *grovecorev1alpha1.PodCliqueTemplateSpec, member *Member, owner client.Object) (*grovecorev1alpha1.PodClique, error) {
-	templateHash, err := hash.PodTemplateHash(tmpl, pcs.Spec.Template.PriorityClassName)
-	if err != nil {
-		return nil, err
-	}
+// templateHash is the template's hash.PodTemplateHash (see hash.CliqueHashes).
+func PodClique(scheme *runtime.Scheme, pcs *grovecorev1alpha1.PodCliqueSet, pcsReplica int32, tmpl *grovecorev1alpha1.PodCliqueTemplateSpec, templateHash string, member *Member, owner client.Object) (*grovecorev1alpha1.PodClique, error) {
 	basePodGang := apicommon.BasePodGangName(pcs.Name, pcsReplica)
 	grove := map[string]string{
 		apicommon.LabelManagedByKey:             apicommon.LabelManagedByValue,

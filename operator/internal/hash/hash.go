@@ -53,6 +53,22 @@ func PodTemplateHash(clique *grovecorev1alpha1.PodCliqueTemplateSpec, priorityCl
 	})
 }
 
+// CliqueHashes returns PodTemplateHash of every clique template of pcs, by
+// clique name: a sync that builds a PodClique per replica hashes each
+// template once instead of once per replica.
+func CliqueHashes(pcs *grovecorev1alpha1.PodCliqueSet) (map[string]string, error) {
+	out := make(map[string]string, len(pcs.Spec.Template.Cliques))
+	for i := range pcs.Spec.Template.Cliques {
+		c := &pcs.Spec.Template.Cliques[i]
+		h, err := PodTemplateHash(c, pcs.Spec.Template.PriorityClassName)
+		if err != nil {
+			return nil, err
+		}
+		out[c.Name] = h
+	}
+	return out, nil
+}
+
 // GenerationHash returns the hash of all clique templates of a PodCliqueSet
 // (in template order) and its priorityClassName. It changes exactly when some
 // clique's pod-template hash changes.

@@ -132,3 +132,32 @@ func TestGenerationHash(t *testing.T) {
 		t.Errorf("priorityClassName did not change the generation hash")
 	}
 }
+
+func TestCliqueHashesAreEachTemplatesHash(t *testing.T) {
+	pcs := &grovecorev1alpha1.PodCliqueSet{}
+	second := cliqueFromJSON(t, baseClique)
+	second.Name = "decode"
+	second.Labels = map[string]string{"role": "decode"}
+	pcs.Spec.Template.Cliques = []grovecorev1alpha1.PodCliqueTemplateSpec{*cliqueFromJSON(t, baseClique), *second}
+	pcs.Spec.Template.PriorityClassName = "high"
+	got, err := CliqueHashes(pcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("hashes %v, want one per clique", got)
+	}
+	for i := range pcs.Spec.Template.Cliques {
+		c := &pcs.Spec.Template.Cliques[i]
+		want, err := PodTemplateHash(c, "high")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[c.Name] != want {
+			t.Errorf("clique %s: hash %q, want PodTemplateHash %q", c.Name, got[c.Name], want)
+		}
+	}
+	if got[pcs.Spec.Template.Cliques[0].Name] == got["decode"] {
+		t.Errorf("two different templates share hash %q", got["decode"])
+	}
+}

@@ -42,6 +42,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/desired"
 	"github.com/grove-project/grove/operator/internal/gangtermination"
 	"github.com/grove-project/grove/operator/internal/groveerr"
+	"github.com/grove-project/grove/operator/internal/hash"
 	"github.com/grove-project/grove/operator/internal/index"
 )
 
@@ -179,6 +180,10 @@ func (r *Reconciler) syncPodCliques(ctx context.Context, pcs *grovecorev1alpha1.
 		return err
 	}
 	minAvailable := desired.PCSGMinAvailable(pcsg)
+	hashes, err := hash.CliqueHashes(pcs)
+	if err != nil {
+		return groveerr.Wrap(err, "ERR_BUILD_PODCLIQUE", groveerr.OperationSync, "hashing the clique templates")
+	}
 	var todo []work
 	keep := map[string]bool{}
 	for j := int32(0); j < pcsg.Spec.Replicas; j++ {
@@ -188,7 +193,7 @@ func (r *Reconciler) syncPodCliques(ctx context.Context, pcs *grovecorev1alpha1.
 				return groveerr.New("ERR_MISSING_PODCLIQUE_TEMPLATE", groveerr.OperationSync, "clique "+cn+" is not in PodCliqueSet "+pcs.Name)
 			}
 			member := &desired.Member{PCSGName: pcsg.Name, ReplicaIndex: j, MinAvailable: minAvailable}
-			want, err := desired.PodClique(r.d.Scheme, pcs, pcsReplica, tmpl, member, pcsg)
+			want, err := desired.PodClique(r.d.Scheme, pcs, pcsReplica, tmpl, hashes[cn], member, pcsg)
 			if err != nil {
 				return groveerr.Wrapf(err, "ERR_BUILD_PODCLIQUE", groveerr.OperationSync, "building PodClique for clique %s replica %d", cn, j)
 			}

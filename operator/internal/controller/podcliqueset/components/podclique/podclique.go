@@ -32,6 +32,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/component"
 	"github.com/grove-project/grove/operator/internal/desired"
 	"github.com/grove-project/grove/operator/internal/groveerr"
+	"github.com/grove-project/grove/operator/internal/hash"
 )
 
 const kind = "PodClique"
@@ -65,11 +66,15 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 	if err := o.deleteExcept(ctx, pcs, keep); err != nil {
 		return err
 	}
+	hashes, err := hash.CliqueHashes(pcs)
+	if err != nil {
+		return groveerr.Wrap(err, "ERR_BUILD_PODCLIQUE", groveerr.OperationSync, "hashing the clique templates")
+	}
 	report := o.d.NewReport(pcs, kind)
 	defer report.Emit()
 	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
 		w := todo[i]
-		want, err := desired.PodClique(o.d.Scheme, pcs, w.replica, w.tmpl, nil, pcs)
+		want, err := desired.PodClique(o.d.Scheme, pcs, w.replica, w.tmpl, hashes[w.tmpl.Name], nil, pcs)
 		if err != nil {
 			return groveerr.Wrapf(err, "ERR_BUILD_PODCLIQUE", groveerr.OperationSync, "building PodClique for clique %s replica %d", w.tmpl.Name, w.replica)
 		}
