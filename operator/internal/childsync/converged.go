@@ -25,7 +25,6 @@ import (
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -148,9 +147,6 @@ func contentDigest(obj client.Object) ([sha256.Size]byte, error) {
 		return sum, fmt.Errorf("%T is not an object", obj)
 	}
 	o.SetResourceVersion("")
-	// Objects from the cache carry their kind, answers of the API server
-	// decoded by a typed client do not.
-	o.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
 	var main []metav1.ManagedFieldsEntry
 	for _, e := range obj.GetManagedFields() {
 		if e.Subresource == "" {

@@ -62,9 +62,6 @@ func TestConvergedChildrenHoldOnlyForTheSameContentAndWant(t *testing.T) {
 			p.Status.ReadyReplicas = 2
 			p.ManagedFields[1] = statusEntry(200)
 		})},
-		{name: "read from the cache, which sets the kind the create's answer lacked", record: true, want: want, holds: true, live: child("u1", "11", func(p *grovecorev1alpha1.PodClique) {
-			p.APIVersion, p.Kind = grovecorev1alpha1.SchemeGroupVersion.String(), "PodClique"
-		})},
 		{name: "a label changed since", record: true, want: want, live: child("u1", "11", func(p *grovecorev1alpha1.PodClique) { p.Labels["a"] = "2" })},
 		{name: "the spec changed since", record: true, want: want, live: child("u1", "11", func(p *grovecorev1alpha1.PodClique) { p.Spec.Replicas = 3 })},
 		{name: "another manager now owns fields of the main resource", record: true, want: want, live: child("u1", "11", func(p *grovecorev1alpha1.PodClique) {

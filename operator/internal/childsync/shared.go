@@ -77,7 +77,6 @@ func ApplyShared[T client.Object](ctx context.Context, d Deps, owner metav1.Obje
 		if err != nil || !created {
 			return Unchanged, err
 		}
-		rememberCreated(d, s, s.Create)
 		return Created, nil
 	}
 	if err := controlledBy(live, owner); err != nil {
@@ -149,37 +148,6 @@ func ApplyShared[T client.Object](ctx context.Context, d Deps, owner metav1.Obje
 		res = Patched
 	}
 	return res, nil
-}
-
-// rememberCreated checks the child the API server answered a create with
-// against its apply configuration and, when they match, remembers it as
-// converged. The next sync then finds it converged by a digest (see
-// ConvergedChildren) instead of deciding it afresh: for a large PodCliqueSet
-// that sync would check thousands of new children in one burst of
-// allocations, where here the creates pace the checks. A check that fails
-// or does not match leaves the decision to the next sync.
-func rememberCreated[T client.Object](d Deps, s Shared[T], created T) {
-	if d.Converged == nil || created.GetUID() == "" {
-		return
-	}
-	desired, err := s.Want(created)
-	if err != nil {
-		return
-	}
-	raw, err := json.Marshal(desired)
-	if err != nil {
-		return
-	}
-	want, err := decodeMap(raw)
-	if err != nil {
-		return
-	}
-	if fields, err := createdFields(created.GetManagedFields(), s.shared()); err != nil || !allPresent(want, fields) {
-		return
-	}
-	if converged, err := isConverged(want, created, d.FieldManager); err == nil && converged {
-		d.Converged.record(created, raw)
-	}
 }
 
 // fromResponse replaces obj with the object an apply configuration holds

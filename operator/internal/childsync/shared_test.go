@@ -18,12 +18,9 @@ package childsync
 
 import (
 	"bytes"
-	"encoding/json"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
@@ -113,49 +110,4 @@ func sameFields(t *testing.T, a, b string) bool {
 		t.Fatal(err)
 	}
 	return sa.Equals(sb)
-}
-
-// TestRememberCreated: a child whose create answer matches its apply
-// configuration is remembered, so the next sync finds it converged by digest
-// even after a status write and read from the cache; one whose create set a
-// field the configuration does not want is left to the next sync's check.
-func TestRememberCreated(t *testing.T) {
-	want := func(live *corev1.ConfigMap) (ApplyConfiguration, error) {
-		return corev1ac.ConfigMap(live.Name, live.Namespace).WithLabels(map[string]string{"a": "1"}), nil
-	}
-	created := func(fields string) *corev1.ConfigMap {
-		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns", UID: "u1", ResourceVersion: "10",
-			Labels: map[string]string{"a": "1"},
-			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: CreateFieldManager, Operation: metav1.ManagedFieldsOperationUpdate,
-				FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(fields)}}}}
-	}
-	for _, tt := range []struct {
-		name     string
-		fields   string
-		remember bool
-	}{
-		{name: "created as wanted", fields: `{"f:metadata":{"f:labels":{".":{},"f:a":{}}}}`, remember: true},
-		{name: "created with a field no longer wanted", fields: `{"f:metadata":{"f:labels":{".":{},"f:a":{},"f:b":{}}}}`},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			d := Deps{Converged: NewConvergedChildren(), FieldManager: PodCliqueSetFieldManager}
-			s := Shared[*corev1.ConfigMap]{Create: created(tt.fields), Want: want}
-			rememberCreated(d, s, s.Create)
-
-			cached := created(tt.fields)
-			cached.ResourceVersion = "11"
-			cached.APIVersion, cached.Kind = "v1", "ConfigMap"
-			ac, err := want(cached)
-			if err != nil {
-				t.Fatal(err)
-			}
-			raw, err := json.Marshal(ac)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := d.Converged.holds(cached, raw); got != tt.remember {
-				t.Fatalf("holds() = %v, want %v", got, tt.remember)
-			}
-		})
-	}
 }
