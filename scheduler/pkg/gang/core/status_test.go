@@ -215,15 +215,6 @@ func TestStatusWriterWritesOnlyWhatChanged(t *testing.T) {
 	pods := newTestGangPods("ns", "g", group)
 	e.addPods(bound(pods[0], "n0"), bound(pods[1], "n0"))
 	ctx := context.Background()
-	statusWrites := func() int {
-		n := 0
-		for _, a := range e.grove.Actions() {
-			if a.GetVerb() == "update" && a.GetSubresource() == "status" {
-				n++
-			}
-		}
-		return n
-	}
 
 	if err := e.m.status.sync(ctx, "ns/g"); err != nil {
 		t.Fatal(err)
@@ -232,8 +223,8 @@ func TestStatusWriterWritesOnlyWhatChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if written.Status.Phase != groveschedulerv1alpha1.PodGangPhaseStarting || statusWrites() != 1 {
-		t.Fatalf("after the first sync: phase %q after %d status writes, want Starting after 1", written.Status.Phase, statusWrites())
+	if written.Status.Phase != groveschedulerv1alpha1.PodGangPhaseStarting || e.podGangStatusWrites() != 1 {
+		t.Fatalf("after the first sync: phase %q after %d status writes, want Starting after 1", written.Status.Phase, e.podGangStatusWrites())
 	}
 	if c := meta.FindStatusCondition(written.Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeScheduled); c == nil || c.Reason != ReasonMinimumSetScheduled {
 		t.Fatalf("Scheduled condition %+v, want reason %s", c, ReasonMinimumSetScheduled)
@@ -246,13 +237,13 @@ func TestStatusWriterWritesOnlyWhatChanged(t *testing.T) {
 	if err := e.m.status.sync(ctx, "ns/g"); err != nil {
 		t.Fatal(err)
 	}
-	if n := statusWrites(); n != 1 {
+	if n := e.podGangStatusWrites(); n != 1 {
 		t.Fatalf("%d status writes after an unchanged sync, want 1", n)
 	}
 
 	// A gang the scheduler no longer knows is skipped without error.
-	if err := e.m.status.sync(ctx, "ns/unknown"); err != nil || statusWrites() != 1 {
-		t.Fatalf("sync of an unknown gang: error %v, %d writes; want none", err, statusWrites())
+	if err := e.m.status.sync(ctx, "ns/unknown"); err != nil || e.podGangStatusWrites() != 1 {
+		t.Fatalf("sync of an unknown gang: error %v, %d writes; want none", err, e.podGangStatusWrites())
 	}
 }
 
@@ -268,18 +259,9 @@ func TestStatusWriterWaitsForInitialized(t *testing.T) {
 	pods := newTestGangPods("ns", "g", group)
 	e.addPods(pods...)
 	ctx := context.Background()
-	statusWrites := func() int {
-		n := 0
-		for _, a := range e.grove.Actions() {
-			if a.GetVerb() == "update" && a.GetSubresource() == "status" {
-				n++
-			}
-		}
-		return n
-	}
 
-	if err := e.m.status.sync(ctx, "ns/g"); err != nil || statusWrites() != 0 {
-		t.Fatalf("sync while Initialized is False: error %v, %d status writes; want none", err, statusWrites())
+	if err := e.m.status.sync(ctx, "ns/g"); err != nil || e.podGangStatusWrites() != 0 {
+		t.Fatalf("sync while Initialized is False: error %v, %d status writes; want none", err, e.podGangStatusWrites())
 	}
 
 	// A pod bound although the gang is not initialized (its creator does
@@ -289,8 +271,8 @@ func TestStatusWriterWaitsForInitialized(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.m.onPod(b)
-	if err := e.m.status.sync(ctx, "ns/g"); err != nil || statusWrites() != 1 {
-		t.Fatalf("sync with a bound pod: error %v, %d status writes; want 1", err, statusWrites())
+	if err := e.m.status.sync(ctx, "ns/g"); err != nil || e.podGangStatusWrites() != 1 {
+		t.Fatalf("sync with a bound pod: error %v, %d status writes; want 1", err, e.podGangStatusWrites())
 	}
 	written, err := e.grove.SchedulerV1alpha1().PodGangs("ns").Get(ctx, "g", metav1.GetOptions{})
 	if err != nil {
@@ -325,4 +307,15 @@ func TestInitializing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// podGangStatusWrites counts the PodGang status updates sent so far.
+func (e *testEnv) podGangStatusWrites() int {
+	n := 0
+	for _, a := range e.grove.Actions() {
+		if a.GetVerb() == "update" && a.GetSubresource() == "status" {
+			n++
+		}
+	}
+	return n
 }
