@@ -22,6 +22,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	. "github.com/onsi/gomega/gstruct"
+	promtestutil "github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -40,6 +41,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/childsync"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset"
 	"github.com/grove-project/grove/operator/internal/manager"
+	"github.com/grove-project/grove/operator/internal/metrics"
 )
 
 func onePodPCS(ns, name, schedulerName string) *grovecorev1alpha1.PodCliqueSet {
@@ -115,6 +117,31 @@ var _ = Describe("PodCliqueSet lifecycle", func() {
 		Expect(k8sClient.Delete(ctx, getPCS(ns, "gone")())).To(Succeed())
 		Eventually(counts).Should(Equal(map[string]int{"PodCliqueScalingGroup": 0, "PodClique": 0, "PodGang": 0, "Service": 1, "Pod": 0}))
 		Consistently(func() error { return k8sClient.Get(ctx, client.ObjectKeyFromObject(foreign), &corev1.Service{}) }, "2s").Should(Succeed())
+	})
+
+	It("stops the sync of a PodCliqueSet deleted while the sync creates its children", func() {
+		const replicas = 400
+		ns := newNamespace()
+		// The operator's own count of the PodCliques it created; the specs
+		// run one at a time, so those of this spec.
+		createdPodCliques := func() int {
+			return int(promtestutil.ToFloat64(metrics.APIRequests.WithLabelValues("POST", "podcliques", "201")))
+		}
+		before := createdPodCliques()
+		pcs := onePodPCS(ns, "big", "")
+		pcs.Spec.Replicas = replicas
+		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
+		Eventually(createdPodCliques).Should(BeNumerically(">", before))
+		Expect(k8sClient.Delete(ctx, pcs)).To(Succeed())
+
+		// envtest runs no garbage collector: the operator deletes what the
+		// sync created before it stopped.
+		Eventually(func(g Gomega) {
+			list := &grovecorev1alpha1.PodCliqueList{}
+			g.Expect(k8sClient.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+			g.Expect(list.Items).To(BeEmpty())
+		}, "2m").Should(Succeed())
+		Consistently(createdPodCliques, "2s").Should(BeNumerically("<", before+replicas), "the sync went on creating PodCliques of the deleted set")
 	})
 
 	It("leaves the children of a set the API server still has when its cache no longer shows it", func() {

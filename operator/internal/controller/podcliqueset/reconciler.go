@@ -70,6 +70,8 @@ type Reconciler struct {
 	groups [][]component.Operator[*grovecorev1alpha1.PodCliqueSet]
 	// deleted remembers the PodCliques gang termination deleted.
 	deleted *gangtermination.Tracker
+	// syncs lets a set's deletion stop its sync under way.
+	syncs *inflightSyncs
 	// childDeletions remembers the children of gone PodCliqueSets deleted.
 	childDeletions *childDeletions
 	// tasEnabled says whether topology constraints are translated.
@@ -97,6 +99,7 @@ func NewReconciler(c client.Client, apiReader client.Reader, d childsync.Deps, c
 			initcBindings,
 		},
 		deleted:        gangtermination.NewTracker(),
+		syncs:          newInflightSyncs(),
 		childDeletions: newChildDeletions(),
 		tasEnabled:     tas,
 	}
@@ -122,7 +125,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if pcs.DeletionTimestamp != nil {
 		return ctrl.Result{}, r.releaseLegacyFinalizer(ctx, log, pcs)
 	}
-	requeueAfter, err := r.reconcileSpec(ctx, log, pcs)
+	syncCtx, done := r.syncs.start(ctx, req.NamespacedName)
+	requeueAfter, err := r.reconcileSpec(syncCtx, log, pcs)
+	stopped := syncCtx.Err() != nil && ctx.Err() == nil
+	done()
+	if stopped {
+		// Deleted during the sync: the reconcile its deletion queued finds
+		// it gone and deletes what the sync created.
+		log.Info("PodCliqueSet deleted during its sync; the sync stopped")
+		return ctrl.Result{}, nil
+	}
 	if errors.Is(err, errStatusConflict) {
 		return ctrl.Result{RequeueAfter: common.RetryAfterConflict}, nil
 	}
@@ -139,6 +151,11 @@ var errStatusConflict = errors.New("status computed on a stale PodCliqueSet")
 func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) (time.Duration, error) {
 	base := pcs.DeepCopy()
 	errs := r.syncComponents(ctx, log, pcs)
+	if ctx.Err() != nil {
+		// Stopped (the set was deleted, see inflightSyncs) or shutting
+		// down: nothing is left to report on the set.
+		return 0, ctx.Err()
+	}
 	var requeueAfter time.Duration
 	if len(errs) == 0 {
 		var err error
@@ -180,7 +197,7 @@ func (r *Reconciler) syncComponents(ctx context.Context, log logr.Logger, pcs *g
 				start := time.Now()
 				errs[i] = op.Sync(ctx, log.WithValues("component", op.Kind()), pcs)
 				metrics.ComponentSyncSeconds.WithLabelValues(op.Kind()).Observe(time.Since(start).Seconds())
-				if errs[i] != nil {
+				if errs[i] != nil && ctx.Err() == nil {
 					log.Error(errs[i], "Component sync failed", "component", op.Kind())
 				}
 			}()

@@ -79,6 +79,9 @@ func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backen
 		return err
 	}
 	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), d, cfg, backends)
+	if err := r.syncs.track(context.Background(), mgr.GetCache()); err != nil {
+		return err
+	}
 	toPCS := handler.EnqueueRequestsFromMapFunc(mapToPodCliqueSet)
 	deleteOnly := builder.WithPredicates(predicate.Funcs{
 		CreateFunc: func(event.CreateEvent) bool { return false },
