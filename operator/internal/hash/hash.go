@@ -54,8 +54,9 @@ func PodTemplateHash(clique *grovecorev1alpha1.PodCliqueTemplateSpec, priorityCl
 }
 
 // CliqueHashes returns PodTemplateHash of every clique template of pcs, by
-// clique name: a sync that builds a PodClique per replica hashes each
-// template once instead of once per replica.
+// clique name: what the rollouts compare PodCliques against, and what a sync
+// that builds a PodClique per replica uses, hashing each template once
+// instead of once per replica.
 func CliqueHashes(pcs *grovecorev1alpha1.PodCliqueSet) (map[string]string, error) {
 	out := make(map[string]string, len(pcs.Spec.Template.Cliques))
 	for i := range pcs.Spec.Template.Cliques {

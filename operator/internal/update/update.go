@@ -38,7 +38,6 @@ import (
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
-	"github.com/grove-project/grove/operator/internal/hash"
 )
 
 // Event reasons of updates.
@@ -109,21 +108,6 @@ func ReplicaUpdating(pcs *grovecorev1alpha1.PodCliqueSet, i int32, genHash strin
 		}
 	}
 	return false
-}
-
-// TemplateHashes returns the pod-template hash of every clique template of
-// the PodCliqueSet, by clique name.
-func TemplateHashes(pcs *grovecorev1alpha1.PodCliqueSet) (map[string]string, error) {
-	out := make(map[string]string, len(pcs.Spec.Template.Cliques))
-	for i := range pcs.Spec.Template.Cliques {
-		c := &pcs.Spec.Template.Cliques[i]
-		h, err := hash.PodTemplateHash(c, pcs.Spec.Template.PriorityClassName)
-		if err != nil {
-			return nil, err
-		}
-		out[c.Name] = h
-	}
-	return out, nil
 }
 
 // PodCliqueConverged reports whether a PodClique runs the given template:

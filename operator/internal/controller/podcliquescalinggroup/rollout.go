@@ -62,7 +62,7 @@ func (r *Reconciler) updateStateOf(pcs *grovecorev1alpha1.PodCliqueSet, pcsg *gr
 	if err != nil {
 		return nil, groveerr.Wrap(err, "ERR_COMPUTE_HASH", groveerr.OperationSync, "computing generation hash")
 	}
-	all, err := update.TemplateHashes(pcs)
+	all, err := hash.CliqueHashes(pcs)
 	if err != nil {
 		return nil, groveerr.Wrap(err, "ERR_COMPUTE_HASH", groveerr.OperationSync, "computing pod-template hash")
 	}

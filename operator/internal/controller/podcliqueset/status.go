@@ -32,7 +32,6 @@ import (
 	"github.com/grove-project/grove/operator/internal/desired"
 	"github.com/grove-project/grove/operator/internal/groveerr"
 	"github.com/grove-project/grove/operator/internal/hash"
-	"github.com/grove-project/grove/operator/internal/update"
 )
 
 // writeStatus patches the status computed in memory when anything but
@@ -77,7 +76,7 @@ func (r *Reconciler) computeStatus(ctx context.Context, pcs *grovecorev1alpha1.P
 	if err != nil {
 		return groveerr.Wrap(err, "ERR_COMPUTE_HASH", groveerr.OperationSync, "computing generation hash")
 	}
-	templateHashes, err := update.TemplateHashes(pcs)
+	templateHashes, err := hash.CliqueHashes(pcs)
 	if err != nil {
 		return groveerr.Wrap(err, "ERR_COMPUTE_HASH", groveerr.OperationSync, "computing pod-template hash")
 	}
