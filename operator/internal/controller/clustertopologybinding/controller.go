@@ -29,6 +29,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
@@ -133,6 +134,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 	if err := r.client.Status().Patch(ctx, ctb, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		if apierrors.IsConflict(err) {
+			// Node events come in bursts (a whole cluster at operator start),
+			// so the next reconcile often reads the binding from a cache that
+			// does not show the previous write yet. The count is recomputed
+			// once the cache caught up; nothing failed.
+			ctrl.LoggerFrom(ctx).V(1).Info("ClusterTopologyBinding changed since it was cached; counting again", "clusterTopologyBinding", ctb.Name)
+			return ctrl.Result{RequeueAfter: common.RetryAfterConflict}, nil
+		}
 		return ctrl.Result{}, groveerr.Wrap(client.IgnoreNotFound(err), "ERR_UPDATE_CLUSTERTOPOLOGYBINDING_STATUS", groveerr.OperationSync,
 			"patching ClusterTopologyBinding status")
 	}
