@@ -79,9 +79,12 @@ func (m *Manager) Permit(pod *corev1.Pod) (PermitResult, time.Duration) {
 	m.transitionLocked(key, st, evPermitWaiting)
 	m.mu.Unlock()
 	if !wasWaiting {
-		// The first pod of this attempt to wait: say so once, and bring the rest of
-		// the gang forward so the whole gang is tried together.
-		m.status.EventOnGang(key, corev1.EventTypeNormal, "WaitingForMinimumSet", "pods hold their nodes at Permit until every pod group has its minReplicas")
+		// The first pod of this attempt to wait: the status says so (Scheduled
+		// False, WaitingForMinimumSet) if the wait outlasts the status
+		// debounce, and the rest of the gang is brought forward so the whole
+		// gang is tried together. No Event: every gang of more than one pod
+		// waits here on its way to being placed, so an Event would cost an
+		// API write per gang for a normal step.
 		m.status.Enqueue(key)
 		m.activateUnplaced(spec)
 	}
