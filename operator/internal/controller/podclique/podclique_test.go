@@ -108,6 +108,20 @@ func podsOf(pclq *grovecorev1alpha1.PodClique) []corev1.Pod {
 	return list.Items
 }
 
+// eventReasons lists the reasons of the Events about pclq.
+func eventReasons(pclq *grovecorev1alpha1.PodClique) []string {
+	GinkgoHelper()
+	events := &corev1.EventList{}
+	Expect(k8sClient.List(ctx, events, client.InNamespace(pclq.Namespace))).To(Succeed())
+	var reasons []string
+	for _, e := range events.Items {
+		if e.InvolvedObject.Name == pclq.Name {
+			reasons = append(reasons, e.Reason)
+		}
+	}
+	return reasons
+}
+
 func hostnames(pods []corev1.Pod) []string {
 	out := make([]string, 0, len(pods))
 	for _, p := range pods {
@@ -425,17 +439,7 @@ var _ = Describe("PodClique controller", func() {
 				Expect(k8sClient.Delete(ctx, &p)).To(Succeed())
 			}
 		}
-		Eventually(func() []string {
-			events := &corev1.EventList{}
-			Expect(k8sClient.List(ctx, events, client.InNamespace(ns))).To(Succeed())
-			var reasons []string
-			for _, e := range events.Items {
-				if e.InvolvedObject.Name == pclq.Name {
-					reasons = append(reasons, e.Reason)
-				}
-			}
-			return reasons
-		}, timeout, interval).Should(ContainElements(ReasonAllScheduledReplicasLost, "PodCreateSuccessful"))
+		Eventually(func() []string { return eventReasons(pclq) }, timeout, interval).Should(ContainElements(ReasonAllScheduledReplicasLost, "PodCreateSuccessful"))
 	})
 
 	It("scales in by deleting unscheduled pods and the highest indices first", func() {
@@ -556,6 +560,10 @@ var _ = Describe("PodClique controller", func() {
 			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(pclq), &grovecorev1alpha1.PodClique{}))
 		}, timeout, interval).Should(BeTrue())
 		Expect(podsOf(pclq)).To(BeEmpty())
+		// The pods' creation is announced; their removal with the deleted
+		// PodClique is not (an Event per PodClique of a deleted set).
+		Eventually(func() []string { return eventReasons(pclq) }, timeout, interval).Should(ContainElement("PodCreateSuccessful"))
+		Consistently(func() []string { return eventReasons(pclq) }, time.Second, interval).ShouldNot(ContainElement("PodDeleteSuccessful"))
 	})
 
 	It("releases the PodClique when it is deleted", func() {

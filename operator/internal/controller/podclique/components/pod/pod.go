@@ -466,7 +466,13 @@ func (c *Component) deletePods(ctx context.Context, log logr.Logger, pclq *grove
 	})
 	if n > 0 {
 		log.V(1).Info("Deleted pods", "count", n, "pods", deleted)
-		c.recorder.Eventf(pclq, nil, corev1.EventTypeNormal, ReasonPodDeleteSuccessful, common.ActionDelete, "Deleted %d pod(s): %s", n, strings.Join(deleted, ", "))
+		// A PodClique being deleted removes all its pods, as expected; an
+		// Event about an object that is going away would only add an API
+		// write per PodClique to the deletion of a whole set. Failures are
+		// always recorded.
+		if pclq.DeletionTimestamp == nil {
+			c.recorder.Eventf(pclq, nil, corev1.EventTypeNormal, ReasonPodDeleteSuccessful, common.ActionDelete, "Deleted %d pod(s): %s", n, strings.Join(deleted, ", "))
+		}
 	}
 	if err != nil {
 		c.recorder.Eventf(pclq, nil, corev1.EventTypeWarning, ReasonPodDeleteFailed, common.ActionDelete, "Failed to delete pods: %v", err)
