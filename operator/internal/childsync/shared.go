@@ -67,9 +67,9 @@ func (s Shared[T]) shared() func(fieldpath.Path) bool {
 }
 
 // ApplyShared makes the child s describes match it. live is an empty object
-// of its kind, filled from the cache.
+// of its kind, filled from the cache without a copy (see readLive).
 func ApplyShared[T client.Object](ctx context.Context, d Deps, owner metav1.Object, s Shared[T], live T) (Result, error) {
-	if err := d.Client.Get(ctx, client.ObjectKeyFromObject(s.Create), live); err != nil {
+	if err := readLive(ctx, d, client.ObjectKeyFromObject(s.Create), live); err != nil {
 		if !apierrors.IsNotFound(err) {
 			return Unchanged, err
 		}

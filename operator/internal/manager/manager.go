@@ -32,6 +32,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"time"
 
@@ -40,6 +41,7 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -182,18 +184,23 @@ func RegisterControllers(mgr ctrl.Manager, cfg *config.OperatorConfiguration, ba
 // operator never needs the cluster's other pods or Services, and caching them
 // all would cost memory in proportion to the cluster. Secrets are not cached
 // at all (see clientOptions). Pods are cached slimmed (see slimPod). The
-// children the operator applies keep all their fields, managed fields
-// included: childsync compares and rewrites them.
+// children the operator applies keep all their fields and the managed fields
+// of their main resource: childsync compares and rewrites them (see
+// dropSubresourceManagedFields).
 func cacheOptions() cache.Options {
 	selector := labels.SelectorFromSet(labels.Set{apicommon.LabelManagedByKey: apicommon.LabelManagedByValue})
 	managed := cache.ByObject{Label: selector}
+	slimChild := cache.ByObject{Transform: dropSubresourceManagedFields}
 	return cache.Options{ByObject: map[client.Object]cache.ByObject{
-		&corev1.Pod{}:                            {Label: selector, Transform: slimPod},
-		&corev1.Service{}:                        managed,
-		&corev1.ServiceAccount{}:                 managed,
-		&rbacv1.Role{}:                           managed,
-		&rbacv1.RoleBinding{}:                    managed,
-		&autoscalingv2.HorizontalPodAutoscaler{}: managed,
+		&grovecorev1alpha1.PodClique{}:             slimChild,
+		&grovecorev1alpha1.PodCliqueScalingGroup{}: slimChild,
+		&groveschedulerv1alpha1.PodGang{}:          slimChild,
+		&corev1.Pod{}:                              {Label: selector, Transform: slimPod},
+		&corev1.Service{}:                          managed,
+		&corev1.ServiceAccount{}:                   managed,
+		&rbacv1.Role{}:                             managed,
+		&rbacv1.RoleBinding{}:                      managed,
+		&autoscalingv2.HorizontalPodAutoscaler{}:   managed,
 	}}
 }
 
@@ -214,6 +221,24 @@ func slimPod(obj any) (any, error) {
 	pod.Spec.EphemeralContainers = nil
 	pod.Spec.Volumes = nil
 	return pod, nil
+}
+
+// dropSubresourceManagedFields drops from a cached custom resource the
+// managed-fields entries of its subresources: those of the status writes of
+// the operator and of grove-scheduler, which nothing in the operator reads
+// (childsync reads the main resource's entries only). A PodClique's status
+// entry is 45 % of its managed fields (767 of 1717 bytes of JSON in a bench
+// run), a PodGang's two 50 %: 6.7 MB of field sets at 5000 of each.
+func dropSubresourceManagedFields(obj any) (any, error) {
+	o, ok := obj.(client.Object)
+	if !ok {
+		return obj, nil
+	}
+	ofSubresource := func(e metav1.ManagedFieldsEntry) bool { return e.Subresource != "" }
+	if entries := o.GetManagedFields(); slices.ContainsFunc(entries, ofSubresource) {
+		o.SetManagedFields(slices.DeleteFunc(slices.Clone(entries), ofSubresource))
+	}
+	return o, nil
 }
 
 // pprofAddress is where Go's pprof handlers are served: nowhere ("") unless

@@ -17,6 +17,7 @@ limitations under the License.
 package manager
 
 import (
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -24,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/config"
 )
 
@@ -79,5 +81,39 @@ func TestSlimPod(t *testing.T) {
 	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "simple1-0", ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "grove-operator"}}}}
 	if got, _ := slimPod(svc); got != svc || len(svc.ManagedFields) != 1 {
 		t.Fatalf("slimPod changed a Service: %+v", got)
+	}
+}
+
+func TestDropSubresourceManagedFields(t *testing.T) {
+	spec := metav1.ManagedFieldsEntry{Manager: "grove-operator", Operation: metav1.ManagedFieldsOperationUpdate, FieldsV1: metav1.NewFieldsV1(`{"f:spec":{}}`)}
+	refs := metav1.ManagedFieldsEntry{Manager: "grove-podclique-controller", Operation: metav1.ManagedFieldsOperationUpdate, FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:podgroups":{}}}`)}
+	status := metav1.ManagedFieldsEntry{Manager: "grove-scheduler", Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status", FieldsV1: metav1.NewFieldsV1(`{"f:status":{}}`)}
+	for _, tc := range []struct {
+		name     string
+		in, want []metav1.ManagedFieldsEntry
+	}{
+		{"status entries go, main-resource entries stay in order", []metav1.ManagedFieldsEntry{spec, status, refs}, []metav1.ManagedFieldsEntry{spec, refs}},
+		{"nothing to drop", []metav1.ManagedFieldsEntry{spec, refs}, []metav1.ManagedFieldsEntry{spec, refs}},
+		{"only status entries", []metav1.ManagedFieldsEntry{status}, []metav1.ManagedFieldsEntry{}},
+		{"none at all", nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pg := &groveschedulerv1alpha1.PodGang{ObjectMeta: metav1.ObjectMeta{Name: "simple1-0", ManagedFields: slices.Clone(tc.in)}}
+			got, err := dropSubresourceManagedFields(pg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != pg {
+				t.Fatalf("returned %p, not the object passed (%p)", got, pg)
+			}
+			if !equality.Semantic.DeepEqual(pg.ManagedFields, tc.want) {
+				t.Fatalf("managed fields\n got %+v\nwant %+v", pg.ManagedFields, tc.want)
+			}
+		})
+	}
+	// Tombstones and other values pass through.
+	tomb := "not an object"
+	if got, _ := dropSubresourceManagedFields(tomb); got != tomb {
+		t.Fatalf("changed a non-object: %v", got)
 	}
 }

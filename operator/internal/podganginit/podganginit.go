@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/metrics"
 )
 
@@ -72,15 +73,19 @@ func Write(ctx context.Context, c client.Client, pg *groveschedulerv1alpha1.PodG
 	if current != nil && (current.Status == metav1.ConditionTrue || current.Status == cond.Status && pg.Status.Phase != "") {
 		return false, nil
 	}
-	base := pg.DeepCopy()
-	if pg.Status.Phase == "" {
-		pg.Status.Phase = groveschedulerv1alpha1.PodGangPhasePending
+	// The new status is built on a copy: pg may share its condition list
+	// with the informer cache.
+	old := pg.Status
+	st := old.DeepCopy()
+	if st.Phase == "" {
+		st.Phase = groveschedulerv1alpha1.PodGangPhasePending
 	}
-	meta.SetStatusCondition(&pg.Status.Conditions, cond)
-	if err := c.Status().Patch(ctx, pg, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+	meta.SetStatusCondition(&st.Conditions, cond)
+	pg.Status = *st
+	if err := c.Status().Patch(ctx, pg, common.StatusMergeFrom(pg.ResourceVersion, &old, podGangStatus)); err != nil {
 		// pg stays what the caller passed: a condition that was not written
 		// must not read as set.
-		pg.Status = base.Status
+		pg.Status = old
 		if apierrors.IsNotFound(err) {
 			return false, nil
 		}
@@ -91,3 +96,5 @@ func Write(ctx context.Context, c client.Client, pg *groveschedulerv1alpha1.PodG
 	}
 	return true, nil
 }
+
+func podGangStatus(pg *groveschedulerv1alpha1.PodGang) any { return &pg.Status }

@@ -18,8 +18,12 @@ package common
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 
+	jsonpatch "github.com/evanphx/json-patch/v5"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -30,11 +34,63 @@ import (
 // overwrite a newer one, so the write fails with a conflict and the caller
 // retries once its cache caught up. It reports whether it wrote.
 func PatchStatusIfChanged[T client.Object](ctx context.Context, c client.Client, base, obj T, status func(T) any) (bool, error) {
-	if equality.Semantic.DeepEqual(status(base), status(obj)) {
+	old := status(base)
+	if equality.Semantic.DeepEqual(old, status(obj)) {
 		return false, nil
 	}
-	if err := c.Status().Patch(ctx, obj, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+	if err := c.Status().Patch(ctx, obj, StatusMergeFrom(base.GetResourceVersion(), old, status)); err != nil {
 		return false, err
 	}
 	return true, nil
+}
+
+// StatusMergeFrom is a JSON merge patch, for the status subresource, that
+// changes the status from old to status(obj) of the object it is sent with,
+// and fails with a conflict unless the stored object is still at
+// resourceVersion (optimistic locking). Only the statuses are encoded and
+// compared: a merge patch of whole objects (client.MergeFrom) encodes and
+// diffs the spec too, which for a PodClique carries its pod template and made
+// status writes one of the operator's largest sources of allocations.
+func StatusMergeFrom[T client.Object](resourceVersion string, old any, status func(T) any) client.Patch {
+	return statusMerge[T]{resourceVersion: resourceVersion, old: old, status: status}
+}
+
+type statusMerge[T client.Object] struct {
+	resourceVersion string
+	old             any
+	status          func(T) any
+}
+
+func (statusMerge[T]) Type() types.PatchType { return types.MergePatchType }
+
+func (p statusMerge[T]) Data(obj client.Object) ([]byte, error) {
+	o, ok := obj.(T)
+	if !ok {
+		return nil, fmt.Errorf("status patch built for %T sent with %T", *new(T), obj)
+	}
+	before, err := json.Marshal(p.old)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the old status of %s: %w", obj.GetName(), err)
+	}
+	after, err := json.Marshal(p.status(o))
+	if err != nil {
+		return nil, fmt.Errorf("encoding the status of %s: %w", obj.GetName(), err)
+	}
+	diff, err := jsonpatch.CreateMergePatch(before, after)
+	if err != nil {
+		return nil, fmt.Errorf("computing the status patch of %s: %w", obj.GetName(), err)
+	}
+	return json.Marshal(statusPatchBody{
+		Metadata: statusPatchMetadata{ResourceVersion: p.resourceVersion},
+		Status:   diff,
+	})
+}
+
+type statusPatchBody struct {
+	Metadata statusPatchMetadata `json:"metadata"`
+	Status   json.RawMessage     `json:"status"`
+}
+
+type statusPatchMetadata struct {
+	ResourceVersion string `json:"resourceVersion"`
 }

@@ -170,14 +170,14 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, log logr.Logger, pclq 
 // one patch, only when something changed. It returns when the update's
 // progress deadline passes, to be reconciled then.
 func (r *Reconciler) updateStatus(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique, res pod.Result, syncErr error) (time.Duration, error) {
-	base := pclq.DeepCopy()
+	old := pclq.Status.DeepCopy()
 	counts := countPods(res.Pods, pclq.Labels[apicommon.LabelPodTemplateHash], res.Lifted)
 	// Sync may fail before it lists the pods; then the counts it would give are
 	// unknown, and the last ones stay while the error is recorded.
 	var upd updateOutcome
 	if res.Pods != nil {
 		applyStatus(pclq, counts)
-		upd = applyUpdateStatus(pclq, &base.Status, res.Rollout, counts, metav1.Now())
+		upd = applyUpdateStatus(pclq, old, res.Rollout, counts, metav1.Now())
 	}
 	if upd.deadlineExceeded {
 		r.recorder.Eventf(pclq, nil, corev1.EventTypeWarning, update.ReasonProgressDeadlineExceeded, common.ActionUpdate,
@@ -197,17 +197,19 @@ func (r *Reconciler) updateStatus(ctx context.Context, log logr.Logger, pclq *gr
 		common.ApplyOperation(pclq, grovecorev1alpha1.LastOperationTypeReconcile,
 			fmt.Sprintf("%d pods released to the scheduler", counts.replicas))
 	}
-	if equality.Semantic.DeepEqual(base.Status, pclq.Status) {
+	if equality.Semantic.DeepEqual(*old, pclq.Status) {
 		return upd.requeueAfter, nil
 	}
-	if base.Status.ScheduledReplicas > 0 && pclq.Status.ScheduledReplicas == 0 {
+	if old.ScheduledReplicas > 0 && pclq.Status.ScheduledReplicas == 0 {
 		r.recorder.Eventf(pclq, nil, corev1.EventTypeWarning, ReasonAllScheduledReplicasLost, common.ActionReconcile,
-			"All %d scheduled pods were lost", base.Status.ScheduledReplicas)
+			"All %d scheduled pods were lost", old.ScheduledReplicas)
 	}
-	if err := r.client.Status().Patch(ctx, pclq, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+	if err := r.client.Status().Patch(ctx, pclq, common.StatusMergeFrom(pclq.ResourceVersion, old, podCliqueStatus)); err != nil {
 		return 0, groveerr.Wrapf(err, ErrUpdateStatus, groveerr.OperationSync, "updating status of PodClique %s", pclq.Name)
 	}
 	r.written.wrote(client.ObjectKeyFromObject(pclq).String(), pclq.ResourceVersion)
 	log.V(2).Info("Updated status", "replicas", counts.replicas, "ready", counts.ready, "scheduled", counts.scheduled, "gated", counts.gated)
 	return upd.requeueAfter, nil
 }
+
+func podCliqueStatus(p *grovecorev1alpha1.PodClique) any { return &p.Status }

@@ -310,7 +310,7 @@ func applyConfiguration(want *groveschedulerv1alpha1.PodGang) (*groveschedulerac
 // name, so a list that changed meanwhile fails the patch and the sync retries.
 func (o operator) dropGroups(ctx context.Context, want *groveschedulerv1alpha1.PodGang) error {
 	live := &groveschedulerv1alpha1.PodGang{}
-	if err := o.d.Client.Get(ctx, client.ObjectKeyFromObject(want), live); err != nil {
+	if err := o.d.Client.Get(ctx, client.ObjectKeyFromObject(want), live, client.UnsafeDisableDeepCopy); err != nil { // read only
 		return client.IgnoreNotFound(err)
 	}
 	keep := make(map[string]bool, len(want.Spec.PodGroups))
