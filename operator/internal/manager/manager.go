@@ -139,6 +139,7 @@ func New(cfg *config.OperatorConfiguration, restConfig *rest.Config, options ...
 		PprofBindAddress:        pprofAddress(cfg.Debugging),
 		Cache:                   cacheOptions(),
 		Client:                  clientOptions(),
+		NewClient:               newClient,
 	}
 	for _, o := range options {
 		o(&opts)

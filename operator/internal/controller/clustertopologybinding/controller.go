@@ -115,7 +115,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	nodes := &metav1.PartialObjectMetadataList{}
 	nodes.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("NodeList"))
-	if err := r.client.List(ctx, nodes); err != nil {
+	// The nodes' labels are only read: no copy of the cache (a cluster's
+	// nodes arrive as a burst of events when the operator starts, each
+	// bringing a reconcile that lists them all).
+	if err := r.client.List(ctx, nodes, client.UnsafeDisableDeepCopy); err != nil {
 		return ctrl.Result{}, groveerr.Wrap(err, "ERR_LIST_NODES", groveerr.OperationSync, "listing nodes")
 	}
 	labels := make([]map[string]string, len(nodes.Items))
