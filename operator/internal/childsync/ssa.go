@@ -84,8 +84,8 @@ func (e ErrControlledByOther) Error() string {
 // child's kind; it is filled from the cache without a copy (see readLive).
 // The apply is sent only when the child lacks a field desired sets (or holds
 // another value) or still has a field the manager owns that desired no longer
-// sets, so a converged child costs no request. A child created by an earlier apply that the cache has
-// not shown yet is not applied again (see Creates).
+// sets, so a converged child costs no request. A child created by an earlier
+// apply that the cache has not shown yet is not applied again (see Creates).
 func ServerSideApply(ctx context.Context, d Deps, owner metav1.Object, desired ApplyConfiguration, live client.Object) (Result, error) {
 	key := client.ObjectKey{Namespace: ptr.Deref(desired.GetNamespace(), ""), Name: ptr.Deref(desired.GetName(), "")}
 	raw, err := json.Marshal(desired)
