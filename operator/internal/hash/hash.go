@@ -74,13 +74,19 @@ func CliqueHashes(pcs *grovecorev1alpha1.PodCliqueSet) (map[string]string, error
 // (in template order) and its priorityClassName. It changes exactly when some
 // clique's pod-template hash changes.
 func GenerationHash(pcs *grovecorev1alpha1.PodCliqueSet) (string, error) {
+	cliques, err := CliqueHashes(pcs)
+	if err != nil {
+		return "", err
+	}
+	return generationHash(pcs, cliques)
+}
+
+// generationHash is GenerationHash from the cliques' hashes.
+func generationHash(pcs *grovecorev1alpha1.PodCliqueSet, cliques map[string]string) (string, error) {
 	hashes := make([]string, 0, len(pcs.Spec.Template.Cliques))
 	for i := range pcs.Spec.Template.Cliques {
-		h, err := PodTemplateHash(&pcs.Spec.Template.Cliques[i], pcs.Spec.Template.PriorityClassName)
-		if err != nil {
-			return "", err
-		}
-		hashes = append(hashes, pcs.Spec.Template.Cliques[i].Name+"="+h)
+		name := pcs.Spec.Template.Cliques[i].Name
+		hashes = append(hashes, name+"="+cliques[name])
 	}
 	return sum(hashes)
 }

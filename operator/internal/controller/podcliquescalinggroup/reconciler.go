@@ -180,7 +180,7 @@ func (r *Reconciler) syncPodCliques(ctx context.Context, pcs *grovecorev1alpha1.
 		return err
 	}
 	minAvailable := desired.PCSGMinAvailable(pcsg)
-	hashes, err := hash.CliqueHashes(pcs)
+	hashes, err := hash.Of(pcs)
 	if err != nil {
 		return groveerr.Wrap(err, "ERR_BUILD_PODCLIQUE", groveerr.OperationSync, "hashing the clique templates")
 	}
@@ -193,7 +193,7 @@ func (r *Reconciler) syncPodCliques(ctx context.Context, pcs *grovecorev1alpha1.
 				return groveerr.New("ERR_MISSING_PODCLIQUE_TEMPLATE", groveerr.OperationSync, "clique "+cn+" is not in PodCliqueSet "+pcs.Name)
 			}
 			member := &desired.Member{PCSGName: pcsg.Name, ReplicaIndex: j, MinAvailable: minAvailable}
-			want, err := desired.PodClique(r.d.Scheme, pcs, pcsReplica, tmpl, hashes[cn], member, pcsg)
+			want, err := desired.PodClique(r.d.Scheme, pcs, pcsReplica, tmpl, hashes.Cliques[cn], member, pcsg)
 			if err != nil {
 				return groveerr.Wrapf(err, "ERR_BUILD_PODCLIQUE", groveerr.OperationSync, "building PodClique for clique %s replica %d", cn, j)
 			}

@@ -58,17 +58,14 @@ func (r *Reconciler) updateStateOf(pcs *grovecorev1alpha1.PodCliqueSet, pcsg *gr
 	if err != nil {
 		return nil, err
 	}
-	genHash, err := hash.GenerationHash(pcs)
+	all, err := hash.Of(pcs)
 	if err != nil {
-		return nil, groveerr.Wrap(err, "ERR_COMPUTE_HASH", groveerr.OperationSync, "computing generation hash")
+		return nil, groveerr.Wrap(err, "ERR_COMPUTE_HASH", groveerr.OperationSync, "computing the template hashes")
 	}
-	all, err := hash.CliqueHashes(pcs)
-	if err != nil {
-		return nil, groveerr.Wrap(err, "ERR_COMPUTE_HASH", groveerr.OperationSync, "computing pod-template hash")
-	}
+	genHash := all.Generation
 	hashes := map[string]string{}
 	for _, cn := range pcsg.Spec.CliqueNames {
-		hashes[cn] = all[cn]
+		hashes[cn] = all.Cliques[cn]
 	}
 	return &updateState{
 		genHash: genHash, hashes: hashes,

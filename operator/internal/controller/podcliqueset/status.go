@@ -72,13 +72,9 @@ func (r *Reconciler) computeStatus(ctx context.Context, pcs *grovecorev1alpha1.P
 	if err := r.client.List(ctx, gangs, children...); err != nil {
 		return groveerr.Wrap(err, "ERR_LIST_PODGANGS", groveerr.OperationSync, "listing PodGangs for status")
 	}
-	genHash, err := hash.GenerationHash(pcs)
+	hashes, err := hash.Of(pcs)
 	if err != nil {
-		return groveerr.Wrap(err, "ERR_COMPUTE_HASH", groveerr.OperationSync, "computing generation hash")
-	}
-	templateHashes, err := hash.CliqueHashes(pcs)
-	if err != nil {
-		return groveerr.Wrap(err, "ERR_COMPUTE_HASH", groveerr.OperationSync, "computing pod-template hash")
+		return groveerr.Wrap(err, "ERR_COMPUTE_HASH", groveerr.OperationSync, "computing the template hashes")
 	}
 
 	byName := map[string]*grovecorev1alpha1.PodClique{}
@@ -102,7 +98,7 @@ func (r *Reconciler) computeStatus(ctx context.Context, pcs *grovecorev1alpha1.P
 	st.AvailableReplicas = available
 	st.HPAPodSelector = apicommon.PodCliqueSetSelector(pcs.Name)
 	st.PodGangStatuses = podGangStatuses(gangs.Items)
-	r.trackUpdate(pcs, genHash, templateHashes, byName, pcsgByName, metav1.Now())
+	r.trackUpdate(pcs, hashes.Generation, hashes.Cliques, byName, pcsgByName, metav1.Now())
 	return r.setTopologyCondition(ctx, pcs)
 }
 

@@ -65,17 +65,14 @@ func (c *Component) rollOut(ctx context.Context, log logr.Logger, pclq *grovecor
 	id Identity, active []*corev1.Pod, pendingCreates int) ([]*corev1.Pod, Rollout, error) {
 	var ro Rollout
 	ro.OnDelete = update.Strategy(pcs) == grovecorev1alpha1.OnDeleteStrategyType
-	genHash, err := hash.GenerationHash(pcs)
+	hashes, err := hash.Of(pcs)
 	if err != nil {
-		return active, ro, groveerr.Wrap(err, ErrInvalidPodClique, groveerr.OperationSync, "computing the generation hash")
+		return active, ro, groveerr.Wrap(err, ErrInvalidPodClique, groveerr.OperationSync, "computing the template hashes")
 	}
-	ro.ReplicaUpdating = update.ReplicaUpdating(pcs, id.PCSReplicaIndex, genHash)
-	current, err := templateIsCurrent(pclq, pcs, id)
-	if err != nil {
-		return active, ro, err
-	}
+	ro.ReplicaUpdating = update.ReplicaUpdating(pcs, id.PCSReplicaIndex, hashes.Generation)
+	current := templateIsCurrent(pclq, hashes, id)
 	if current {
-		ro.GenerationHash = genHash
+		ro.GenerationHash = hashes.Generation
 	}
 	// Until the PodCliqueSet controller patched the new template into this
 	// PodClique, replacements would be built from the old one; the label
@@ -132,17 +129,7 @@ func (c *Component) rollOut(ctx context.Context, log logr.Logger, pclq *grovecor
 
 // templateIsCurrent reports whether the PodClique's spec carries the current
 // template of its clique in the PodCliqueSet.
-func templateIsCurrent(pclq *grovecorev1alpha1.PodClique, pcs *grovecorev1alpha1.PodCliqueSet, id Identity) (bool, error) {
-	for i := range pcs.Spec.Template.Cliques {
-		tmpl := &pcs.Spec.Template.Cliques[i]
-		if tmpl.Name != id.TemplateName {
-			continue
-		}
-		h, err := hash.PodTemplateHash(tmpl, pcs.Spec.Template.PriorityClassName)
-		if err != nil {
-			return false, groveerr.Wrap(err, ErrInvalidPodClique, groveerr.OperationSync, "computing the pod-template hash")
-		}
-		return h == pclq.Labels[apicommon.LabelPodTemplateHash], nil
-	}
-	return false, nil
+func templateIsCurrent(pclq *grovecorev1alpha1.PodClique, hashes hash.Hashes, id Identity) bool {
+	h, ok := hashes.Cliques[id.TemplateName]
+	return ok && h == pclq.Labels[apicommon.LabelPodTemplateHash]
 }

@@ -66,7 +66,7 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 	if err := o.deleteExcept(ctx, pcs, keep); err != nil {
 		return err
 	}
-	hashes, err := hash.CliqueHashes(pcs)
+	hashes, err := hash.Of(pcs)
 	if err != nil {
 		return groveerr.Wrap(err, "ERR_BUILD_PODCLIQUE", groveerr.OperationSync, "hashing the clique templates")
 	}
@@ -74,7 +74,7 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 	defer report.Emit()
 	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
 		w := todo[i]
-		want, err := desired.PodClique(o.d.Scheme, pcs, w.replica, w.tmpl, hashes[w.tmpl.Name], nil, pcs)
+		want, err := desired.PodClique(o.d.Scheme, pcs, w.replica, w.tmpl, hashes.Cliques[w.tmpl.Name], nil, pcs)
 		if err != nil {
 			return groveerr.Wrapf(err, "ERR_BUILD_PODCLIQUE", groveerr.OperationSync, "building PodClique for clique %s replica %d", w.tmpl.Name, w.replica)
 		}
