@@ -41,19 +41,23 @@ import (
 // managed fields of subresources are never compared), so a child whose wanted
 // configuration and content are the ones remembered is converged without
 // that work: at the same resourceVersion at once, at a newer one (a status
-// write) after a digest of its content. Entries end when the informer reports
+// write) after a digest of its content. A caller that can name the inputs of
+// the wanted configuration (see Shared.Inputs) is spared building it: the
+// entry remembers those inputs too. Entries end when the informer reports
 // the child deleted. A nil *ConvergedChildren remembers nothing.
 type ConvergedChildren struct {
 	mu      sync.Mutex
 	entries map[types.UID]convergedAt
 }
 
-// convergedAt is a child's version, the digest of its content and the digest
-// of the apply configuration it matched.
+// convergedAt is a child's version, the digest of its content, the digest
+// of the apply configuration it matched and the inputs that configuration
+// was built from ("" when unknown).
 type convergedAt struct {
 	resourceVersion string
 	content         [sha256.Size]byte
 	want            [sha256.Size]byte
+	inputs          string
 }
 
 // NewConvergedChildren returns an empty memory.
@@ -85,36 +89,60 @@ func (c *ConvergedChildren) Track(ctx context.Context, informers cache.Informers
 
 // holds reports whether live was found to match the apply configuration
 // encoded as want, at its current resourceVersion or with the same content.
-func (c *ConvergedChildren) holds(live client.Object, want []byte) bool {
+// inputs, when not empty, are what want was built from: remembered, they let
+// the next sync with the same inputs skip building want (holdsInputs).
+func (c *ConvergedChildren) holds(live client.Object, want []byte, inputs string) bool {
 	if c == nil {
 		return false
 	}
 	digest := sha256.Sum256(want)
+	return c.holdsIf(live, func(e convergedAt) bool { return e.want == digest }, inputs)
+}
+
+// holdsInputs reports whether live was found to match the apply
+// configuration built from inputs, at its current resourceVersion or with
+// the same content. Empty inputs are unknown and never match.
+func (c *ConvergedChildren) holdsInputs(live client.Object, inputs string) bool {
+	if c == nil || inputs == "" {
+		return false
+	}
+	return c.holdsIf(live, func(e convergedAt) bool { return e.inputs == inputs }, inputs)
+}
+
+// holdsIf reports whether live's entry satisfies match at live's
+// resourceVersion or content; a match brings the entry to that version and,
+// when not empty, those inputs.
+func (c *ConvergedChildren) holdsIf(live client.Object, match func(convergedAt) bool, inputs string) bool {
 	c.mu.Lock()
 	e, ok := c.entries[live.GetUID()]
 	c.mu.Unlock()
-	if !ok || e.want != digest {
+	if !ok || !match(e) {
 		return false
 	}
-	if e.resourceVersion == live.GetResourceVersion() {
+	if e.resourceVersion != live.GetResourceVersion() {
+		content, err := contentDigest(live)
+		if err != nil || content != e.content {
+			return false
+		}
+	}
+	if e.resourceVersion == live.GetResourceVersion() && (inputs == "" || e.inputs == inputs) {
 		return true
-	}
-	content, err := contentDigest(live)
-	if err != nil || content != e.content {
-		return false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if cur, ok := c.entries[live.GetUID()]; ok && cur == e {
 		e.resourceVersion = live.GetResourceVersion()
+		if inputs != "" {
+			e.inputs = inputs
+		}
 		c.entries[live.GetUID()] = e
 	}
 	return true
 }
 
 // record remembers that live, at its current resourceVersion, matches the
-// apply configuration encoded as want.
-func (c *ConvergedChildren) record(live client.Object, want []byte) {
+// apply configuration encoded as want, built from inputs ("" when unknown).
+func (c *ConvergedChildren) record(live client.Object, want []byte, inputs string) {
 	if c == nil || live.GetUID() == "" {
 		return
 	}
@@ -125,7 +153,7 @@ func (c *ConvergedChildren) record(live client.Object, want []byte) {
 	digest := sha256.Sum256(want)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.entries[live.GetUID()] = convergedAt{resourceVersion: live.GetResourceVersion(), content: content, want: digest}
+	c.entries[live.GetUID()] = convergedAt{resourceVersion: live.GetResourceVersion(), content: content, want: digest, inputs: inputs}
 }
 
 // contentDigest digests what deciding convergence reads of obj: the object

@@ -77,13 +77,13 @@ func TestConvergedChildrenHoldOnlyForTheSameContentAndWant(t *testing.T) {
 			c := NewConvergedChildren()
 			recorded := child("u1", "10", nil)
 			if tt.record {
-				c.record(recorded, want)
+				c.record(recorded, want, "")
 			}
 			if tt.forget {
 				c.forget("u1")
 			}
 			live := tt.live.DeepCopy()
-			if got := c.holds(live, tt.want); got != tt.holds {
+			if got := c.holds(live, tt.want, ""); got != tt.holds {
 				t.Errorf("holds() = %v, want %v", got, tt.holds)
 			}
 			if !equality.Semantic.DeepEqual(live, tt.live) {
@@ -99,17 +99,66 @@ func TestConvergedChildrenHoldOnlyForTheSameContentAndWant(t *testing.T) {
 func TestNilConvergedChildrenRemembersNothing(t *testing.T) {
 	var c *ConvergedChildren
 	live := &corev1.Service{ObjectMeta: metav1.ObjectMeta{UID: "u1", ResourceVersion: "1"}}
-	c.record(live, []byte("{}"))
+	c.record(live, []byte("{}"), "u/1")
 	c.forget("u1")
-	if c.holds(live, []byte("{}")) {
+	if c.holds(live, []byte("{}"), "u/1") || c.holdsInputs(live, "u/1") {
 		t.Error("a nil memory holds a child")
 	}
 }
 
 func TestConvergedChildrenIgnoreObjectsWithoutUID(t *testing.T) {
 	c := NewConvergedChildren()
-	c.record(&corev1.Service{}, []byte("{}"))
+	c.record(&corev1.Service{}, []byte("{}"), "")
 	if n := c.len(); n != 0 {
 		t.Errorf("remembered %d children without a UID", n)
+	}
+}
+
+// A child recorded with the inputs of its wanted configuration holds for the
+// same inputs without the configuration; a child that matched a
+// configuration built from other inputs takes those inputs on.
+func TestConvergedChildrenHoldByInputs(t *testing.T) {
+	child := func(rv string, change func(*grovecorev1alpha1.PodClique)) *grovecorev1alpha1.PodClique {
+		p := &grovecorev1alpha1.PodClique{ObjectMeta: metav1.ObjectMeta{UID: "u1", ResourceVersion: rv, Labels: map[string]string{"a": "1"}}}
+		if change != nil {
+			change(p)
+		}
+		return p
+	}
+	want := []byte(`{"metadata":{"labels":{"a":"1"}}}`)
+	tests := []struct {
+		name     string
+		recorded string
+		// matched, when set, are inputs under which holds found want again
+		// before holdsInputs is asked.
+		matched string
+		live    *grovecorev1alpha1.PodClique
+		ask     string
+		holds   bool
+	}{
+		{name: "same inputs, same version", recorded: "pcs/1", live: child("10", nil), ask: "pcs/1", holds: true},
+		{name: "same inputs, only the status written since", recorded: "pcs/1", ask: "pcs/1", holds: true,
+			live: child("11", func(p *grovecorev1alpha1.PodClique) { p.Status.ReadyReplicas = 2 })},
+		{name: "same inputs, a label changed since", recorded: "pcs/1", ask: "pcs/1",
+			live: child("11", func(p *grovecorev1alpha1.PodClique) { p.Labels["a"] = "2" })},
+		{name: "a new generation", recorded: "pcs/1", live: child("10", nil), ask: "pcs/2"},
+		{name: "a new generation that wants the same", recorded: "pcs/1", matched: "pcs/2", live: child("10", nil), ask: "pcs/2", holds: true},
+		{name: "recorded without inputs", recorded: "", live: child("10", nil), ask: "pcs/1"},
+		{name: "unknown inputs never hold", recorded: "", live: child("10", nil), ask: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := NewConvergedChildren()
+			c.record(child("10", nil), want, tt.recorded)
+			if tt.matched != "" && !c.holds(tt.live, want, tt.matched) {
+				t.Fatalf("holds(want, %q) = false", tt.matched)
+			}
+			if got := c.holdsInputs(tt.live, tt.ask); got != tt.holds {
+				t.Errorf("holdsInputs(%q) = %v, want %v", tt.ask, got, tt.holds)
+			}
+			if tt.holds && c.entries["u1"].resourceVersion != tt.live.ResourceVersion {
+				t.Errorf("remembered version %q, want %q", c.entries["u1"].resourceVersion, tt.live.ResourceVersion)
+			}
+		})
 	}
 }

@@ -88,10 +88,15 @@ func (e ErrControlledByOther) Error() string {
 // apply that the cache has not shown yet is not applied again (see Creates).
 func ServerSideApply(ctx context.Context, d Deps, owner metav1.Object, desired ApplyConfiguration, live client.Object) (Result, error) {
 	key := client.ObjectKey{Namespace: ptr.Deref(desired.GetNamespace(), ""), Name: ptr.Deref(desired.GetName(), "")}
-	raw, err := json.Marshal(desired)
-	if err != nil {
-		return Unchanged, fmt.Errorf("encoding the apply configuration of %s: %w", key.Name, err)
-	}
+	return ServerSideApplyBuilt(ctx, d, owner, key, "", func() (ApplyConfiguration, error) { return desired, nil }, live)
+}
+
+// ServerSideApplyBuilt is ServerSideApply of the child named key, whose apply
+// configuration build returns, built only when needed: inputs, when not
+// empty, identify everything build depends on (see Shared.Inputs), and a
+// child found converged under the same inputs is left alone unbuilt.
+func ServerSideApplyBuilt(ctx context.Context, d Deps, owner metav1.Object, key client.ObjectKey, inputs string,
+	build func() (ApplyConfiguration, error), live client.Object) (Result, error) {
 	if err := readLive(ctx, d, key, live); err != nil {
 		if !apierrors.IsNotFound(err) {
 			return Unchanged, err
@@ -100,6 +105,10 @@ func ServerSideApply(ctx context.Context, d Deps, owner metav1.Object, desired A
 		live.SetName(key.Name)
 		if d.Creates.awaiting(live) {
 			return Unchanged, nil
+		}
+		desired, err := build()
+		if err != nil {
+			return Unchanged, err
 		}
 		if err := apply(ctx, d, desired); err != nil {
 			return Unchanged, err
@@ -110,7 +119,18 @@ func ServerSideApply(ctx context.Context, d Deps, owner metav1.Object, desired A
 	if err := controlledBy(live, owner); err != nil {
 		return Unchanged, err
 	}
-	if d.Converged.holds(live, raw) {
+	if d.Converged.holdsInputs(live, inputs) {
+		return Unchanged, nil
+	}
+	desired, err := build()
+	if err != nil {
+		return Unchanged, err
+	}
+	raw, err := json.Marshal(desired)
+	if err != nil {
+		return Unchanged, fmt.Errorf("encoding the apply configuration of %s: %w", key.Name, err)
+	}
+	if d.Converged.holds(live, raw, inputs) {
 		return Unchanged, nil
 	}
 	upgraded, err := upgradeLegacyFields(ctx, d, live)
@@ -127,7 +147,7 @@ func ServerSideApply(ctx context.Context, d Deps, owner metav1.Object, desired A
 			return Unchanged, err
 		}
 		if converged {
-			d.Converged.record(live, raw)
+			d.Converged.record(live, raw, inputs)
 			return Unchanged, nil
 		}
 	}

@@ -165,18 +165,29 @@ func convert(typed, ac any) error {
 	return json.Unmarshal(raw, ac)
 }
 
-// PodCliqueChild describes a PodClique for childsync.ApplyShared: want is
-// created as it is; an existing PodClique is applied from template(live)
+// PodCliqueChild describes the PodClique called name for
+// childsync.ApplyShared. build returns the wanted PodClique, created as it is
+// when none exists; an existing one is applied from template(live, want)
 // (want itself, or want pinned to the live template while a rolling update
-// has not reached it yet), and its spec.replicas follows Replicas.
-func PodCliqueChild(want *grovecorev1alpha1.PodClique, templateReplicas int32, template func(live *grovecorev1alpha1.PodClique) *grovecorev1alpha1.PodClique) childsync.Shared[*grovecorev1alpha1.PodClique] {
+// has not reached it yet), and its spec.replicas follows Replicas with the
+// clique template spec's replicas and autoscaling. inputs are
+// childsync.Shared.Inputs: what build and template depend on, or "".
+func PodCliqueChild(name client.ObjectKey, spec *grovecorev1alpha1.PodCliqueSpec, inputs string, build func() (*grovecorev1alpha1.PodClique, error),
+	template func(live, want *grovecorev1alpha1.PodClique) *grovecorev1alpha1.PodClique) childsync.Shared[*grovecorev1alpha1.PodClique] {
+	templateReplicas, autoscaled := spec.Replicas, spec.AutoScalingConfig != nil
 	return childsync.Shared[*grovecorev1alpha1.PodClique]{
-		Create: want,
+		Name:   name,
+		Create: build,
+		Inputs: inputs,
 		Want: func(live *grovecorev1alpha1.PodClique) (childsync.ApplyConfiguration, error) {
-			return PodCliqueApply(template(live))
+			want, err := build()
+			if err != nil {
+				return nil, err
+			}
+			return PodCliqueApply(template(live, want))
 		},
 		Replicas: func(live *grovecorev1alpha1.PodClique) (int32, bool) {
-			r := Replicas(live.Spec.Replicas, live.Annotations, templateReplicas, want.Spec.AutoScalingConfig != nil)
+			r := Replicas(live.Spec.Replicas, live.Annotations, templateReplicas, autoscaled)
 			return r, r != live.Spec.Replicas
 		},
 		SetReplicas: func(p *grovecorev1alpha1.PodClique, r int32) { p.Spec.Replicas = r },

@@ -168,8 +168,8 @@ func pcsReplicaIndex(pcsg *grovecorev1alpha1.PodCliqueScalingGroup) (int32, erro
 }
 
 type work struct {
-	want             *grovecorev1alpha1.PodClique
-	templateReplicas int32
+	want *grovecorev1alpha1.PodClique
+	tmpl *grovecorev1alpha1.PodCliqueTemplateSpec
 }
 
 // syncPodCliques deletes the member PodCliques of removed replicas (or of
@@ -198,7 +198,7 @@ func (r *Reconciler) syncPodCliques(ctx context.Context, pcs *grovecorev1alpha1.
 				return groveerr.Wrapf(err, "ERR_BUILD_PODCLIQUE", groveerr.OperationSync, "building PodClique for clique %s replica %d", cn, j)
 			}
 			keep[want.Name] = true
-			todo = append(todo, work{want: want, templateReplicas: tmpl.Spec.Replicas})
+			todo = append(todo, work{want: want, tmpl: tmpl})
 		}
 	}
 	if err := r.deleteExcept(ctx, pcsg, keep); err != nil {
@@ -208,9 +208,9 @@ func (r *Reconciler) syncPodCliques(ctx context.Context, pcs *grovecorev1alpha1.
 	defer report.Emit()
 	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
 		w := todo[i]
-		res, err := childsync.ApplyShared(ctx, r.d, pcsg, desired.PodCliqueChild(w.want, w.templateReplicas, func(live *grovecorev1alpha1.PodClique) *grovecorev1alpha1.PodClique {
-			return memberTemplate(upd, live, w.want)
-		}), &grovecorev1alpha1.PodClique{})
+		res, err := childsync.ApplyShared(ctx, r.d, pcsg, desired.PodCliqueChild(client.ObjectKeyFromObject(w.want), &w.tmpl.Spec, "",
+			func() (*grovecorev1alpha1.PodClique, error) { return w.want, nil },
+			func(live, want *grovecorev1alpha1.PodClique) *grovecorev1alpha1.PodClique { return memberTemplate(upd, live, want) }), &grovecorev1alpha1.PodClique{})
 		report.Applied(w.want, res, err)
 		return groveerr.Wrapf(err, "ERR_CREATE_OR_UPDATE_PODCLIQUE", groveerr.OperationSync, "applying PodClique %s", w.want.Name)
 	})

@@ -23,8 +23,10 @@ package podclique
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/go-logr/logr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
@@ -72,15 +74,28 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 	}
 	report := o.d.NewReport(pcs, kind)
 	defer report.Emit()
+	// A standalone PodClique is a function of the set's spec, name and UID
+	// (its owner), so the set's UID and generation are its inputs.
+	inputs := fmt.Sprintf("%s/%d", pcs.UID, pcs.Generation)
 	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
 		w := todo[i]
-		want, err := desired.PodClique(o.d.Scheme, pcs, w.replica, w.tmpl, hashes.Cliques[w.tmpl.Name], nil, pcs)
-		if err != nil {
-			return groveerr.Wrapf(err, "ERR_BUILD_PODCLIQUE", groveerr.OperationSync, "building PodClique for clique %s replica %d", w.tmpl.Name, w.replica)
+		name := client.ObjectKey{Namespace: pcs.Namespace, Name: apicommon.PodCliqueName(pcs.Name, w.replica, w.tmpl.Name)}
+		var want *grovecorev1alpha1.PodClique
+		build := func() (*grovecorev1alpha1.PodClique, error) {
+			if want != nil {
+				return want, nil
+			}
+			var err error
+			if want, err = desired.PodClique(o.d.Scheme, pcs, w.replica, w.tmpl, hashes.Cliques[w.tmpl.Name], nil, pcs); err != nil {
+				return nil, groveerr.Wrapf(err, "ERR_BUILD_PODCLIQUE", groveerr.OperationSync, "building PodClique for clique %s replica %d", w.tmpl.Name, w.replica)
+			}
+			return want, nil
 		}
-		res, err := childsync.ApplyShared(ctx, o.d, pcs, desired.PodCliqueChild(want, w.tmpl.Spec.Replicas, func(*grovecorev1alpha1.PodClique) *grovecorev1alpha1.PodClique { return want }), &grovecorev1alpha1.PodClique{})
-		report.Applied(want, res, err)
-		return groveerr.Wrapf(err, "ERR_CREATE_OR_UPDATE_PODCLIQUE", groveerr.OperationSync, "applying PodClique %s", want.Name)
+		live := &grovecorev1alpha1.PodClique{}
+		res, err := childsync.ApplyShared(ctx, o.d, pcs, desired.PodCliqueChild(name, &w.tmpl.Spec, inputs, build,
+			func(_, want *grovecorev1alpha1.PodClique) *grovecorev1alpha1.PodClique { return want }), live)
+		report.Applied(live, res, err)
+		return groveerr.Wrapf(err, "ERR_CREATE_OR_UPDATE_PODCLIQUE", groveerr.OperationSync, "applying PodClique %s", name.Name)
 	})
 }
 

@@ -26,6 +26,7 @@ import (
 
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	apicommon "github.com/grove-project/grove/api/common"
@@ -77,7 +78,8 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 		w := todo[i]
 		templateReplicas, autoscaled := desired.ScalingGroupReplicas(w.cfg), w.cfg.ScaleConfig != nil
 		res, err := childsync.ApplyShared(ctx, o.d, pcs, childsync.Shared[*grovecorev1alpha1.PodCliqueScalingGroup]{
-			Create: w.want,
+			Name:   client.ObjectKeyFromObject(w.want),
+			Create: func() (*grovecorev1alpha1.PodCliqueScalingGroup, error) { return w.want, nil },
 			Want: func(*grovecorev1alpha1.PodCliqueScalingGroup) (childsync.ApplyConfiguration, error) {
 				return desired.PodCliqueScalingGroupApply(w.want)
 			},

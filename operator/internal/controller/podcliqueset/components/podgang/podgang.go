@@ -253,7 +253,8 @@ func (o operator) syncGang(ctx context.Context, pcs *grovecorev1alpha1.PodClique
 	}
 	live := &groveschedulerv1alpha1.PodGang{}
 	res, err := childsync.ApplyShared(ctx, o.d, pcs, childsync.Shared[*groveschedulerv1alpha1.PodGang]{
-		Create: want,
+		Name:   client.ObjectKeyFromObject(want),
+		Create: func() (*groveschedulerv1alpha1.PodGang, error) { return want, nil },
 		Want: func(*groveschedulerv1alpha1.PodGang) (childsync.ApplyConfiguration, error) {
 			return applyConfiguration(want)
 		},
@@ -262,9 +263,6 @@ func (o operator) syncGang(ctx context.Context, pcs *grovecorev1alpha1.PodClique
 	report.Applied(want, res, err)
 	if err != nil {
 		return false, groveerr.Wrapf(err, "ERR_CREATE_OR_PATCH_PODGANG", groveerr.OperationSync, "creating or applying PodGang %s", want.Name)
-	}
-	if res == childsync.Created {
-		live = want
 	}
 	if live.UID == "" {
 		// Created concurrently and not in the cache yet; its watch event brings the next sync.

@@ -23,11 +23,13 @@ package service
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
@@ -56,15 +58,14 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 	}
 	report := o.d.NewReport(pcs, kind)
 	defer report.Emit()
+	// A Service is a function of the set's spec, name and UID (its owner).
+	inputs := fmt.Sprintf("%s/%d", pcs.UID, pcs.Generation)
 	return childsync.Parallel(int(pcs.Spec.Replicas), childsync.DefaultParallelism, func(i int) error {
-		want, err := o.build(pcs, int32(i))
-		if err != nil {
-			return err
-		}
+		key := client.ObjectKey{Namespace: pcs.Namespace, Name: apicommon.HeadlessServiceName(pcs.Name, int32(i))}
 		live := &corev1.Service{}
-		res, err := childsync.ServerSideApply(ctx, o.d, pcs, want, live)
+		res, err := childsync.ServerSideApplyBuilt(ctx, o.d, pcs, key, inputs, func() (childsync.ApplyConfiguration, error) { return o.build(pcs, int32(i)) }, live)
 		report.Applied(live, res, err)
-		return groveerr.Wrapf(err, "ERR_SYNC_PODCLIQUESET_SERVICE", groveerr.OperationSync, "applying Service %s", live.Name)
+		return groveerr.Wrapf(err, "ERR_SYNC_PODCLIQUESET_SERVICE", groveerr.OperationSync, "applying Service %s", key.Name)
 	})
 }
 

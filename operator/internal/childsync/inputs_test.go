@@ -1,0 +1,106 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package childsync
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+)
+
+// errBuilt stands for a build: the tests below fail the build on purpose to
+// see whether the sync asked for one.
+var errBuilt = errors.New("built")
+
+// A child found converged under some inputs is not built again while the
+// inputs stay; other inputs build it (and a child that does not exist yet is
+// built to be created).
+func TestApplySkipsBuildingUnderRememberedInputs(t *testing.T) {
+	owner := &grovecorev1alpha1.PodCliqueSet{ObjectMeta: metav1.ObjectMeta{Name: "pcs", Namespace: "ns", UID: "pcs-uid"}}
+	ref := metav1.OwnerReference{APIVersion: "grove.io/v1alpha1", Kind: "PodCliqueSet", Name: "pcs", UID: "pcs-uid", Controller: ptr.To(true)}
+	meta := func(name string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID("uid-" + name), OwnerReferences: []metav1.OwnerReference{ref}}
+	}
+	scheme := runtime.NewScheme()
+	if err := grovecorev1alpha1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	if err := corev1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(
+		&grovecorev1alpha1.PodClique{ObjectMeta: meta("pcs-0-a")}, &corev1.Service{ObjectMeta: meta("pcs-0")}).Build()
+	ctx := context.Background()
+	d := Deps{Client: c, Converged: NewConvergedChildren(), FieldManager: PodCliqueSetFieldManager}
+	for _, obj := range []client.Object{&grovecorev1alpha1.PodClique{}, &corev1.Service{}} {
+		name := "pcs-0-a"
+		if _, ok := obj.(*corev1.Service); ok {
+			name = "pcs-0"
+		}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: name}, obj); err != nil {
+			t.Fatal(err)
+		}
+		d.Converged.record(obj, []byte(`{"converged":true}`), "pcs-uid/1")
+	}
+
+	tests := []struct {
+		name   string
+		child  string
+		inputs string
+		built  bool
+	}{
+		{name: "same inputs", child: "pcs-0-a", inputs: "pcs-uid/1"},
+		{name: "a new generation", child: "pcs-0-a", inputs: "pcs-uid/2", built: true},
+		{name: "inputs unknown", child: "pcs-0-a", inputs: "", built: true},
+		{name: "a child not created yet", child: "pcs-1-a", inputs: "pcs-uid/1", built: true},
+	}
+	for _, tt := range tests {
+		t.Run("PodClique: "+tt.name, func(t *testing.T) {
+			fail := func() (*grovecorev1alpha1.PodClique, error) { return nil, errBuilt }
+			live := &grovecorev1alpha1.PodClique{}
+			res, err := ApplyShared(ctx, d, owner, Shared[*grovecorev1alpha1.PodClique]{
+				Name: client.ObjectKey{Namespace: "ns", Name: tt.child}, Inputs: tt.inputs, Create: fail,
+				Want: func(*grovecorev1alpha1.PodClique) (ApplyConfiguration, error) { return nil, errBuilt },
+			}, live)
+			if built := errors.Is(err, errBuilt); built != tt.built {
+				t.Errorf("built = %v (result %v, error %v), want %v", built, res, err, tt.built)
+			}
+			if live.Name != tt.child {
+				t.Errorf("live carries name %q, want %q", live.Name, tt.child)
+			}
+		})
+		t.Run("Service: "+tt.name, func(t *testing.T) {
+			child := map[string]string{"pcs-0-a": "pcs-0", "pcs-1-a": "pcs-1"}[tt.child]
+			live := &corev1.Service{}
+			res, err := ServerSideApplyBuilt(ctx, d, owner, client.ObjectKey{Namespace: "ns", Name: child}, tt.inputs,
+				func() (ApplyConfiguration, error) { return nil, errBuilt }, live)
+			if built := errors.Is(err, errBuilt); built != tt.built {
+				t.Errorf("built = %v (result %v, error %v), want %v", built, res, err, tt.built)
+			}
+		})
+	}
+}
