@@ -24,6 +24,8 @@ package topology
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -144,6 +146,17 @@ func Resolve(ctx context.Context, c client.Reader, pcs *grovecorev1alpha1.PodCli
 
 // BindingName is the ClusterTopologyBinding translated constraints come from.
 func (r Resolution) BindingName() string { return r.name }
+
+// Identity changes whenever Translate or BindingName may answer otherwise:
+// it names the binding and its domains' node label keys.
+func (r Resolution) Identity() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%t:%s:%t", r.enabled, r.name, r.found)
+	for _, d := range slices.Sorted(maps.Keys(r.keys)) {
+		fmt.Fprintf(&b, ":%s=%s", d, r.keys[d])
+	}
+	return b.String()
+}
 
 // Translate returns the PodGang form of a constraint: each domain that is a
 // level of the binding becomes that level's node label key. Domains that are

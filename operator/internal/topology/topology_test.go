@@ -174,3 +174,33 @@ func TestCondition(t *testing.T) {
 		})
 	}
 }
+
+func TestIdentityNamesBindingAndKeys(t *testing.T) {
+	keys := func(kv ...string) map[grovecorev1alpha1.TopologyDomain]string {
+		m := map[grovecorev1alpha1.TopologyDomain]string{}
+		for i := 0; i < len(kv); i += 2 {
+			m[grovecorev1alpha1.TopologyDomain(kv[i])] = kv[i+1]
+		}
+		return m
+	}
+	base := Resolution{enabled: true, name: "t", found: true, keys: keys("zone", "z", "rack", "r")}
+	tests := []struct {
+		name string
+		r    Resolution
+		same bool
+	}{
+		{name: "the same binding and keys", r: Resolution{enabled: true, name: "t", found: true, keys: keys("rack", "r", "zone", "z"), levels: []string{"zone"}}, same: true},
+		{name: "another binding", r: Resolution{enabled: true, name: "u", found: true, keys: keys("zone", "z", "rack", "r")}},
+		{name: "another key", r: Resolution{enabled: true, name: "t", found: true, keys: keys("zone", "z", "rack", "r2")}},
+		{name: "one level fewer", r: Resolution{enabled: true, name: "t", found: true, keys: keys("zone", "z")}},
+		{name: "binding gone", r: Resolution{enabled: true, name: "t"}},
+		{name: "disabled", r: Resolution{name: "t", found: true, keys: keys("zone", "z", "rack", "r")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if same := tt.r.Identity() == base.Identity(); same != tt.same {
+				t.Errorf("Identity %q vs %q: same = %v, want %v", tt.r.Identity(), base.Identity(), same, tt.same)
+			}
+		})
+	}
+}

@@ -210,7 +210,9 @@ func (r *Reconciler) syncPodCliques(ctx context.Context, pcs *grovecorev1alpha1.
 		w := todo[i]
 		res, err := childsync.ApplyShared(ctx, r.d, pcsg, desired.PodCliqueChild(client.ObjectKeyFromObject(w.want), &w.tmpl.Spec, "",
 			func() (*grovecorev1alpha1.PodClique, error) { return w.want, nil },
-			func(live, want *grovecorev1alpha1.PodClique) *grovecorev1alpha1.PodClique { return memberTemplate(upd, live, want) }), &grovecorev1alpha1.PodClique{})
+			func(live, want *grovecorev1alpha1.PodClique) *grovecorev1alpha1.PodClique {
+				return memberTemplate(upd, live, want)
+			}), &grovecorev1alpha1.PodClique{})
 		report.Applied(w.want, res, err)
 		return groveerr.Wrapf(err, "ERR_CREATE_OR_UPDATE_PODCLIQUE", groveerr.OperationSync, "applying PodClique %s", w.want.Name)
 	})

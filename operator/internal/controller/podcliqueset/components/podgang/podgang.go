@@ -39,8 +39,11 @@ package podgang
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -140,8 +143,9 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 	var pending atomic.Int32
 	report := o.d.NewReport(pcs, kind)
 	defer report.Emit()
+	ofSet := setInputs(pcs, st.topology, schedulerName)
 	err = childsync.Parallel(len(gangs), childsync.DefaultParallelism, func(i int) error {
-		initialized, err := o.syncGang(ctx, pcs, st, gangs[i], schedulerName, report)
+		initialized, err := o.syncGang(ctx, pcs, st, gangs[i], schedulerName, ofSet+"/"+gangs[i].inputs(), report)
 		if !initialized {
 			pending.Add(1)
 		}
@@ -241,28 +245,70 @@ func expectedGangs(pcs *grovecorev1alpha1.PodCliqueSet, st *state) []*gang {
 	return out
 }
 
-// syncGang creates or applies one PodGang and writes its Initialized
-// condition. It reports whether the PodGang is initialized.
-func (o operator) syncGang(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, st *state, g *gang, schedulerName string, report *childsync.Report) (bool, error) {
-	want, err := o.build(pcs, st, g, schedulerName)
-	if err != nil {
-		return false, err
+// setInputs are what every PodGang of the set is built from besides its
+// gang (childsync.Shared.Inputs): the set's UID and generation (its spec and
+// owner), its labels and annotations (PodGangs carry them), the topology
+// binding's translation and the scheduler backend.
+func setInputs(pcs *grovecorev1alpha1.PodCliqueSet, topo topology.Resolution, schedulerName string) string {
+	h := sha256.New()
+	for _, m := range []map[string]string{pcs.Labels, pcs.Annotations} {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			fmt.Fprintf(h, "%q=%q;", k, m[k])
+		}
+		h.Write([]byte{'|'})
 	}
-	if err := o.dropGroups(ctx, want); err != nil {
-		return false, groveerr.Wrapf(err, "ERR_CREATE_OR_PATCH_PODGANG", groveerr.OperationSync, "removing groups from PodGang %s", want.Name)
+	return fmt.Sprintf("%s/%d/%x/%s/%s", pcs.UID, pcs.Generation, h.Sum(nil)[:16], topo.Identity(), schedulerName)
+}
+
+// inputs are what the gang's PodGang is built from besides the set: its
+// pod groups and topology group configurations, which depend on the live
+// replicas of PodCliques and scaling groups (scaled to zero, or out).
+func (g *gang) inputs() string {
+	var b strings.Builder
+	for _, m := range g.members {
+		b.WriteString(m.pclqName)
+		b.WriteByte(',')
+	}
+	for _, gc := range g.groupConfigs {
+		fmt.Fprintf(&b, "|%s:%s", gc.name, strings.Join(gc.pclqs, ","))
+	}
+	return b.String()
+}
+
+// syncGang creates or applies one PodGang and writes its Initialized
+// condition. It reports whether the PodGang is initialized. inputs are
+// childsync.Shared.Inputs: a PodGang found converged under them is not built.
+func (o operator) syncGang(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, st *state, g *gang, schedulerName, inputs string, report *childsync.Report) (bool, error) {
+	name := client.ObjectKey{Namespace: pcs.Namespace, Name: g.name}
+	if err := o.dropGroups(ctx, name, g); err != nil {
+		return false, groveerr.Wrapf(err, "ERR_CREATE_OR_PATCH_PODGANG", groveerr.OperationSync, "removing groups from PodGang %s", g.name)
+	}
+	var want *groveschedulerv1alpha1.PodGang
+	build := func() (*groveschedulerv1alpha1.PodGang, error) {
+		if want != nil {
+			return want, nil
+		}
+		var err error
+		want, err = o.build(pcs, st, g, schedulerName)
+		return want, err
 	}
 	live := &groveschedulerv1alpha1.PodGang{}
 	res, err := childsync.ApplyShared(ctx, o.d, pcs, childsync.Shared[*groveschedulerv1alpha1.PodGang]{
-		Name:   client.ObjectKeyFromObject(want),
-		Create: func() (*groveschedulerv1alpha1.PodGang, error) { return want, nil },
+		Name:   name,
+		Inputs: inputs,
+		Create: build,
 		Want: func(*groveschedulerv1alpha1.PodGang) (childsync.ApplyConfiguration, error) {
+			want, err := build()
+			if err != nil {
+				return nil, err
+			}
 			return applyConfiguration(want)
 		},
 		Shared: isPodReferences,
 	}, live)
-	report.Applied(want, res, err)
+	report.Applied(live, res, err)
 	if err != nil {
-		return false, groveerr.Wrapf(err, "ERR_CREATE_OR_PATCH_PODGANG", groveerr.OperationSync, "creating or applying PodGang %s", want.Name)
+		return false, groveerr.Wrapf(err, "ERR_CREATE_OR_PATCH_PODGANG", groveerr.OperationSync, "creating or applying PodGang %s", g.name)
 	}
 	if live.UID == "" {
 		// Created concurrently and not in the cache yet; its watch event brings the next sync.
@@ -301,23 +347,23 @@ func applyConfiguration(want *groveschedulerv1alpha1.PodGang) (*groveschedulerac
 	return ac, nil
 }
 
-// dropGroups removes from the live PodGang the groups want no longer has (a
-// PodClique or scaling group scaled to zero). An apply cannot: the pod
-// references another writer owns would keep a group, without the
-// minReplicas the schema requires. Each removal is pinned to the group's
-// name, so a list that changed meanwhile fails the patch and the sync retries.
-func (o operator) dropGroups(ctx context.Context, want *groveschedulerv1alpha1.PodGang) error {
+// dropGroups removes from the live PodGang the groups the gang no longer has
+// (a PodClique or scaling group scaled to zero): each group is one member
+// PodClique. An apply cannot: the pod references another writer owns would
+// keep a group, without the minReplicas the schema requires. Each removal is
+// pinned to the group's name, so a list that changed meanwhile fails the
+// patch and the sync retries.
+func (o operator) dropGroups(ctx context.Context, key client.ObjectKey, g *gang) error {
 	live := &groveschedulerv1alpha1.PodGang{}
-	if err := o.d.Client.Get(ctx, client.ObjectKeyFromObject(want), live, client.UnsafeDisableDeepCopy); err != nil { // read only
+	if err := o.d.Client.Get(ctx, key, live, client.UnsafeDisableDeepCopy); err != nil { // read only
 		return client.IgnoreNotFound(err)
 	}
-	keep := make(map[string]bool, len(want.Spec.PodGroups))
-	for _, g := range want.Spec.PodGroups {
-		keep[g.Name] = true
+	member := func(name string) bool {
+		return slices.ContainsFunc(g.members, func(m member) bool { return m.pclqName == name })
 	}
 	var ops []map[string]any
 	for i := len(live.Spec.PodGroups) - 1; i >= 0; i-- {
-		if name := live.Spec.PodGroups[i].Name; !keep[name] {
+		if name := live.Spec.PodGroups[i].Name; !member(name) {
 			path := fmt.Sprintf("/spec/podgroups/%d", i)
 			ops = append(ops, map[string]any{"op": "test", "path": path + "/name", "value": name}, map[string]any{"op": "remove", "path": path})
 		}
