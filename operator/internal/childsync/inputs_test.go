@@ -25,9 +25,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 )
@@ -102,5 +106,92 @@ func TestApplySkipsBuildingUnderRememberedInputs(t *testing.T) {
 				t.Errorf("built = %v (result %v, error %v), want %v", built, res, err, tt.built)
 			}
 		})
+	}
+}
+
+// A child the sync created is remembered under the inputs it was built from:
+// the next sync with those inputs does not build it again.
+func TestApplyRemembersWhatItCreated(t *testing.T) {
+	owner := &grovecorev1alpha1.PodCliqueSet{ObjectMeta: metav1.ObjectMeta{Name: "pcs", Namespace: "ns", UID: "pcs-uid"}}
+	scheme := runtime.NewScheme()
+	if err := grovecorev1alpha1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	d := Deps{Client: fake.NewClientBuilder().WithScheme(scheme).Build(), Converged: NewConvergedChildren(), FieldManager: PodCliqueSetFieldManager}
+	key := client.ObjectKey{Namespace: "ns", Name: "pcs-0-a"}
+	builds := 0
+	child := Shared[*grovecorev1alpha1.PodClique]{Name: key, Inputs: "pcs-uid/1",
+		Create: func() (*grovecorev1alpha1.PodClique, error) {
+			builds++
+			// The fake client keeps the UID given; the API server would set one.
+			p := &grovecorev1alpha1.PodClique{ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace, UID: "created-uid"}}
+			return p, controllerutil.SetControllerReference(owner, p, scheme)
+		},
+		Want: func(*grovecorev1alpha1.PodClique) (ApplyConfiguration, error) { builds++; return nil, errBuilt },
+	}
+	live := &grovecorev1alpha1.PodClique{}
+	if res, err := ApplyShared(ctx, d, owner, child, live); err != nil || res != Created {
+		t.Fatalf("first sync: %v, %v; want Created", res, err)
+	}
+	if live.UID == "" || live.ResourceVersion == "" {
+		t.Errorf("live is not the created child: %+v", live.ObjectMeta)
+	}
+	if res, err := ApplyShared(ctx, d, owner, child, &grovecorev1alpha1.PodClique{}); err != nil || res != Unchanged {
+		t.Fatalf("second sync: %v, %v; want Unchanged", res, err)
+	}
+	if builds != 1 {
+		t.Errorf("built %d times, want once (for the create)", builds)
+	}
+	child.Inputs = "pcs-uid/2"
+	if _, err := ApplyShared(ctx, d, owner, child, &grovecorev1alpha1.PodClique{}); !errors.Is(err, errBuilt) {
+		t.Errorf("a sync with new inputs did not build the child: %v", err)
+	}
+}
+
+// The same holds for a child created by server-side apply.
+func TestServerSideApplyRemembersWhatItCreated(t *testing.T) {
+	owner := &grovecorev1alpha1.PodCliqueSet{ObjectMeta: metav1.ObjectMeta{Name: "pcs", Namespace: "ns", UID: "pcs-uid"}}
+	scheme := runtime.NewScheme()
+	if err := corev1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	// The fake client sets no UID; the API server does, and both the apply's
+	// answer and the cache carry it.
+	withUID := interceptor.Funcs{
+		Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+			if err := c.Apply(ctx, obj, opts...); err != nil {
+				return err
+			}
+			obj.(*corev1ac.ServiceApplyConfiguration).WithUID("svc-uid")
+			return nil
+		},
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if err := c.Get(ctx, key, obj, opts...); err != nil {
+				return err
+			}
+			obj.SetUID("svc-uid")
+			return nil
+		},
+	}
+	d := Deps{Client: fake.NewClientBuilder().WithScheme(scheme).WithInterceptorFuncs(withUID).Build(), Converged: NewConvergedChildren(), FieldManager: PodCliqueSetFieldManager}
+	key := client.ObjectKey{Namespace: "ns", Name: "pcs-0"}
+	builds := 0
+	build := func() (ApplyConfiguration, error) {
+		builds++
+		return corev1ac.Service(key.Name, key.Namespace).
+			WithOwnerReferences(metav1ac.OwnerReference().WithAPIVersion("grove.io/v1alpha1").WithKind("PodCliqueSet").
+				WithName("pcs").WithUID("pcs-uid").WithController(true)).
+			WithSpec(corev1ac.ServiceSpec().WithClusterIP("None")), nil
+	}
+	if res, err := ServerSideApplyBuilt(ctx, d, owner, key, "pcs-uid/1", build, &corev1.Service{}); err != nil || res != Created {
+		t.Fatalf("first sync: %v, %v; want Created", res, err)
+	}
+	if res, err := ServerSideApplyBuilt(ctx, d, owner, key, "pcs-uid/1", build, &corev1.Service{}); err != nil || res != Unchanged {
+		t.Fatalf("second sync: %v, %v; want Unchanged", res, err)
+	}
+	if builds != 1 {
+		t.Errorf("built %d times, want once (for the create)", builds)
 	}
 }

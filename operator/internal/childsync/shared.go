@@ -53,9 +53,9 @@ type Shared[T client.Object] struct {
 	// Inputs, when not empty, identifies everything Create and Want depend
 	// on: equal Inputs give the child the same apply configuration. A child
 	// found converged under the same Inputs, at its current version or
-	// content, is then left alone without building it (for a set of 5000
-	// replicas, building every PodClique on every sync was a sixth of the
-	// operator's allocations).
+	// content, is then left alone without building it (building every
+	// PodClique of a 1500-replica set on every sync was a tenth of the
+	// operator's allocations in a 3000-pod run).
 	Inputs string
 	// Shared reports whether the field at a path is a shared one; nil means
 	// spec.replicas.
@@ -99,6 +99,12 @@ func ApplyShared[T client.Object](ctx context.Context, d Deps, owner metav1.Obje
 			return Unchanged, err
 		}
 		reflect.ValueOf(live).Elem().Set(reflect.ValueOf(obj).Elem())
+		// The child as created is what its inputs want: remembered, the
+		// syncs after its creation leave it alone instead of checking it
+		// field by field (as long as it changes only in status).
+		if s.Inputs != "" {
+			d.Converged.record(live, nil, s.Inputs)
+		}
 		return Created, nil
 	}
 	if err := controlledBy(live, owner); err != nil {

@@ -114,6 +114,14 @@ func ServerSideApplyBuilt(ctx context.Context, d Deps, owner metav1.Object, key 
 			return Unchanged, err
 		}
 		d.Creates.created(live)
+		// As in ApplyShared, the child as created is remembered under its
+		// inputs; the apply's answer is the stored child.
+		if inputs != "" {
+			if err := fromResponse(desired, live); err != nil {
+				return Created, fmt.Errorf("reading the created %s: %w", key.Name, err)
+			}
+			d.Converged.record(live, nil, inputs)
+		}
 		return Created, nil
 	}
 	if err := controlledBy(live, owner); err != nil {
