@@ -195,3 +195,53 @@ func TestServerSideApplyRemembersWhatItCreated(t *testing.T) {
 		t.Errorf("built %d times, want once (for the create)", builds)
 	}
 }
+
+// A change of a shared field alone leaves the child converged under its
+// inputs; a change of anything else has the next sync build and check it.
+func TestApplyComparesChildrenWithoutSharedFields(t *testing.T) {
+	owner := &grovecorev1alpha1.PodCliqueSet{ObjectMeta: metav1.ObjectMeta{Name: "pcs", Namespace: "ns", UID: "pcs-uid"}}
+	scheme := runtime.NewScheme()
+	if err := grovecorev1alpha1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	c := fake.NewClientBuilder().WithScheme(scheme).Build()
+	d := Deps{Client: c, Converged: NewConvergedChildren(), FieldManager: PodCliqueSetFieldManager}
+	key := client.ObjectKey{Namespace: "ns", Name: "pcs-0-a"}
+	builds := 0
+	child := Shared[*grovecorev1alpha1.PodClique]{Name: key, Inputs: "pcs-uid/1",
+		Create: func() (*grovecorev1alpha1.PodClique, error) {
+			// The fake client keeps the UID given; the API server would set one.
+			p := &grovecorev1alpha1.PodClique{ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace, UID: "created-uid"}}
+			return p, controllerutil.SetControllerReference(owner, p, scheme)
+		},
+		Want: func(*grovecorev1alpha1.PodClique) (ApplyConfiguration, error) { builds++; return nil, errBuilt },
+		// Here spec.replicas stands for the shared fields.
+		Unshared: func(p *grovecorev1alpha1.PodClique) *grovecorev1alpha1.PodClique {
+			out := *p
+			out.Spec.Replicas = 0
+			return &out
+		},
+	}
+	if res, err := ApplyShared(ctx, d, owner, child, &grovecorev1alpha1.PodClique{}); err != nil || res != Created {
+		t.Fatalf("create: %v, %v", res, err)
+	}
+	change := func(f func(*grovecorev1alpha1.PodClique)) {
+		p := &grovecorev1alpha1.PodClique{}
+		if err := c.Get(ctx, key, p); err != nil {
+			t.Fatal(err)
+		}
+		f(p)
+		if err := c.Update(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	change(func(p *grovecorev1alpha1.PodClique) { p.Spec.Replicas = 5 })
+	if _, err := ApplyShared(ctx, d, owner, child, &grovecorev1alpha1.PodClique{}); err != nil || builds != 0 {
+		t.Errorf("after a shared field changed: built %d times (%v), want none", builds, err)
+	}
+	change(func(p *grovecorev1alpha1.PodClique) { p.Labels = map[string]string{"by": "hand"} })
+	if _, err := ApplyShared(ctx, d, owner, child, &grovecorev1alpha1.PodClique{}); !errors.Is(err, errBuilt) || builds != 1 {
+		t.Errorf("after a label changed: built %d times (%v), want once", builds, err)
+	}
+}

@@ -60,6 +60,12 @@ type Shared[T client.Object] struct {
 	// Shared reports whether the field at a path is a shared one; nil means
 	// spec.replicas.
 	Shared func(fieldpath.Path) bool
+	// Unshared, when set, returns a shallow copy of live without what other
+	// writers own (the shared fields' values and those writers'
+	// managed-fields entries): what deciding convergence reads. The children
+	// remembered as converged are compared by it, so a write of a shared
+	// field alone does not make the next sync check the child field by field.
+	Unshared func(live T) T
 	// Replicas returns the spec.replicas Grove wants for the live child and
 	// whether that differs from its value; nil for a child Grove never
 	// rescales.
@@ -103,7 +109,11 @@ func ApplyShared[T client.Object](ctx context.Context, d Deps, owner metav1.Obje
 		// syncs after its creation leave it alone instead of checking it
 		// field by field (as long as it changes only in status).
 		if s.Inputs != "" {
-			d.Converged.record(live, nil, s.Inputs)
+			own := client.Object(live)
+			if s.Unshared != nil {
+				own = s.Unshared(live)
+			}
+			d.Converged.record(own, nil, s.Inputs)
 		}
 		return Created, nil
 	}
@@ -117,7 +127,11 @@ func ApplyShared[T client.Object](ctx context.Context, d Deps, owner metav1.Obje
 	if s.Replicas != nil {
 		replicas, rescale = s.Replicas(live)
 	}
-	if !rescale && d.Converged.holdsInputs(live, s.Inputs) {
+	own := client.Object(live)
+	if s.Unshared != nil {
+		own = s.Unshared(live)
+	}
+	if !rescale && d.Converged.holdsInputs(own, s.Inputs) {
 		return Unchanged, nil
 	}
 	desired, err := s.Want(live)
@@ -128,7 +142,7 @@ func ApplyShared[T client.Object](ctx context.Context, d Deps, owner metav1.Obje
 	if err != nil {
 		return Unchanged, fmt.Errorf("encoding the apply configuration of %s: %w", live.GetName(), err)
 	}
-	if !rescale && d.Converged.holds(live, raw, s.Inputs) {
+	if !rescale && d.Converged.holds(own, raw, s.Inputs) {
 		return Unchanged, nil
 	}
 	want, err := decodeMap(raw)
@@ -155,7 +169,7 @@ func ApplyShared[T client.Object](ctx context.Context, d Deps, owner metav1.Obje
 		}
 	}
 	if converged {
-		d.Converged.record(live, raw, s.Inputs)
+		d.Converged.record(own, raw, s.Inputs)
 	} else {
 		if err := apply(ctx, d, desired); err != nil {
 			return Unchanged, err

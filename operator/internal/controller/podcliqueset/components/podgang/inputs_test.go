@@ -19,7 +19,12 @@ package podgang
 import (
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/childsync"
 	"github.com/grove-project/grove/operator/internal/topology"
 )
 
@@ -78,5 +83,61 @@ func TestPodGangInputsFollowWhatTheBuildReads(t *testing.T) {
 	}
 	if want[0] == want[1] {
 		t.Errorf("two gangs of the set have the same inputs %q", want[0])
+	}
+}
+
+// What the PodCliques write into a PodGang (their groups' references, under
+// their own field manager) is left out of what convergence is decided on;
+// everything else stays in.
+func TestWithoutPodReferencesKeepsWhatConvergenceReads(t *testing.T) {
+	entry := func(manager, fields string) metav1.ManagedFieldsEntry {
+		return metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationApply, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(fields)}
+	}
+	gang := func(change func(*groveschedulerv1alpha1.PodGang)) *groveschedulerv1alpha1.PodGang {
+		pg := &groveschedulerv1alpha1.PodGang{
+			ObjectMeta: metav1.ObjectMeta{Name: "demo-0", Labels: map[string]string{"a": "1"}, ManagedFields: []metav1.ManagedFieldsEntry{
+				entry(childsync.PodCliqueSetFieldManager, `{"f:spec":{"f:podgroups":{}}}`),
+			}},
+			Spec: groveschedulerv1alpha1.PodGangSpec{PodGroups: []groveschedulerv1alpha1.PodGroup{
+				{Name: "demo-0-fe", MinReplicas: 2, PodReferences: []groveschedulerv1alpha1.NamespacedName{}},
+			}},
+		}
+		if change != nil {
+			change(pg)
+		}
+		return pg
+	}
+	referenced := func(pg *groveschedulerv1alpha1.PodGang) {
+		pg.Spec.PodGroups[0].PodReferences = []groveschedulerv1alpha1.NamespacedName{{Namespace: "ns", Name: "demo-0-fe-0"}, {Namespace: "ns", Name: "demo-0-fe-1"}}
+		pg.ManagedFields = append(pg.ManagedFields, entry(childsync.PodCliqueFieldManager, `{"f:spec":{"f:podgroups":{"k:{\"name\":\"demo-0-fe\"}":{"f:podReferences":{}}}}}`))
+	}
+	tests := []struct {
+		name   string
+		change func(*groveschedulerv1alpha1.PodGang)
+		same   bool
+	}{
+		{name: "references written by the PodClique", change: referenced, same: true},
+		{name: "a group's minReplicas", change: func(pg *groveschedulerv1alpha1.PodGang) { pg.Spec.PodGroups[0].MinReplicas = 1 }},
+		{name: "a label", change: func(pg *groveschedulerv1alpha1.PodGang) { pg.Labels["a"] = "2" }},
+		{name: "a group added", change: func(pg *groveschedulerv1alpha1.PodGang) {
+			pg.Spec.PodGroups = append(pg.Spec.PodGroups, groveschedulerv1alpha1.PodGroup{Name: "demo-0-be", MinReplicas: 1})
+		}},
+		{name: "another writer's entry", change: func(pg *groveschedulerv1alpha1.PodGang) {
+			pg.ManagedFields = append(pg.ManagedFields, entry("kubectl", `{"f:metadata":{"f:labels":{"f:a":{}}}}`))
+		}},
+	}
+	base := withoutPodReferences(gang(nil))
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			live := gang(tt.change)
+			before := live.DeepCopy()
+			got := withoutPodReferences(live)
+			if same := equality.Semantic.DeepEqual(got, base); same != tt.same {
+				t.Errorf("same as the unchanged PodGang = %v, want %v: %+v", same, tt.same, got)
+			}
+			if !equality.Semantic.DeepEqual(live, before) {
+				t.Errorf("withoutPodReferences changed the live PodGang")
+			}
+		})
 	}
 }

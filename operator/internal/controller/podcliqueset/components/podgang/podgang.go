@@ -304,7 +304,8 @@ func (o operator) syncGang(ctx context.Context, pcs *grovecorev1alpha1.PodClique
 			}
 			return applyConfiguration(want)
 		},
-		Shared: isPodReferences,
+		Shared:   isPodReferences,
+		Unshared: withoutPodReferences,
 	}, live)
 	report.Applied(live, res, err)
 	if err != nil {
@@ -324,6 +325,27 @@ func (o operator) syncGang(ctx context.Context, pcs *grovecorev1alpha1.PodClique
 func isPodReferences(p fieldpath.Path) bool {
 	field := func(i int, name string) bool { return p[i].FieldName != nil && *p[i].FieldName == name }
 	return len(p) >= 4 && field(0, "spec") && field(1, "podgroups") && p[2].Key != nil && field(3, "podReferences")
+}
+
+// withoutPodReferences returns a shallow copy of pg without its groups' pod
+// references and the managed-fields entries of the PodCliques' controller,
+// which owns nothing else: every PodClique writes its group's references
+// once its pods exist, and these writes alone leave the PodGang as converged
+// as it was.
+func withoutPodReferences(pg *groveschedulerv1alpha1.PodGang) *groveschedulerv1alpha1.PodGang {
+	out := *pg
+	out.Spec.PodGroups = make([]groveschedulerv1alpha1.PodGroup, len(pg.Spec.PodGroups))
+	for i, g := range pg.Spec.PodGroups {
+		g.PodReferences = nil
+		out.Spec.PodGroups[i] = g
+	}
+	out.ManagedFields = nil
+	for _, e := range pg.ManagedFields {
+		if e.Manager != childsync.PodCliqueFieldManager {
+			out.ManagedFields = append(out.ManagedFields, e)
+		}
+	}
+	return &out
 }
 
 // applyConfiguration is the apply configuration of want without the groups'
