@@ -40,15 +40,12 @@ import (
 // see whether the sync asked for one.
 var errBuilt = errors.New("built")
 
-// A child found converged under some inputs is not built again while the
-// inputs stay; other inputs build it (and a child that does not exist yet is
-// built to be created).
-func TestApplySkipsBuildingUnderRememberedInputs(t *testing.T) {
-	owner := &grovecorev1alpha1.PodCliqueSet{ObjectMeta: metav1.ObjectMeta{Name: "pcs", Namespace: "ns", UID: "pcs-uid"}}
-	ref := metav1.OwnerReference{APIVersion: "grove.io/v1alpha1", Kind: "PodCliqueSet", Name: "pcs", UID: "pcs-uid", Controller: ptr.To(true)}
-	meta := func(name string) metav1.ObjectMeta {
-		return metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID("uid-" + name), OwnerReferences: []metav1.OwnerReference{ref}}
-	}
+func testOwner() *grovecorev1alpha1.PodCliqueSet {
+	return &grovecorev1alpha1.PodCliqueSet{ObjectMeta: metav1.ObjectMeta{Name: "pcs", Namespace: "ns", UID: "pcs-uid"}}
+}
+
+func testScheme(t *testing.T) *runtime.Scheme {
+	t.Helper()
 	scheme := runtime.NewScheme()
 	if err := grovecorev1alpha1.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
@@ -56,6 +53,19 @@ func TestApplySkipsBuildingUnderRememberedInputs(t *testing.T) {
 	if err := corev1.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
 	}
+	return scheme
+}
+
+// A child found converged under some inputs is not built again while the
+// inputs stay; other inputs build it (and a child that does not exist yet is
+// built to be created).
+func TestApplySkipsBuildingUnderRememberedInputs(t *testing.T) {
+	owner := testOwner()
+	ref := metav1.OwnerReference{APIVersion: "grove.io/v1alpha1", Kind: "PodCliqueSet", Name: "pcs", UID: "pcs-uid", Controller: ptr.To(true)}
+	meta := func(name string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID("uid-" + name), OwnerReferences: []metav1.OwnerReference{ref}}
+	}
+	scheme := testScheme(t)
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(
 		&grovecorev1alpha1.PodClique{ObjectMeta: meta("pcs-0-a")}, &corev1.Service{ObjectMeta: meta("pcs-0")}).Build()
 	ctx := context.Background()
@@ -112,11 +122,8 @@ func TestApplySkipsBuildingUnderRememberedInputs(t *testing.T) {
 // A child the sync created is remembered under the inputs it was built from:
 // the next sync with those inputs does not build it again.
 func TestApplyRemembersWhatItCreated(t *testing.T) {
-	owner := &grovecorev1alpha1.PodCliqueSet{ObjectMeta: metav1.ObjectMeta{Name: "pcs", Namespace: "ns", UID: "pcs-uid"}}
-	scheme := runtime.NewScheme()
-	if err := grovecorev1alpha1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
+	owner := testOwner()
+	scheme := testScheme(t)
 	ctx := context.Background()
 	d := Deps{Client: fake.NewClientBuilder().WithScheme(scheme).Build(), Converged: NewConvergedChildren(), FieldManager: PodCliqueSetFieldManager}
 	key := client.ObjectKey{Namespace: "ns", Name: "pcs-0-a"}
@@ -151,11 +158,8 @@ func TestApplyRemembersWhatItCreated(t *testing.T) {
 
 // The same holds for a child created by server-side apply.
 func TestServerSideApplyRemembersWhatItCreated(t *testing.T) {
-	owner := &grovecorev1alpha1.PodCliqueSet{ObjectMeta: metav1.ObjectMeta{Name: "pcs", Namespace: "ns", UID: "pcs-uid"}}
-	scheme := runtime.NewScheme()
-	if err := corev1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
+	owner := testOwner()
+	scheme := testScheme(t)
 	ctx := context.Background()
 	// The fake client sets no UID; the API server does, and both the apply's
 	// answer and the cache carry it.
@@ -199,11 +203,8 @@ func TestServerSideApplyRemembersWhatItCreated(t *testing.T) {
 // A change of a shared field alone leaves the child converged under its
 // inputs; a change of anything else has the next sync build and check it.
 func TestApplyComparesChildrenWithoutSharedFields(t *testing.T) {
-	owner := &grovecorev1alpha1.PodCliqueSet{ObjectMeta: metav1.ObjectMeta{Name: "pcs", Namespace: "ns", UID: "pcs-uid"}}
-	scheme := runtime.NewScheme()
-	if err := grovecorev1alpha1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
+	owner := testOwner()
+	scheme := testScheme(t)
 	ctx := context.Background()
 	c := fake.NewClientBuilder().WithScheme(scheme).Build()
 	d := Deps{Client: c, Converged: NewConvergedChildren(), FieldManager: PodCliqueSetFieldManager}
