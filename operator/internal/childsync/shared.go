@@ -81,6 +81,13 @@ func (s Shared[T]) shared() func(fieldpath.Path) bool {
 	return func(p fieldpath.Path) bool { return p.Equals(replicasPath) }
 }
 
+// OwnerInputs are the Inputs of a child built from its owner's spec, name
+// and UID alone: the owner's UID and generation (the API server raises the
+// generation with every change of the spec).
+func OwnerInputs(owner metav1.Object) string {
+	return fmt.Sprintf("%s/%d", owner.GetUID(), owner.GetGeneration())
+}
+
 // ApplyShared makes the child s describes match it. live is an empty object
 // of its kind, filled from the cache without a copy (see readLive); a child
 // it creates is copied into it. live carries at least the child's name when

@@ -23,7 +23,7 @@ package podclique
 
 import (
 	"context"
-	"fmt"
+	"sync"
 
 	"github.com/go-logr/logr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -74,23 +74,18 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 	}
 	report := o.d.NewReport(pcs, kind)
 	defer report.Emit()
-	// A standalone PodClique is a function of the set's spec, name and UID
-	// (its owner), so the set's UID and generation are its inputs.
-	inputs := fmt.Sprintf("%s/%d", pcs.UID, pcs.Generation)
+	// A standalone PodClique is a function of the set's spec, name and UID.
+	inputs := childsync.OwnerInputs(pcs)
 	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
 		w := todo[i]
 		name := client.ObjectKey{Namespace: pcs.Namespace, Name: apicommon.PodCliqueName(pcs.Name, w.replica, w.tmpl.Name)}
-		var want *grovecorev1alpha1.PodClique
-		build := func() (*grovecorev1alpha1.PodClique, error) {
-			if want != nil {
-				return want, nil
-			}
-			var err error
-			if want, err = desired.PodClique(o.d.Scheme, pcs, w.replica, w.tmpl, hashes.Cliques[w.tmpl.Name], nil, pcs); err != nil {
+		build := sync.OnceValues(func() (*grovecorev1alpha1.PodClique, error) {
+			want, err := desired.PodClique(o.d.Scheme, pcs, w.replica, w.tmpl, hashes.Cliques[w.tmpl.Name], nil, pcs)
+			if err != nil {
 				return nil, groveerr.Wrapf(err, "ERR_BUILD_PODCLIQUE", groveerr.OperationSync, "building PodClique for clique %s replica %d", w.tmpl.Name, w.replica)
 			}
 			return want, nil
-		}
+		})
 		live := &grovecorev1alpha1.PodClique{}
 		res, err := childsync.ApplyShared(ctx, o.d, pcs, desired.PodCliqueChild(name, &w.tmpl.Spec, inputs, build,
 			func(_, want *grovecorev1alpha1.PodClique) *grovecorev1alpha1.PodClique { return want }), live)

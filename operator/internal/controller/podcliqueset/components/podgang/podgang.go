@@ -45,6 +45,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/go-logr/logr"
@@ -257,7 +258,7 @@ func setInputs(pcs *grovecorev1alpha1.PodCliqueSet, topo topology.Resolution, sc
 		}
 		h.Write([]byte{'|'})
 	}
-	return fmt.Sprintf("%s/%d/%x/%s/%s", pcs.UID, pcs.Generation, h.Sum(nil)[:16], topo.Identity(), schedulerName)
+	return fmt.Sprintf("%s/%x/%s/%s", childsync.OwnerInputs(pcs), h.Sum(nil)[:16], topo.Identity(), schedulerName)
 }
 
 // inputs are what the gang's PodGang is built from besides the set: its
@@ -283,15 +284,7 @@ func (o operator) syncGang(ctx context.Context, pcs *grovecorev1alpha1.PodClique
 	if err := o.dropGroups(ctx, name, g); err != nil {
 		return false, groveerr.Wrapf(err, "ERR_CREATE_OR_PATCH_PODGANG", groveerr.OperationSync, "removing groups from PodGang %s", g.name)
 	}
-	var want *groveschedulerv1alpha1.PodGang
-	build := func() (*groveschedulerv1alpha1.PodGang, error) {
-		if want != nil {
-			return want, nil
-		}
-		var err error
-		want, err = o.build(pcs, st, g, schedulerName)
-		return want, err
-	}
+	build := sync.OnceValues(func() (*groveschedulerv1alpha1.PodGang, error) { return o.build(pcs, st, g, schedulerName) })
 	live := &groveschedulerv1alpha1.PodGang{}
 	res, err := childsync.ApplyShared(ctx, o.d, pcs, childsync.Shared[*groveschedulerv1alpha1.PodGang]{
 		Name:   name,

@@ -23,7 +23,6 @@ package service
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -58,8 +57,8 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 	}
 	report := o.d.NewReport(pcs, kind)
 	defer report.Emit()
-	// A Service is a function of the set's spec, name and UID (its owner).
-	inputs := fmt.Sprintf("%s/%d", pcs.UID, pcs.Generation)
+	// A Service is a function of the set's spec, name and UID.
+	inputs := childsync.OwnerInputs(pcs)
 	return childsync.Parallel(int(pcs.Spec.Replicas), childsync.DefaultParallelism, func(i int) error {
 		key := client.ObjectKey{Namespace: pcs.Namespace, Name: apicommon.HeadlessServiceName(pcs.Name, int32(i))}
 		live := &corev1.Service{}
