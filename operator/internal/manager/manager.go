@@ -32,23 +32,17 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"slices"
 	"strconv"
 	"time"
 
 	"github.com/go-logr/logr"
 	"go.uber.org/zap/zapcore"
-	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -56,7 +50,6 @@ import (
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 	volcanov1beta1 "volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 
-	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
@@ -179,67 +172,6 @@ func RegisterControllers(mgr ctrl.Manager, cfg *config.OperatorConfiguration, ba
 		return fmt.Errorf("setting up %s: %w", podgang.ControllerName, err)
 	}
 	return nil
-}
-
-// cacheOptions caches core objects only when Grove manages them: the
-// operator never needs the cluster's other pods or Services, and caching them
-// all would cost memory in proportion to the cluster. Secrets are not cached
-// at all (see clientOptions). Pods are cached slimmed (see slimPod). The
-// children the operator applies keep all their fields and the managed fields
-// of their main resource: childsync compares and rewrites them (see
-// dropSubresourceManagedFields).
-func cacheOptions() cache.Options {
-	selector := labels.SelectorFromSet(labels.Set{apicommon.LabelManagedByKey: apicommon.LabelManagedByValue})
-	managed := cache.ByObject{Label: selector}
-	slimChild := cache.ByObject{Transform: dropSubresourceManagedFields}
-	return cache.Options{ByObject: map[client.Object]cache.ByObject{
-		&grovecorev1alpha1.PodClique{}:             slimChild,
-		&grovecorev1alpha1.PodCliqueScalingGroup{}: slimChild,
-		&groveschedulerv1alpha1.PodGang{}:          slimChild,
-		&corev1.Pod{}:                              {Label: selector, Transform: slimPod},
-		&corev1.Service{}:                          managed,
-		&corev1.ServiceAccount{}:                   managed,
-		&rbacv1.Role{}:                             managed,
-		&rbacv1.RoleBinding{}:                      managed,
-		&autoscalingv2.HorizontalPodAutoscaler{}:   managed,
-	}}
-}
-
-// slimPod drops from a cached pod what the operator never reads: its managed
-// fields (pods are created, patched and deleted, never applied server-side)
-// and its containers and volumes, most of a pod's size. The controllers read
-// a cached pod's metadata, status, node, hostname and scheduling gates; they
-// build pods from the PodClique's template and change them only by patches
-// of the fields they set, never by writing a cached pod back.
-func slimPod(obj any) (any, error) {
-	pod, ok := obj.(*corev1.Pod)
-	if !ok {
-		return obj, nil
-	}
-	pod.ManagedFields = nil
-	pod.Spec.InitContainers = nil
-	pod.Spec.Containers = nil
-	pod.Spec.EphemeralContainers = nil
-	pod.Spec.Volumes = nil
-	return pod, nil
-}
-
-// dropSubresourceManagedFields drops from a cached custom resource the
-// managed-fields entries of its subresources: those of the status writes of
-// the operator and of grove-scheduler, which nothing in the operator reads
-// (childsync reads the main resource's entries only). A PodClique's status
-// entry is 45 % of its managed fields (767 of 1717 bytes of JSON in a bench
-// run), a PodGang's two 50 %: 6.7 MB of field sets at 5000 of each.
-func dropSubresourceManagedFields(obj any) (any, error) {
-	o, ok := obj.(client.Object)
-	if !ok {
-		return obj, nil
-	}
-	ofSubresource := func(e metav1.ManagedFieldsEntry) bool { return e.Subresource != "" }
-	if entries := o.GetManagedFields(); slices.ContainsFunc(entries, ofSubresource) {
-		o.SetManagedFields(slices.DeleteFunc(slices.Clone(entries), ofSubresource))
-	}
-	return o, nil
 }
 
 // pprofAddress is where Go's pprof handlers are served: nowhere ("") unless
