@@ -17,7 +17,8 @@ limitations under the License.
 package manager
 
 import (
-	"slices"
+	"bytes"
+	"hash/maphash"
 	"sync"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -144,10 +145,26 @@ func dropSubresourceManagedFields(obj any) (any, error) {
 	if !ok {
 		return obj, nil
 	}
-	ofSubresource := func(e metav1.ManagedFieldsEntry) bool { return e.Subresource != "" }
-	if entries := o.GetManagedFields(); slices.ContainsFunc(entries, ofSubresource) {
-		o.SetManagedFields(slices.DeleteFunc(slices.Clone(entries), ofSubresource))
+	entries := o.GetManagedFields()
+	main := 0
+	for _, e := range entries {
+		if e.Subresource == "" {
+			main++
+		}
 	}
+	if main == len(entries) {
+		return o, nil
+	}
+	// A new slice of the entries kept, not the decoded one shortened: that
+	// would keep the dropped entries' room for as long as the object is
+	// cached.
+	kept := make([]metav1.ManagedFieldsEntry, 0, main)
+	for _, e := range entries {
+		if e.Subresource == "" {
+			kept = append(kept, e)
+		}
+	}
+	o.SetManagedFields(kept)
 	return o, nil
 }
 
@@ -178,14 +195,17 @@ const (
 type sharedMeta struct {
 	mu                            sync.Mutex
 	strings                       map[string]string
-	fieldSets                     map[string][]byte
+	fieldSets                     map[uint64]*metav1.FieldsV1
+	hash                          func([]byte) uint64
 	stringBytes, fieldBytes       int
 	maxStringBytes, maxFieldBytes int
 }
 
 func newSharedMeta() *sharedMeta {
+	seed := maphash.MakeSeed()
 	return &sharedMeta{
-		strings: map[string]string{}, fieldSets: map[string][]byte{},
+		strings: map[string]string{}, fieldSets: map[uint64]*metav1.FieldsV1{},
+		hash:           func(b []byte) uint64 { return maphash.Bytes(seed, b) },
 		maxStringBytes: maxSharedStringBytes, maxFieldBytes: maxSharedFieldBytes,
 	}
 }
@@ -217,7 +237,7 @@ func (s *sharedMeta) transform(obj any) (any, error) {
 		e := &o.GetManagedFields()[i]
 		e.Manager, e.APIVersion, e.FieldsType, e.Subresource = s.string(e.Manager), s.string(e.APIVersion), s.string(e.FieldsType), s.string(e.Subresource)
 		if e.FieldsV1 != nil {
-			e.FieldsV1.Raw = s.fieldSet(e.FieldsV1.Raw)
+			e.FieldsV1 = s.fieldSet(e.FieldsV1)
 		}
 	}
 	if pod, ok := o.(*corev1.Pod); ok {
@@ -274,18 +294,26 @@ func (s *sharedMeta) stringMap(m map[string]string) map[string]string {
 	return out
 }
 
-// fieldSet returns the shared copy of a managed-fields set.
-func (s *sharedMeta) fieldSet(raw []byte) []byte {
+// fieldSet returns the shared copy of a managed-fields set. The memory is
+// keyed by a hash of the set, not by a copy of it, so a set it keeps is held
+// once, by the first object that brought it; a different set under the same
+// hash keeps its own copy.
+func (s *sharedMeta) fieldSet(f *metav1.FieldsV1) *metav1.FieldsV1 {
+	raw := f.GetRawBytes()
 	if len(raw) == 0 {
-		return raw
+		return f
 	}
-	if shared, ok := s.fieldSets[string(raw)]; ok {
-		return shared
+	key := s.hash(raw)
+	if shared, ok := s.fieldSets[key]; ok {
+		if bytes.Equal(shared.GetRawBytes(), raw) {
+			return shared
+		}
+		return f
 	}
 	if s.fieldBytes += len(raw); s.fieldBytes > s.maxFieldBytes {
 		clear(s.fieldSets)
 		s.fieldBytes = len(raw)
 	}
-	s.fieldSets[string(raw)] = raw
-	return raw
+	s.fieldSets[key] = f
+	return f
 }

@@ -120,6 +120,9 @@ func TestDropSubresourceManagedFields(t *testing.T) {
 			if !equality.Semantic.DeepEqual(pg.ManagedFields, tc.want) {
 				t.Fatalf("managed fields\n got %+v\nwant %+v", pg.ManagedFields, tc.want)
 			}
+			if cap(pg.ManagedFields) != len(pg.ManagedFields) {
+				t.Fatalf("kept %d entries in room for %d: the dropped ones' room stays allocated", len(pg.ManagedFields), cap(pg.ManagedFields))
+			}
 		})
 	}
 	// Tombstones and other values pass through.
@@ -201,7 +204,7 @@ func TestSharedMetaSharesWhatObjectsRepeat(t *testing.T) {
 			t.Errorf("%s %q is not shared between the two pods", what, pair[0])
 		}
 	}
-	if &a.ManagedFields[0].FieldsV1.Raw[0] != &b.ManagedFields[0].FieldsV1.Raw[0] {
+	if a.ManagedFields[0].FieldsV1 != b.ManagedFields[0].FieldsV1 {
 		t.Errorf("the identical managed-field sets are not shared")
 	}
 	for k := range a.Labels {
@@ -241,10 +244,25 @@ func TestSharedMetaForgetsWhenFull(t *testing.T) {
 	if got := s.string(strings.Clone("simple1-0")); sameString(got, first) {
 		t.Fatalf("a forgotten string was still shared")
 	}
-	set := []byte(`{"f:spec":{}}`) // 13 bytes: over the bound on its own
+	set := metav1.NewFieldsV1(`{"f:spec":{}}`) // 13 bytes: over the bound on its own
 	s.fieldSet(set)
-	if len(s.fieldSets) != 1 || s.fieldBytes != len(set) {
-		t.Fatalf("after the bound: %d field sets, %d bytes; want 1 of %d bytes", len(s.fieldSets), s.fieldBytes, len(set))
+	if len(s.fieldSets) != 1 || s.fieldBytes != 13 {
+		t.Fatalf("after the bound: %d field sets, %d bytes; want 1 of 13 bytes", len(s.fieldSets), s.fieldBytes)
+	}
+}
+
+func TestSharedMetaKeepsSetsThatOnlyShareAHash(t *testing.T) {
+	s := newSharedMeta()
+	s.hash = func([]byte) uint64 { return 7 } // every set under one hash
+	spec, again, status := metav1.NewFieldsV1(`{"f:spec":{}}`), metav1.NewFieldsV1(`{"f:spec":{}}`), metav1.NewFieldsV1(`{"f:status":{}}`)
+	if got := s.fieldSet(spec); got != spec {
+		t.Fatalf("the first set was not kept as it came")
+	}
+	if got := s.fieldSet(again); got != spec {
+		t.Fatalf("an equal set was not given the shared copy")
+	}
+	if got := s.fieldSet(status); got != status || got.String() != `{"f:status":{}}` {
+		t.Fatalf("a different set under the same hash was given %q", got.String())
 	}
 }
 
