@@ -190,8 +190,9 @@ const (
 // of them.
 //
 // Sharing is safe because cached objects are never changed in place: the
-// manager's client hands out deep copies, and the informers replace an object
-// on update rather than editing it.
+// manager's client hands out deep copies, the reads that skip the copy (the
+// PodCliqueSet controller's of its children) only read, and the informers
+// replace an object on update rather than editing it.
 type sharedMeta struct {
 	mu                            sync.Mutex
 	strings                       map[string]string
