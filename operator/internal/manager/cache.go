@@ -282,8 +282,8 @@ func (s *sharedMeta) string(v string) string {
 	return v
 }
 
-// stringMap returns m with shared keys and values. It is a new map: map keys
-// cannot be swapped in place.
+// stringMap returns m with shared keys and values, as a new map: Go does not
+// promise that assigning to a key already present replaces the key's string.
 func (s *sharedMeta) stringMap(m map[string]string) map[string]string {
 	if m == nil {
 		return nil
