@@ -81,6 +81,15 @@ func (s Shared[T]) shared() func(fieldpath.Path) bool {
 	return func(p fieldpath.Path) bool { return p.Equals(replicasPath) }
 }
 
+// compared is what convergence is decided on for live: live itself, or its
+// Unshared copy.
+func (s Shared[T]) compared(live T) client.Object {
+	if s.Unshared != nil {
+		return s.Unshared(live)
+	}
+	return live
+}
+
 // OwnerInputs are the Inputs of a child built from its owner's spec, name
 // and UID alone: the owner's UID and generation (the API server raises the
 // generation with every change of the spec).
@@ -116,11 +125,7 @@ func ApplyShared[T client.Object](ctx context.Context, d Deps, owner metav1.Obje
 		// syncs after its creation leave it alone instead of checking it
 		// field by field (as long as it changes only in status).
 		if s.Inputs != "" {
-			own := client.Object(live)
-			if s.Unshared != nil {
-				own = s.Unshared(live)
-			}
-			d.Converged.record(own, nil, s.Inputs)
+			d.Converged.record(s.compared(live), nil, s.Inputs)
 		}
 		return Created, nil
 	}
@@ -134,10 +139,7 @@ func ApplyShared[T client.Object](ctx context.Context, d Deps, owner metav1.Obje
 	if s.Replicas != nil {
 		replicas, rescale = s.Replicas(live)
 	}
-	own := client.Object(live)
-	if s.Unshared != nil {
-		own = s.Unshared(live)
-	}
+	own := s.compared(live)
 	if !rescale && d.Converged.holdsInputs(own, s.Inputs) {
 		return Unchanged, nil
 	}
