@@ -87,32 +87,53 @@ func (c *ConvergedChildren) Track(ctx context.Context, informers cache.Informers
 	return nil
 }
 
-// holds reports whether live was found to match the apply configuration
+// view is a child as deciding its convergence reads it: child names the
+// UID and resourceVersion; unshared, when set, returns what is compared of
+// it (a copy without what other writers own, see Shared.Unshared) and is
+// called only when the content must be digested, so a child at its
+// remembered version is converged without that copy.
+type view struct {
+	child    client.Object
+	unshared func() client.Object
+}
+
+// viewOf is the view of a child compared as it is.
+func viewOf(child client.Object) view { return view{child: child} }
+
+func (v view) compared() client.Object {
+	if v.unshared != nil {
+		return v.unshared()
+	}
+	return v.child
+}
+
+// holds reports whether the child was found to match the apply configuration
 // encoded as want, at its current resourceVersion or with the same content.
 // inputs, when not empty, are what want was built from: remembered, they let
 // the next sync with the same inputs skip building want (holdsInputs).
-func (c *ConvergedChildren) holds(live client.Object, want []byte, inputs string) bool {
+func (c *ConvergedChildren) holds(v view, want []byte, inputs string) bool {
 	if c == nil {
 		return false
 	}
 	digest := sha256.Sum256(want)
-	return c.holdsIf(live, func(e convergedAt) bool { return e.want == digest }, inputs)
+	return c.holdsIf(v, func(e convergedAt) bool { return e.want == digest }, inputs)
 }
 
-// holdsInputs reports whether live was found to match the apply
+// holdsInputs reports whether the child was found to match the apply
 // configuration built from inputs, at its current resourceVersion or with
 // the same content. Empty inputs are unknown and never match.
-func (c *ConvergedChildren) holdsInputs(live client.Object, inputs string) bool {
+func (c *ConvergedChildren) holdsInputs(v view, inputs string) bool {
 	if c == nil || inputs == "" {
 		return false
 	}
-	return c.holdsIf(live, func(e convergedAt) bool { return e.inputs == inputs }, inputs)
+	return c.holdsIf(v, func(e convergedAt) bool { return e.inputs == inputs }, inputs)
 }
 
-// holdsIf reports whether live's entry satisfies match at live's
+// holdsIf reports whether the child's entry satisfies match at the child's
 // resourceVersion or content; a match brings the entry to that version and,
 // when not empty, those inputs.
-func (c *ConvergedChildren) holdsIf(live client.Object, match func(convergedAt) bool, inputs string) bool {
+func (c *ConvergedChildren) holdsIf(v view, match func(convergedAt) bool, inputs string) bool {
+	live := v.child
 	c.mu.Lock()
 	e, ok := c.entries[live.GetUID()]
 	c.mu.Unlock()
@@ -120,7 +141,7 @@ func (c *ConvergedChildren) holdsIf(live client.Object, match func(convergedAt) 
 		return false
 	}
 	if e.resourceVersion != live.GetResourceVersion() {
-		content, err := contentDigest(live)
+		content, err := contentDigest(v.compared())
 		if err != nil || content != e.content {
 			return false
 		}
@@ -140,13 +161,15 @@ func (c *ConvergedChildren) holdsIf(live client.Object, match func(convergedAt) 
 	return true
 }
 
-// record remembers that live, at its current resourceVersion, matches the
-// apply configuration encoded as want, built from inputs ("" when unknown).
-func (c *ConvergedChildren) record(live client.Object, want []byte, inputs string) {
+// record remembers that the child, at its current resourceVersion, matches
+// the apply configuration encoded as want, built from inputs ("" when
+// unknown).
+func (c *ConvergedChildren) record(v view, want []byte, inputs string) {
+	live := v.child
 	if c == nil || live.GetUID() == "" {
 		return
 	}
-	content, err := contentDigest(live)
+	content, err := contentDigest(v.compared())
 	if err != nil {
 		return
 	}

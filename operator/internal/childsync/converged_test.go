@@ -24,8 +24,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 func TestConvergedChildrenHoldOnlyForTheSameContentAndWant(t *testing.T) {
@@ -77,13 +79,13 @@ func TestConvergedChildrenHoldOnlyForTheSameContentAndWant(t *testing.T) {
 			c := NewConvergedChildren()
 			recorded := child("u1", "10", nil)
 			if tt.record {
-				c.record(recorded, want, "")
+				c.record(viewOf(recorded), want, "")
 			}
 			if tt.forget {
 				c.forget("u1")
 			}
 			live := tt.live.DeepCopy()
-			if got := c.holds(live, tt.want, ""); got != tt.holds {
+			if got := c.holds(viewOf(live), tt.want, ""); got != tt.holds {
 				t.Errorf("holds() = %v, want %v", got, tt.holds)
 			}
 			if !equality.Semantic.DeepEqual(live, tt.live) {
@@ -99,16 +101,16 @@ func TestConvergedChildrenHoldOnlyForTheSameContentAndWant(t *testing.T) {
 func TestNilConvergedChildrenRemembersNothing(t *testing.T) {
 	var c *ConvergedChildren
 	live := &corev1.Service{ObjectMeta: metav1.ObjectMeta{UID: "u1", ResourceVersion: "1"}}
-	c.record(live, []byte("{}"), "u/1")
+	c.record(viewOf(live), []byte("{}"), "u/1")
 	c.forget("u1")
-	if c.holds(live, []byte("{}"), "u/1") || c.holdsInputs(live, "u/1") {
+	if c.holds(viewOf(live), []byte("{}"), "u/1") || c.holdsInputs(viewOf(live), "u/1") {
 		t.Error("a nil memory holds a child")
 	}
 }
 
 func TestConvergedChildrenIgnoreObjectsWithoutUID(t *testing.T) {
 	c := NewConvergedChildren()
-	c.record(&corev1.Service{}, []byte("{}"), "")
+	c.record(viewOf(&corev1.Service{}), []byte("{}"), "")
 	if n := c.len(); n != 0 {
 		t.Errorf("remembered %d children without a UID", n)
 	}
@@ -149,11 +151,11 @@ func TestConvergedChildrenHoldByInputs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := NewConvergedChildren()
-			c.record(child("10", nil), want, tt.recorded)
-			if tt.matched != "" && !c.holds(tt.live, want, tt.matched) {
+			c.record(viewOf(child("10", nil)), want, tt.recorded)
+			if tt.matched != "" && !c.holds(viewOf(tt.live), want, tt.matched) {
 				t.Fatalf("holds(want, %q) = false", tt.matched)
 			}
-			if got := c.holdsInputs(tt.live, tt.ask); got != tt.holds {
+			if got := c.holdsInputs(viewOf(tt.live), tt.ask); got != tt.holds {
 				t.Errorf("holdsInputs(%q) = %v, want %v", tt.ask, got, tt.holds)
 			}
 			if tt.holds && c.entries["u1"].resourceVersion != tt.live.ResourceVersion {
@@ -161,4 +163,62 @@ func TestConvergedChildrenHoldByInputs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The compared copy of a child (Shared.Unshared) is made only when its
+// content is digested: when the child is recorded and when it is found at a
+// version other than the remembered one, never at the remembered version.
+func TestConvergedChildrenCopyOnlyWhatTheyDigest(t *testing.T) {
+	pg := func(rv string, refs ...string) *groveschedulerv1alpha1.PodGang {
+		return &groveschedulerv1alpha1.PodGang{
+			ObjectMeta: metav1.ObjectMeta{UID: "u1", ResourceVersion: rv},
+			Spec:       groveschedulerv1alpha1.PodGangSpec{PodGroups: []groveschedulerv1alpha1.PodGroup{{Name: "g", MinReplicas: 2, PodReferences: podRefs(refs...)}}},
+		}
+	}
+	copies := 0
+	unshared := func(live *groveschedulerv1alpha1.PodGang) view {
+		return view{child: live, unshared: func() client.Object {
+			copies++
+			out := live.DeepCopy()
+			out.Spec.PodGroups[0].PodReferences = nil
+			return out
+		}}
+	}
+	c := NewConvergedChildren()
+	c.record(unshared(pg("10")), nil, "pcs/1")
+	if copies != 1 {
+		t.Fatalf("record made %d copies, want 1", copies)
+	}
+	tests := []struct {
+		name   string
+		live   *groveschedulerv1alpha1.PodGang
+		holds  bool
+		copies int
+	}{
+		{name: "at the remembered version", live: pg("10"), holds: true, copies: 0},
+		{name: "after a write of its pod references", live: pg("11", "p-a", "p-b"), holds: true, copies: 1},
+		{name: "at that version again", live: pg("11", "p-a", "p-b"), holds: true, copies: 0},
+		{name: "after a change of what is compared", live: func() *groveschedulerv1alpha1.PodGang {
+			p := pg("12", "p-a", "p-b")
+			p.Spec.PodGroups[0].MinReplicas = 1
+			return p
+		}(), copies: 1},
+	}
+	for _, tt := range tests {
+		copies = 0
+		if got := c.holdsInputs(unshared(tt.live), "pcs/1"); got != tt.holds {
+			t.Errorf("%s: holdsInputs = %v, want %v", tt.name, got, tt.holds)
+		}
+		if copies != tt.copies {
+			t.Errorf("%s: %d copies made, want %d", tt.name, copies, tt.copies)
+		}
+	}
+}
+
+func podRefs(names ...string) []groveschedulerv1alpha1.NamespacedName {
+	var out []groveschedulerv1alpha1.NamespacedName
+	for _, n := range names {
+		out = append(out, groveschedulerv1alpha1.NamespacedName{Namespace: "ns", Name: n})
+	}
+	return out
 }

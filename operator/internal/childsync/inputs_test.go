@@ -78,7 +78,7 @@ func TestApplySkipsBuildingUnderRememberedInputs(t *testing.T) {
 		if err := c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: name}, obj); err != nil {
 			t.Fatal(err)
 		}
-		d.Converged.record(obj, []byte(`{"converged":true}`), "pcs-uid/1")
+		d.Converged.record(viewOf(obj), []byte(`{"converged":true}`), "pcs-uid/1")
 	}
 
 	tests := []struct {

@@ -82,12 +82,19 @@ func (s Shared[T]) shared() func(fieldpath.Path) bool {
 }
 
 // compared is what convergence is decided on for live: live itself, or its
-// Unshared copy.
-func (s Shared[T]) compared(live T) client.Object {
-	if s.Unshared != nil {
-		return s.Unshared(live)
+// Unshared copy, made at most once and only when its content is read (a
+// child at its remembered version needs no copy).
+func (s Shared[T]) compared(live T) view {
+	if s.Unshared == nil {
+		return viewOf(live)
 	}
-	return live
+	var c client.Object
+	return view{child: live, unshared: func() client.Object {
+		if c == nil {
+			c = s.Unshared(live)
+		}
+		return c
+	}}
 }
 
 // OwnerInputs are the Inputs of a child built from its owner's spec, name

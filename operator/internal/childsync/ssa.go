@@ -120,14 +120,14 @@ func ServerSideApplyBuilt(ctx context.Context, d Deps, owner metav1.Object, key 
 			if err := fromResponse(desired, live); err != nil {
 				return Created, fmt.Errorf("reading the created %s: %w", key.Name, err)
 			}
-			d.Converged.record(live, nil, inputs)
+			d.Converged.record(viewOf(live), nil, inputs)
 		}
 		return Created, nil
 	}
 	if err := controlledBy(live, owner); err != nil {
 		return Unchanged, err
 	}
-	if d.Converged.holdsInputs(live, inputs) {
+	if d.Converged.holdsInputs(viewOf(live), inputs) {
 		return Unchanged, nil
 	}
 	desired, err := build()
@@ -138,7 +138,7 @@ func ServerSideApplyBuilt(ctx context.Context, d Deps, owner metav1.Object, key 
 	if err != nil {
 		return Unchanged, fmt.Errorf("encoding the apply configuration of %s: %w", key.Name, err)
 	}
-	if d.Converged.holds(live, raw, inputs) {
+	if d.Converged.holds(viewOf(live), raw, inputs) {
 		return Unchanged, nil
 	}
 	upgraded, err := upgradeLegacyFields(ctx, d, live)
@@ -155,7 +155,7 @@ func ServerSideApplyBuilt(ctx context.Context, d Deps, owner metav1.Object, key 
 			return Unchanged, err
 		}
 		if converged {
-			d.Converged.record(live, raw, inputs)
+			d.Converged.record(viewOf(live), raw, inputs)
 			return Unchanged, nil
 		}
 	}
