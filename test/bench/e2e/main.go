@@ -24,6 +24,11 @@ limitations under the License.
 //     evenly over S of them, from their create to all pods Running (with a
 //     timeline: pods exist, PodGangs Initialized, gates lifted, bound,
 //     Running), then from their delete until the last pod is gone;
+//   - gated, after Grove's run (so that Grove's is made on a cluster as
+//     before): the raw loop, but each pod is created with a scheduling gate,
+//     the gate is removed at once, and grove-scheduler places the pod: the
+//     path every Grove pod takes (gated create, gate removal, binding,
+//     status), without Grove's own objects;
 //
 // the operator's API requests by verb and resource during the Grove run, read
 // from its grove_operator_api_requests_total metric, and the CPU seconds and
@@ -58,6 +63,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -77,7 +83,7 @@ type options struct {
 	metricsURL           string
 	replicas, pods, sets int
 	timeout              time.Duration
-	skipRaw              bool
+	skipRaw, gated       bool
 }
 
 func main() {
@@ -92,7 +98,8 @@ func main() {
 	flag.IntVar(&o.pods, "pods-per-replica", 2, "pods per replica (one clique)")
 	flag.IntVar(&o.sets, "sets", 1, "spread the replicas evenly over this many PodCliqueSets")
 	flag.DurationVar(&o.timeout, "timeout", 15*time.Minute, "give up after this long")
-	flag.BoolVar(&o.skipRaw, "skip-raw", false, "measure Grove only")
+	flag.BoolVar(&o.skipRaw, "skip-raw", false, "measure Grove only (no raw or gated loop)")
+	flag.BoolVar(&o.gated, "gated-loop", true, "also measure the gated loop: pods created with a scheduling gate, ungated at once, placed by grove-scheduler")
 	flag.StringVar(&o.localCluster, "local-cluster", filepath.Join("..", "hack", "local-cluster"), "the local cluster script, to restart kwok after the raw loop")
 	flag.Parse()
 	logf.SetLogger(logr.Discard())
@@ -152,7 +159,7 @@ func run(o options) error {
 
 	var raw phaseTimes
 	if !o.skipRaw {
-		if raw, err = rawLoop(ctx, cfg, c, nodes, total); err != nil {
+		if raw, err = rawPods.run(ctx, o.clusterDir, cfg, c, nodes, total); err != nil {
 			return fmt.Errorf("raw loop: %w", err)
 		}
 		// kwok works off its queue in order: the raw pods' terminations
@@ -185,6 +192,18 @@ func run(o options) error {
 	reportDelete(o, total, raw, grove, diff(before, after))
 	reportProcesses("create to deleted", cpuBefore, readProcesses(o.clusterDir))
 	reportNodeLifecycle(ctx, c, groveStart)
+	if o.gated && !o.skipRaw {
+		// The Grove pods' terminations are in kwok's queue, as the raw
+		// pods' were.
+		if err := restartKwok(ctx, o, c, nodes); err != nil {
+			return err
+		}
+		gated, err := gatedPods.run(ctx, o.clusterDir, cfg, c, nodes, total)
+		if err != nil {
+			return fmt.Errorf("gated loop: %w", err)
+		}
+		reportBaselines(o, total, raw, gated, grove)
+	}
 	fmt.Println("\nGrove timeline:")
 	for _, l := range grove.timeline {
 		fmt.Println("  " + l)
@@ -346,11 +365,27 @@ func follow(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, ns st
 	return cc, nil
 }
 
-// rawLoop creates total pods bound to the fake nodes round-robin, waits until
-// all are Running, deletes them and waits until none is left.
-func rawLoop(ctx context.Context, cfg *rest.Config, c client.Client, nodes []string, total int) (phaseTimes, error) {
+// podLoop is a baseline: a client-go loop creating pods one request each.
+type podLoop string
+
+const (
+	// rawPods are bound to the fake nodes round-robin (nodeName preset).
+	rawPods podLoop = "raw"
+	// gatedPods are created with a scheduling gate, which the same worker
+	// removes at once; grove-scheduler binds them.
+	gatedPods podLoop = "gated"
+)
+
+// benchGate holds a gated loop's pod until its worker removes it.
+const benchGate = "bench.grove.io/hold"
+
+// run creates total pods, waits until all are Running, deletes them and
+// waits until none is left.
+// The CPU seconds the cluster's processes spent until all were Running are
+// printed with the time: on two shared cores the loops' time follows them.
+func (l podLoop) run(ctx context.Context, clusterDir string, cfg *rest.Config, c client.Client, nodes []string, total int) (phaseTimes, error) {
 	var t phaseTimes
-	ns, err := namespace(ctx, c, "bench-raw-")
+	ns, err := namespace(ctx, c, "bench-"+string(l)+"-")
 	if err != nil {
 		return t, err
 	}
@@ -361,11 +396,21 @@ func rawLoop(ctx context.Context, cfg *rest.Config, c client.Client, nodes []str
 	if err != nil {
 		return t, err
 	}
+	ungate := client.RawPatch(types.MergePatchType, []byte(`{"spec":{"schedulingGates":null}}`))
+	cpuBefore := readProcesses(clusterDir)
 	start := time.Now()
 	err = parallel(total, func(i int) error {
-		spec := podSpec()
-		spec.NodeName = nodes[i%len(nodes)]
-		return c.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: rawPodName(i), Namespace: ns, Labels: map[string]string{"bench": "raw"}}, Spec: spec})
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: l.podName(i), Namespace: ns, Labels: map[string]string{"bench": string(l)}}, Spec: podSpec()}
+		if l == rawPods {
+			p.Spec.NodeName = nodes[i%len(nodes)]
+			return c.Create(ctx, p)
+		}
+		p.Spec.SchedulerName = "grove-scheduler"
+		p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: benchGate}}
+		if err := c.Create(ctx, p); err != nil {
+			return err
+		}
+		return c.Patch(ctx, p, ungate)
 	})
 	if err != nil {
 		return t, err
@@ -373,14 +418,14 @@ func rawLoop(ctx context.Context, cfg *rest.Config, c client.Client, nodes []str
 	if err := watchPods(ctx, r, ns, total, start, &t, false); err != nil {
 		return t, err
 	}
-	fmt.Printf("raw loop: %d pods Running after %s\n", total, secs(t.running))
+	fmt.Printf("%s loop: %d pods Running after %s; CPU seconds to Running: %s\n", l, total, secs(t.running), cpuSummary(cpuBefore, readProcesses(clusterDir)))
 	// One delete per pod from the same 32 workers: a single deletecollection
 	// of 10k pods outlives the API server's request timeout. The pods'
 	// default grace period applies, as it does when the garbage collector
 	// deletes Grove's pods: kwok finishes both kinds of termination alike.
 	delStart := time.Now()
 	err = parallel(total, func(i int) error {
-		err := c.Delete(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: rawPodName(i), Namespace: ns}})
+		err := c.Delete(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: l.podName(i), Namespace: ns}})
 		return client.IgnoreNotFound(err)
 	})
 	if err != nil {
@@ -392,6 +437,8 @@ func rawLoop(ctx context.Context, cfg *rest.Config, c client.Client, nodes []str
 	t.deleted = time.Since(delStart)
 	return t, nil
 }
+
+func (l podLoop) podName(i int) string { return fmt.Sprintf("%s-%d", l, i) }
 
 // restartKwok restarts the local cluster's kwok, which empties its queue,
 // and waits until the new kwok holds every fake node's Lease. kwok claims a
@@ -452,8 +499,6 @@ func leaseHolders(ctx context.Context, c client.Client, nodes []string) (map[str
 	}
 	return out, nil
 }
-
-func rawPodName(i int) string { return fmt.Sprintf("raw-%d", i) }
 
 // parallel runs do for 0..n-1 on 32 workers and returns the first error.
 func parallel(n int, do func(i int) error) error {
@@ -706,12 +751,25 @@ func reportCreate(o options, total int, raw, grove phaseTimes) {
 	fmt.Printf("\nall pods Running; load average %s\n\n", loadAverage())
 	fmt.Println("| pods | raw loop: Running | Grove: pods exist | PodGangs Initialized | gates lifted | bound | Running | Grove / raw |")
 	fmt.Println("|---|---|---|---|---|---|---|---|")
-	ratio := "–"
-	if raw.running > 0 {
-		ratio = fmt.Sprintf("%.2f×", grove.running.Seconds()/raw.running.Seconds())
-	}
 	fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", shapeOf(o, total),
-		secs(raw.running), secs(grove.exist), secs(grove.initialized), secs(grove.ungated), secs(grove.bound), secs(grove.running), ratio)
+		secs(raw.running), secs(grove.exist), secs(grove.initialized), secs(grove.ungated), secs(grove.bound), secs(grove.running),
+		ratio(grove.running, raw.running))
+}
+
+// reportBaselines prints the time to Running of both loops and of Grove, and
+// their ratios.
+func reportBaselines(o options, total int, raw, gated, grove phaseTimes) {
+	fmt.Printf("\n| pods | raw loop | gated loop | Grove | gated / raw | Grove / raw | Grove / gated |\n|---|---|---|---|---|---|---|\n")
+	fmt.Printf("| %s | %s | %s | %s | %s | %s | %s |\n", shapeOf(o, total), secs(raw.running), secs(gated.running), secs(grove.running),
+		ratio(gated.running, raw.running), ratio(grove.running, raw.running), ratio(grove.running, gated.running))
+}
+
+// ratio is a/b, or "–" when b was not measured.
+func ratio(a, b time.Duration) string {
+	if a == 0 || b == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f×", a.Seconds()/b.Seconds())
 }
 
 // reportDelete prints the deletion times and the operator's requests over
@@ -744,9 +802,27 @@ func reportDelete(o options, total int, raw, grove phaseTimes, requests map[stri
 	}
 }
 
+// cpuSummary lists the CPU seconds each measured process spent between
+// before and after, and their sum.
+func cpuSummary(before, after map[string]procStat) string {
+	var parts []string
+	var sum float64
+	for _, p := range measuredProcesses {
+		b, a := before[p], after[p]
+		if !a.ok || !b.ok {
+			continue
+		}
+		d := a.cpuSeconds - b.cpuSeconds
+		sum += d
+		parts = append(parts, fmt.Sprintf("%s %.1f", p, d))
+	}
+	return fmt.Sprintf("%s; all %.1f", strings.Join(parts, ", "), sum)
+}
+
 // reportProcesses prints the CPU seconds each measured process spent since
 // before and its peak resident memory.
 func reportProcesses(span string, before, after map[string]procStat) {
+	fmt.Printf("\nCPU seconds, %s: %s\n", span, cpuSummary(before, after))
 	fmt.Printf("\n| process | CPU seconds, %s | peak resident memory (process lifetime) |\n|---|---|---|\n", span)
 	for _, p := range measuredProcesses {
 		b, a := before[p], after[p]
