@@ -381,6 +381,7 @@ const benchGate = "bench.grove.io/hold"
 
 // run creates total pods, waits until all are Running, deletes them and
 // waits until none is left.
+//
 // The CPU seconds the cluster's processes spent until all were Running are
 // printed with the time: on two shared cores the loops' time follows them.
 func (l podLoop) run(ctx context.Context, clusterDir string, cfg *rest.Config, c client.Client, nodes []string, total int) (phaseTimes, error) {
@@ -764,7 +765,7 @@ func reportBaselines(o options, total int, raw, gated, grove phaseTimes) {
 		ratio(gated.running, raw.running), ratio(grove.running, raw.running), ratio(grove.running, gated.running))
 }
 
-// ratio is a/b, or "–" when b was not measured.
+// ratio is a/b, or "–" when either was not measured.
 func ratio(a, b time.Duration) string {
 	if a == 0 || b == 0 {
 		return "–"
