@@ -120,6 +120,30 @@ var _ = Describe("Gang scheduling of PodGangs", func() {
 		}, 10*time.Second, 100*time.Millisecond).Should(Succeed())
 	})
 
+	It("binds a gang's pod once a change of its PodGang's spec references it", func() {
+		ns := newNamespace("refs")
+		createNodes(ns, 1, harness.Resources("cpu", "8", "pods", "110", gpu, "4"), nil)
+		groups := []group{{name: "worker", pods: 1, min: 1, requests: gpus("1")}}
+		pods := gangPods(ns, ns, "late", "", groups...)
+		createPods(pods)
+		pg := newPodGang(ns, "late", "", "", groups...)
+		refs := pg.Spec.PodGroups[0].PodReferences
+		pg.Spec.PodGroups[0].PodReferences = nil
+
+		By("holding the pod while its PodGang references none of its pods")
+		createPodGang(pg)
+		Consistently(func() int { return len(boundPods(ns, allNames(pods))) }, 2*time.Second, 200*time.Millisecond).Should(Equal(0))
+
+		By("referencing the pod: nothing else happens in the cluster, yet the pod is queued again and binds")
+		Eventually(func() error {
+			live := podGang(ns, "late")
+			live.Spec.PodGroups[0].PodReferences = refs
+			_, err := grove.SchedulerV1alpha1().PodGangs(ns).Update(suiteCtx, live, metav1.UpdateOptions{})
+			return err
+		}, 5*time.Second, 100*time.Millisecond).Should(Succeed())
+		Eventually(func() int { return len(boundPods(ns, allNames(pods))) }, 20*time.Second, 100*time.Millisecond).Should(Equal(1))
+	})
+
 	It("binds no pod of a gang that does not fit and says why on the PodGang", func() {
 		ns := newNamespace("nofit")
 		createNodes(ns, 2, harness.Resources("cpu", "8", "pods", "110", gpu, "4"), nil)

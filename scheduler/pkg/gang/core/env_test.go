@@ -67,11 +67,13 @@ func newTestEnv(t *testing.T) *testEnv {
 	idx := func() cache.Indexer {
 		return cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	}
-	e := &testEnv{t: t, handle: &fakeHandle{}, pods: idx(), nodes: idx(), podGangs: idx(), classes: idx(), pdbs: idx(),
+	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc, gangIndex: gangIndexFunc})
+	e := &testEnv{t: t, handle: &fakeHandle{}, pods: pods, nodes: idx(), podGangs: idx(), classes: idx(), pdbs: idx(),
 		kube: kubefake.NewClientset(), grove: grovefake.NewClientset(), recorder: events.NewFakeRecorder(100)}
 	e.m = newManager(klog.Background(), e.handle, e.kube, schedlisters.NewPodGangLister(e.podGangs),
 		corelisters.NewPodLister(e.pods), corelisters.NewNodeLister(e.nodes),
 		schedulinglisters.NewPriorityClassLister(e.classes), policylisters.NewPodDisruptionBudgetLister(e.pdbs), testPermitTimeout)
+	e.m.podsByGang = e.pods
 	e.m.status = newStatusWriter(klog.Background(), e.grove, e.m, e.recorder)
 	t.Cleanup(e.m.status.queue.ShutDown)
 	return e
@@ -86,7 +88,16 @@ func (e *testEnv) addPodGang(pg *groveschedulerv1alpha1.PodGang) {
 	if err := e.grove.Tracker().Add(pg); err != nil {
 		e.t.Fatal(err)
 	}
-	e.m.onPodGang(pg)
+	e.m.onPodGang(nil, pg)
+}
+
+// updatePodGang stores the PodGang's new version as its informer would and tells the Manager.
+func (e *testEnv) updatePodGang(old, pg *groveschedulerv1alpha1.PodGang) {
+	e.t.Helper()
+	if err := e.podGangs.Update(pg); err != nil {
+		e.t.Fatal(err)
+	}
+	e.m.onPodGang(old, pg)
 }
 
 // addPods stores pods as the pod informer would and tells the Manager.

@@ -17,13 +17,12 @@ limitations under the License.
 package core
 
 import (
+	"reflect"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -85,36 +84,11 @@ var (
 	intoPool   = func(n *corev1.Node) { n.Labels["pool"] = "gpu" }
 )
 
-func toUnstructured(t *testing.T, obj runtime.Object) *unstructured.Unstructured {
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &unstructured.Unstructured{Object: m}
-}
-
 func TestQueueingHints(t *testing.T) {
-	gangPG := func(change ...func(*groveschedulerv1alpha1.PodGang)) *groveschedulerv1alpha1.PodGang {
-		pg := newTestPodGang("ns", "g", testGroup{name: "w", pods: 2, min: 2, gpus: 1})
-		pg.Generation = 1
-		for _, c := range change {
-			c(pg)
-		}
-		return pg
-	}
-	specChanged := func(pg *groveschedulerv1alpha1.PodGang) { pg.Generation = 2 }
-	statusChanged := func(pg *groveschedulerv1alpha1.PodGang) {
-		pg.Status.Phase = groveschedulerv1alpha1.PodGangPhaseStarting
-	}
-	joinedPCS := func(pg *groveschedulerv1alpha1.PodGang) {
-		pg.Labels = map[string]string{apicommon.LabelPartOfKey: "pcs"}
-	}
-	renamed := func(pg *groveschedulerv1alpha1.PodGang) { pg.Name = "other" }
 	placed := func(node string) *corev1.Pod { return bound(hintPod("x", ""), node) }
 
 	type hintFn func(*Manager) fwk.QueueingHintFn
 	var (
-		podGangChanged   hintFn = func(m *Manager) fwk.QueueingHintFn { return m.hintPodGangChanged }
 		podAdded         hintFn = func(m *Manager) fwk.QueueingHintFn { return m.hintPodAdded }
 		podDeleted       hintFn = func(m *Manager) fwk.QueueingHintFn { return m.hintPodDeleted }
 		nodeAdded        hintFn = func(m *Manager) fwk.QueueingHintFn { return m.hintNodeAdded }
@@ -135,17 +109,6 @@ func TestQueueingHints(t *testing.T) {
 		old, new any
 		want     fwk.QueueingHint
 	}{
-		// PodGang added or updated.
-		{name: "its PodGang is created", hint: podGangChanged, pod: member, new: gangPG(), want: fwk.Queue},
-		{name: "its PodGang is created, seen through the dynamic informer", hint: podGangChanged, pod: member, new: toUnstructured(t, gangPG()), want: fwk.Queue},
-		{name: "a PodGang it is not in is created", hint: podGangChanged, pod: member, new: gangPG(renamed), want: fwk.QueueSkip},
-		{name: "the PodGang a waiting pod needs appears", hint: podGangChanged, pod: ofUnknownPodGang, new: newTestPodGang("ns", "h"), want: fwk.Queue},
-		{name: "its PodGang's spec changes", hint: podGangChanged, pod: member, old: gangPG(), new: gangPG(specChanged), want: fwk.Queue},
-		{name: "its PodGang joins a PodCliqueSet", hint: podGangChanged, pod: member, old: gangPG(), new: gangPG(joinedPCS), want: fwk.Queue},
-		{name: "only its PodGang's status changes", hint: podGangChanged, pod: member, old: gangPG(), new: gangPG(statusChanged), want: fwk.QueueSkip},
-		{name: "only its PodGang's status changes, seen through the dynamic informer", hint: podGangChanged, pod: member,
-			old: toUnstructured(t, gangPG()), new: toUnstructured(t, gangPG(statusChanged)), want: fwk.QueueSkip},
-
 		// Pod bound (kube-scheduler reports only assigned pods as added to other pods).
 		{name: "a pod of its own gang is bound", hint: podAdded, pod: member, new: bound(hintPod("g-w-1", "g"), "n-gpu"), want: fwk.Queue},
 		{name: "a pod of another gang is bound", hint: podAdded, pod: member, new: bound(hintPod("h-w-1", "h"), "n-gpu"), want: fwk.QueueSkip},
@@ -223,7 +186,6 @@ func TestQueueingHintsQueueOnUnexpectedObjects(t *testing.T) {
 	e := hintEnv(t)
 	pod := hintPod("g-w-0", "g")
 	for name, hint := range map[string]fwk.QueueingHintFn{
-		"PodGang":          e.m.hintPodGangChanged,
 		"pod added":        e.m.hintPodAdded,
 		"pod deleted":      e.m.hintPodDeleted,
 		"node added":       e.m.hintNodeAdded,
@@ -244,7 +206,6 @@ func TestEventsToRegisterHaveAHintEach(t *testing.T) {
 	e := hintEnv(t)
 	events := e.m.EventsToRegister()
 	want := []fwk.ClusterEvent{
-		{Resource: "podgangs.v1alpha1.scheduler.grove.io", ActionType: fwk.Add | fwk.Update},
 		{Resource: fwk.Pod, ActionType: fwk.Add},
 		{Resource: fwk.Pod, ActionType: fwk.Delete},
 		{Resource: fwk.Node, ActionType: fwk.Add},
@@ -262,5 +223,66 @@ func TestEventsToRegisterHaveAHintEach(t *testing.T) {
 		if ev.Event != want[i] || ev.QueueingHintFn == nil {
 			t.Errorf("event %d = %v (hint set: %v), want %v with a hint", i, ev.Event, ev.QueueingHintFn != nil, want[i])
 		}
+	}
+}
+
+func TestPodGangChangesActivateTheGangsWaitingPods(t *testing.T) {
+	gang := func(change ...func(*groveschedulerv1alpha1.PodGang)) *groveschedulerv1alpha1.PodGang {
+		pg := newTestPodGang("ns", "g", testGroup{name: "w", pods: 2, min: 2, gpus: 1})
+		pg.Generation = 1
+		for _, c := range change {
+			c(pg)
+		}
+		return pg
+	}
+	specChanged := func(pg *groveschedulerv1alpha1.PodGang) { pg.Generation = 2 }
+	joinedPCS := func(pg *groveschedulerv1alpha1.PodGang) {
+		pg.Labels = map[string]string{apicommon.LabelPartOfKey: "pcs"}
+	}
+	statusChanged := func(pg *groveschedulerv1alpha1.PodGang) {
+		pg.Status.Phase = groveschedulerv1alpha1.PodGangPhaseStarting
+	}
+	waiting := []string{"g-w-0", "g-w-9"}
+	tests := []struct {
+		name       string
+		old, new   *groveschedulerv1alpha1.PodGang
+		queueReady bool
+		want       [][]string
+	}{
+		{name: "its PodGang is created", new: gang(), queueReady: true, want: [][]string{waiting}},
+		{name: "its PodGang's spec changes", old: gang(), new: gang(specChanged), queueReady: true, want: [][]string{waiting}},
+		{name: "its PodGang joins a PodCliqueSet", old: gang(), new: gang(joinedPCS), queueReady: true, want: [][]string{waiting}},
+		{name: "only its PodGang's status changes", old: gang(), new: gang(statusChanged), queueReady: true},
+		{name: "a PodGang none of whose pods waits is created", new: newTestPodGang("ns", "idle"), queueReady: true},
+		{name: "a PodGang is created before the scheduling queue calls in", new: gang()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newTestEnv(t)
+			gated := hintPod("g-w-1", "g")
+			gated.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: apicommon.PodGangSchedulingGate}}
+			deleting := hintPod("g-w-3", "g")
+			deleting.DeletionTimestamp = &metav1.Time{}
+			for _, p := range []*corev1.Pod{hintPod("g-w-0", "g"), hintPod("g-w-9", "g"), gated, bound(hintPod("g-w-2", "g"), "n-gpu"),
+				deleting, hintPod("h-w-0", "h"), hintPod("plain", "")} {
+				if err := e.pods.Add(p); err != nil {
+					t.Fatal(err)
+				}
+			}
+			e.m.queueReady.Store(tt.queueReady)
+			if tt.old == nil {
+				e.addPodGang(tt.new)
+			} else {
+				if err := e.podGangs.Add(tt.old); err != nil {
+					t.Fatal(err)
+				}
+				e.m.onPodGang(nil, tt.old)
+				e.handle.activated = nil
+				e.updatePodGang(tt.old, tt.new)
+			}
+			if got := e.handle.activated; !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("activated %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

@@ -55,11 +55,13 @@ type schedulerHandle interface {
 
 // Manager is the gang bookkeeping shared by all extension points of the plugin.
 type Manager struct {
-	log           logr.Logger
-	handle        schedulerHandle
-	kube          kubernetes.Interface
-	podGangs      schedlisters.PodGangLister
-	pods          corelisters.PodLister
+	log      logr.Logger
+	handle   schedulerHandle
+	kube     kubernetes.Interface
+	podGangs schedlisters.PodGangLister
+	pods     corelisters.PodLister
+	// podsByGang is the pod informer's indexer, with gangIndex.
+	podsByGang    cache.Indexer
 	nodes         corelisters.NodeLister
 	namespaces    corelisters.NamespaceLister
 	pvcs          corelisters.PersistentVolumeClaimLister
@@ -102,9 +104,14 @@ func NewManager(log logr.Logger, handle fwk.Handle, client groveclient.Interface
 	m.pvs = factory.Core().V1().PersistentVolumes().Lister()
 	m.classes = factory.Storage().V1().StorageClasses().Lister()
 	m.status = newStatusWriter(log.WithName("status"), client, m, handle.EventRecorder())
+	podInformer := factory.Core().V1().Pods().Informer()
+	if err := podInformer.AddIndexers(cache.Indexers{gangIndex: gangIndexFunc}); err != nil {
+		return nil, fmt.Errorf("indexing pods by PodGang: %w", err)
+	}
+	m.podsByGang = podInformer.GetIndexer()
 	if _, err := podGangInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { m.onPodGang(obj) },
-		UpdateFunc: func(_, obj any) { m.onPodGang(obj) },
+		AddFunc:    func(obj any) { m.onPodGang(nil, obj) },
+		UpdateFunc: m.onPodGang,
 		DeleteFunc: m.onPodGangDelete,
 	}); err != nil {
 		return nil, fmt.Errorf("watching PodGangs: %w", err)
@@ -122,7 +129,7 @@ func NewManager(log logr.Logger, handle fwk.Handle, client groveclient.Interface
 	factory.Core().V1().PersistentVolumeClaims().Informer()
 	factory.Core().V1().PersistentVolumes().Informer()
 	factory.Storage().V1().StorageClasses().Informer()
-	if _, err := factory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+	if _, err := podInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { m.onPod(obj) },
 		UpdateFunc: func(_, obj any) { m.onPod(obj) },
 		DeleteFunc: m.onPodDelete,
@@ -156,11 +163,17 @@ func newManager(log logr.Logger, handle schedulerHandle, kube kubernetes.Interfa
 // StatusWriter returns the writer of PodGang status; the caller runs it.
 func (m *Manager) StatusWriter() *StatusWriter { return m.status }
 
-func (m *Manager) onPodGang(obj any) {
+// onPodGang digests an added (old nil) or updated PodGang. When the change can
+// let pods of the gang through (see podGangChangeHelps), the gang's waiting
+// pods are activated: kube-scheduler is not told about PodGangs itself (see
+// EventsToRegister), so this informer is the only one whose view PreEnqueue
+// and the hints read.
+func (m *Manager) onPodGang(oldObj, obj any) {
 	pg, ok := obj.(*groveschedulerv1alpha1.PodGang)
 	if !ok {
 		return
 	}
+	old, _ := oldObj.(*groveschedulerv1alpha1.PodGang)
 	spec := newGangSpec(pg)
 	m.mu.Lock()
 	m.removeFromFamilyLocked(m.specs[spec.key])
@@ -168,10 +181,8 @@ func (m *Manager) onPodGang(obj any) {
 	m.addToFamilyLocked(spec)
 	m.mu.Unlock()
 	m.status.Enqueue(spec.key)
-	// The queue learns about the PodGang from its own informer, possibly before
-	// this one; re-running PreEnqueue for the referenced pods closes that race.
-	if m.queueReady.Load() {
-		m.activateUnplaced(spec)
+	if m.queueReady.Load() && podGangChangeHelps(old, pg) {
+		m.activateWaiting(spec.key)
 	}
 }
 
