@@ -80,7 +80,7 @@ test-go: control-plane ## Run the unit tests and envtest suites of every module.
 	go test $(GO_TEST_FLAGS) $(addsuffix /...,$(addprefix ./,$(MODULES)))
 
 .PHONY: bench
-bench: bench-operator bench-scheduler ## Run every benchmark (results in docs/benchmarks.md).
+bench: bench-operator bench-scheduler ## Run every benchmark (results in docs/dev/benchmarks.md).
 
 # Each area keeps its own targets (benchmarks, local cluster, e2e) in hack/mk/.
 -include hack/mk/*.mk

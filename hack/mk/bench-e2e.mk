@@ -1,4 +1,4 @@
-# End-to-end benchmark on a local cluster of its own (see docs/benchmarks.md).
+# End-to-end benchmark on a local cluster of its own (see docs/dev/benchmarks.md).
 BENCH_E2E_DIR ?= $(ROOT)/.local-cluster-bench
 BENCH_E2E_NODES ?= 100
 BENCH_E2E_FLAGS ?=

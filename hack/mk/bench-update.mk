@@ -1,4 +1,4 @@
-# Rolling-update benchmark on the local cluster (see docs/benchmarks.md).
+# Rolling-update benchmark on the local cluster (see docs/dev/benchmarks.md).
 BENCH_UPDATE_FLAGS ?=
 
 ##@ Benchmarks

@@ -1,4 +1,4 @@
-# Local cluster, demo and end-to-end suite (see docs/local-cluster.md).
+# Local cluster, demo and end-to-end suite (see docs/dev/local-cluster.md).
 LOCAL_CLUSTER := hack/local-cluster
 GROVE_LOCAL_DIR ?= $(ROOT)/.local-cluster
 export GROVE_LOCAL_DIR
@@ -51,7 +51,7 @@ e2e-upgrade: ## Fresh cluster in UPGRADE_DIR with the chart of commit UPGRADE_FR
 	$(MAKE) --no-print-directory e2e GROVE_LOCAL_DIR=$(UPGRADE_DIR)/cluster || rc=$$?; \
 	GROVE_LOCAL_DIR=$(UPGRADE_DIR)/cluster $(LOCAL_CLUSTER) down; rm -rf $(UPGRADE_DIR)/previous; exit $$rc
 
-# Fault suite (test/faults, docs/testing.md): ROUNDS per fault, FAULTS to kill,
+# Fault suite (test/faults, docs/dev/testing.md): ROUNDS per fault, FAULTS to kill,
 # SEED to replay a run (0 draws one), PODS in the PodCliqueSet once created.
 ROUNDS ?= 5
 FAULTS ?= kube-apiserver,etcd,grove-operator,grove-scheduler,kube-controller-manager

@@ -1,4 +1,4 @@
-# grove-operator benchmarks (see docs/benchmarks.md).
+# grove-operator benchmarks (see docs/dev/benchmarks.md).
 BENCH_OPERATOR_FLAGS ?=
 
 ##@ Benchmarks

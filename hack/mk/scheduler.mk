@@ -1,4 +1,4 @@
-# grove-scheduler benchmark (see docs/benchmarks.md, "Scheduler").
+# grove-scheduler benchmark (see docs/dev/benchmarks.md, "Scheduler").
 BENCH_SCHEDULER_FLAGS ?=
 BENCH_TOPOLOGY_FLAGS ?=
 

@@ -36,7 +36,7 @@ limitations under the License.
 // plane's processes, read from /proc for the local cluster's processes. Pods and PodGangs are
 // followed through informers, so that sampling 10k pods once a second costs
 // the API server one watch, not a list a second. It prints Markdown for
-// docs/benchmarks.md.
+// docs/dev/benchmarks.md.
 package main
 
 import (

@@ -24,7 +24,7 @@ limitations under the License.
 //     time, pod by pod) with every pod Ready on the new image.
 //
 // It also samples how many pods were not ready at once during the update. It
-// prints a Markdown table for docs/benchmarks.md.
+// prints a Markdown table for docs/dev/benchmarks.md.
 package main
 
 import (

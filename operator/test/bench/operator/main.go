@@ -23,7 +23,7 @@ limitations under the License.
 //     all its pods existing, all PodGangs existing, and all PodGangs
 //     Initialized (every pod created and referenced).
 //
-// It prints a Markdown table for docs/benchmarks.md.
+// It prints a Markdown table for docs/dev/benchmarks.md.
 package main
 
 import (
