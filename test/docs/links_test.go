@@ -1,0 +1,87 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package docs
+
+import (
+	"path/filepath"
+	"runtime"
+	"slices"
+	"testing"
+)
+
+func TestAnchor(t *testing.T) {
+	cases := []struct{ heading, want string }{
+		{"End to end (`make bench-e2e`)", "end-to-end-make-bench-e2e"},
+		{"Status: `Running` → `Ready`", "status-running--ready"},
+		{"`GROVE_PCSG_INDEX` and rank", "grove_pcsg_index-and-rank"},
+		{"The operator's memory at 10k pods", "the-operators-memory-at-10k-pods"},
+		{"See [the guide](guide.md) first", "see-the-guide-first"},
+		{"Über größe", "über-größe"},
+	}
+	for _, c := range cases {
+		if got := Anchor(c.heading); got != c.want {
+			t.Errorf("Anchor(%q) = %q, want %q", c.heading, got, c.want)
+		}
+	}
+}
+
+func TestCheckReportsEveryBrokenLinkAndNothingElse(t *testing.T) {
+	root := filepath.Join("testdata", "repo")
+	files, err := Files(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"README.md", "docs/guide.md", "docs/sub/page.md"}; !slices.Equal(files, want) {
+		t.Fatalf("Files = %v, want %v", files, want)
+	}
+	broken, err := Check(root, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, b := range broken {
+		got = append(got, b.String())
+	}
+	want := []string{
+		"README.md:4: docs/nope.md: no such file",
+		"README.md:4: docs/guide.md#uninstall: no heading with anchor #uninstall in docs/guide.md",
+		"docs/guide.md:21: #nothing-here: no heading with anchor #nothing-here in docs/guide.md",
+		"docs/guide.md:21: ../../x.md: points outside the repository",
+		"docs/guide.md:23: sub/missing.md: no such file",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("broken links:\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestRepositoryDocs runs the check on this repository's own pages, as
+// `make verify-docs-links` does.
+func TestRepositoryDocs(t *testing.T) {
+	_, self, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(self), "..", "..")
+	files, err := Files(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken, err := Check(root, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range broken {
+		t.Error(b)
+	}
+}
