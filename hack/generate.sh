@@ -3,7 +3,9 @@
 # (controller-gen), and the clientset, listers, informers and apply
 # configurations (code-generator's kube_codegen.sh, from the module cache);
 # and grove-operator's RBAC rules from the +kubebuilder:rbac markers in
-# operator/ (controller-gen) into the Helm chart.
+# operator/ (controller-gen) into the Helm chart; and the reference pages
+# docs/reference/api.md and docs/reference/operator-configuration.md from the
+# Go types (crd-ref-docs, pinned in hack/tools-docs, outside go.work).
 # Idempotent: running it twice leaves no diff.
 set -euo pipefail
 
@@ -121,4 +123,44 @@ cp "$kai_dir/deployments/kai-scheduler/crds/scheduling.run.ai_podgroups.yaml" \
   "$kai_dir/deployments/kai-scheduler/crds/kai.scheduler_topologies.yaml" "$backend_crds/"
 chmod 0644 "$backend_crds/"*.yaml
 (cd "$ROOT/operator" && go mod download volcano.sh/apis && "$TOOLS_BIN/controller-gen" crd paths=volcano.sh/apis/pkg/apis/scheduling/v1beta1 output:crd:dir="$backend_crds")
+log "reference pages from the Go types"
+(cd "$ROOT/hack/tools-docs" && GOWORK=off go build -o "$TOOLS_BIN/" github.com/elastic/crd-ref-docs)
+ref="$ROOT/docs/reference"
+mkdir -p "$ref"
+# reference_page SOURCE OUT TITLE INTRO renders the types under SOURCE into
+# OUT with crd-ref-docs' Markdown templates, under TITLE and INTRO instead of
+# the templates' "# API Reference".
+reference_page() {
+  local tmp
+  tmp=$(mktemp)
+  "$TOOLS_BIN/crd-ref-docs" --log-level=ERROR --source-path="$1" \
+    --config="$ROOT/hack/reference/crd-ref-docs.yaml" --renderer=markdown --output-path="$tmp"
+  { printf '# %s\n\n%s\n' "$3" "$4"; tail -n +2 "$tmp"; } > "$2"
+  rm -f "$tmp"
+}
+reference_page "$ROOT/api" "$ref/api.md" "API reference" \
+"Every field of grove.io/v1alpha1 (PodCliqueSet, PodClique, PodCliqueScalingGroup,
+ClusterTopologyBinding) and scheduler.grove.io/v1alpha1 (PodGang), generated from the Go types
+in \`api/\` by \`make generate\`; do not edit. The [user guide](../user-guide.md) explains how
+the fields work together."
+# The backends' settings (scheduler.profiles[].config) are raw JSON in
+# OperatorConfiguration, so nothing reaches their types; they carry the root
+# marker to be documented, and the apiVersion/kind rows crd-ref-docs gives a
+# root are dropped for them (they have neither).
+backend_configs='DefaultSchedulerConfig|SchedulerPluginsConfig|VolcanoConfig|KAIConfig'
+reference_page "$ROOT/operator/internal/config" "$ref/operator-configuration.md" "OperatorConfiguration reference" \
+"grove-operator reads one file of kind \`OperatorConfiguration\` (\`--config\`); the Helm chart
+renders it from its values ([installation](../installation.md)). Unknown keys are errors. A
+profile's \`config\` under \`scheduler.profiles\` takes the settings of its backend:
+DefaultSchedulerConfig (\`default-scheduler\`), SchedulerPluginsConfig
+(\`scheduler-plugins-scheduler\`), VolcanoConfig (\`volcano\`) or KAIConfig (\`kai-scheduler\`).
+Generated from the Go types in \`operator/internal/config\` by \`make generate\`; do not edit."
+awk -v cfgs="^($backend_configs)\$" '
+  /^#### / { type = $2 }
+  /^- \[[A-Za-z]+\]\(#[a-z]+\)$/ { name = $0; sub(/^- \[/, "", name); sub(/\].*/, "", name); if (name ~ cfgs && inResources) next }
+  /^### Resource Types/ { inResources = 1 } /^#### / { inResources = 0 }
+  type ~ cfgs && /^\| `(apiVersion|kind)` _string_ \|/ { next }
+  { print }
+' "$ref/operator-configuration.md" > "$ref/operator-configuration.md.tmp"
+mv "$ref/operator-configuration.md.tmp" "$ref/operator-configuration.md"
 log "done"

@@ -16,7 +16,10 @@ limitations under the License.
 
 // Package config holds grove-operator's configuration file format
 // (operator.config.grove.io/v1alpha1, kind OperatorConfiguration), its
-// defaults, validation and loading.
+// defaults, validation and loading. docs/reference/operator-configuration.md
+// is generated from these types (hack/generate.sh).
+// +groupName=operator.config.grove.io
+// +versionName=v1alpha1
 package config
 
 import (
@@ -31,7 +34,9 @@ const (
 	Kind = "OperatorConfiguration"
 )
 
-// OperatorConfiguration configures grove-operator.
+// OperatorConfiguration configures grove-operator: the file the chart renders
+// from its values and the operator reads at start (--config).
+// +kubebuilder:object:root=true
 type OperatorConfiguration struct {
 	metav1.TypeMeta `json:",inline"`
 	// RuntimeClientConnection configures the client the controllers use.
@@ -223,6 +228,7 @@ type SchedulerProfile struct {
 }
 
 // DefaultSchedulerConfig configures the default-scheduler backend.
+// +kubebuilder:object:root=true
 type DefaultSchedulerConfig struct {
 	// GangScheduling translates every PodGang into a Workload and PodGroups of
 	// the Kubernetes Workload API (scheduling.k8s.io/v1beta1), which
@@ -237,6 +243,7 @@ type DefaultSchedulerConfig struct {
 }
 
 // SchedulerPluginsConfig configures the scheduler-plugins-scheduler backend.
+// +kubebuilder:object:root=true
 type SchedulerPluginsConfig struct {
 	// ScheduleTimeoutSeconds is copied to each PodGroup's
 	// spec.scheduleTimeoutSeconds: how long pods of an incomplete gang wait at
@@ -245,6 +252,7 @@ type SchedulerPluginsConfig struct {
 }
 
 // VolcanoConfig configures the volcano backend.
+// +kubebuilder:object:root=true
 type VolcanoConfig struct {
 	// DefaultQueue is the Volcano queue of a PodGang whose PodCliqueSet has no
 	// scheduling.grove.io/volcano-queue annotation. Default "default".
@@ -252,6 +260,7 @@ type VolcanoConfig struct {
 }
 
 // KAIConfig configures the kai-scheduler backend.
+// +kubebuilder:object:root=true
 type KAIConfig struct {
 	// DefaultQueue is the KAI queue of a PodGang whose PodCliqueSet has no
 	// kai.scheduler/queue label or annotation. Default "default-queue", the
