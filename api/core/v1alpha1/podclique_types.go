@@ -78,8 +78,9 @@ type PodCliqueSpec struct {
 	// +required
 	PodSpec corev1.PodSpec `json:"podSpec"`
 	// replicas is the number of pods. A PodClique may be scaled to 0 (parked)
-	// and back; otherwise it must be at least minAvailable. Clique templates
-	// of a PodCliqueSet need at least 1.
+	// and back; otherwise it must be at least minAvailable. In a clique
+	// template of a PodCliqueSet the defaulting webhook turns 0, or a
+	// template without replicas, into 1.
 	// +kubebuilder:validation:Minimum=0
 	// +required
 	Replicas int32 `json:"replicas"`

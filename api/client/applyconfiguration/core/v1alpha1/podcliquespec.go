@@ -34,8 +34,9 @@ type PodCliqueSpecApplyConfiguration struct {
 	// podSpec is the specification of every pod of the clique.
 	PodSpec *v1.PodSpecApplyConfiguration `json:"podSpec,omitempty"`
 	// replicas is the number of pods. A PodClique may be scaled to 0 (parked)
-	// and back; otherwise it must be at least minAvailable. Clique templates
-	// of a PodCliqueSet need at least 1.
+	// and back; otherwise it must be at least minAvailable. In a clique
+	// template of a PodCliqueSet the defaulting webhook turns 0, or a
+	// template without replicas, into 1.
 	Replicas *int32 `json:"replicas,omitempty"`
 	// minAvailable is the number of pods that must be scheduled together (the
 	// clique's share of the gang) and that must stay ready; below it the clique
