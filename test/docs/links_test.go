@@ -17,9 +17,11 @@ limitations under the License.
 package docs
 
 import (
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -83,5 +85,37 @@ func TestRepositoryDocs(t *testing.T) {
 	}
 	for _, b := range broken {
 		t.Error(b)
+	}
+}
+
+// TestReferencePageListsEveryCode fails when an Event reason, a condition
+// type or reason, or an ERR_* code written in any module's Go source is not
+// on docs/reference/events-and-errors.md (as `code`).
+func TestReferencePageListsEveryCode(t *testing.T) {
+	_, self, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(self), "..", "..")
+	var dirs []string
+	for _, m := range []string{"api", "operator", "scheduler", "initc"} {
+		dirs = append(dirs, filepath.Join(root, m))
+	}
+	codes, err := ReportedCodes(dirs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(root, "docs", "reference", "events-and-errors.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	errCodes := 0
+	for _, c := range codes {
+		if errorCode.MatchString(c) {
+			errCodes++
+		}
+		if !strings.Contains(string(page), "`"+c+"`") {
+			t.Errorf("%s is reported by Grove but not listed on docs/reference/events-and-errors.md", c)
+		}
+	}
+	if errCodes < 46 {
+		t.Errorf("found %d ERR_* codes in the source, want at least 46: the scan misses some", errCodes)
 	}
 }
