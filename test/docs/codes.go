@@ -22,6 +22,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -113,4 +114,26 @@ func collect(f *ast.File, seen map[string]bool) {
 		}
 		return true
 	})
+}
+
+// metricDefinition matches the name in a Prometheus metric definition.
+var metricDefinition = regexp.MustCompile(`Name:\s+"(grove_[a-z_]+)"`)
+
+// metricFiles hold every grove_ metric grove-operator and grove-scheduler register.
+var metricFiles = []string{"operator/internal/metrics/metrics.go", "scheduler/pkg/metrics/metrics.go"}
+
+// Metrics returns the grove_ metrics grove-operator and grove-scheduler
+// register, read from their definitions under root.
+func Metrics(root string) ([]string, error) {
+	var names []string
+	for _, f := range metricFiles {
+		src, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			return nil, fmt.Errorf("reading metric definitions: %w", err)
+		}
+		for _, m := range metricDefinition.FindAllStringSubmatch(string(src), -1) {
+			names = append(names, m[1])
+		}
+	}
+	return names, nil
 }

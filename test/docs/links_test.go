@@ -119,3 +119,26 @@ func TestReferencePageListsEveryCode(t *testing.T) {
 		t.Errorf("found %d ERR_* codes in the source, want at least 46: the scan misses some", errCodes)
 	}
 }
+
+// TestOperationsPageListsEveryMetric fails when a grove_ metric the
+// components register is not in docs/operations.md's metrics table.
+func TestOperationsPageListsEveryMetric(t *testing.T) {
+	_, self, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(self), "..", "..")
+	metrics, err := Metrics(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(metrics) < 8 {
+		t.Fatalf("found %d grove_ metric definitions, want at least 8", len(metrics))
+	}
+	page, err := os.ReadFile(filepath.Join(root, "docs", "operations.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range metrics {
+		if !strings.Contains(string(page), "`"+m) {
+			t.Errorf("%s is not listed on docs/operations.md", m)
+		}
+	}
+}
