@@ -122,6 +122,35 @@ func gpuRequest(p corev1.Pod) int64 {
 	return q.Value()
 }
 
+// expectInstance checks replica j of scaling group pcsg, one leaderClique pod
+// and workers workerClique pods that start after it: all in one rack, the
+// leader's hostname (the address its workers are given), rank 0 for the
+// leader and 1…workers for the workers, and the group's env. It returns the
+// rack.
+func expectInstance(pods []corev1.Pod, pcsg string, j int, leaderClique, workerClique string, workers int) string {
+	GinkgoHelper()
+	prefix := fmt.Sprintf("%s-%d-", pcsg, j)
+	leaders, members := podsOf(pods, prefix+leaderClique), podsOf(pods, prefix+workerClique)
+	Expect(leaders).To(HaveLen(1))
+	racks := racksOf(append(members, leaders...))
+	Expect(racks).To(HaveLen(1), "%s replica %d in one rack", pcsg, j)
+	Expect(leaders[0].Spec.Hostname).To(Equal(prefix + leaderClique + "-0"))
+	Expect(env(leaders[0], apicommon.EnvPCSGPodIndex)).To(Equal("0"), "leader's rank")
+	var ranks, want []string
+	for i, w := range members {
+		Expect(env(w, apicommon.EnvPCSGName)).To(Equal(pcsg))
+		Expect(env(w, apicommon.EnvPCSGIndex)).To(Equal(fmt.Sprint(j)))
+		Expect(env(w, apicommon.EnvPCSGTemplateNumPods)).To(Equal(fmt.Sprint(workers + 1)))
+		Expect(w.Annotations).To(HaveKeyWithValue(apicommon.AnnotationStartsAfter, prefix+leaderClique), "starts after its leader")
+		ranks, want = append(ranks, env(w, apicommon.EnvPCSGPodIndex)), append(want, fmt.Sprint(i+1))
+	}
+	Expect(ranks).To(ConsistOf(want), "%s replica %d worker ranks", pcsg, j)
+	for r := range racks {
+		return r
+	}
+	return ""
+}
+
 // expectHPAMetric checks the HPA Grove created for a target and the metric
 // the sample scales on.
 func expectHPAMetric(ns, name, kind string, minReplicas, maxReplicas int32, metric string) {
@@ -200,21 +229,13 @@ var _ = Describe("GPU samples", Ordered, func() {
 		}, gpuNodeName)
 		Expect(scalingGroupNames(Default, ns, "sglang-disagg")).To(Equal([]string{"sglang-disagg-0-decode", "sglang-disagg-0-prefill"}))
 		for _, engine := range []string{"prefill", "decode"} {
-			group := "sglang-disagg-0-" + engine + "-0-"
-			leader := podsOf(pods, group+engine+"-leader")[0]
-			worker := podsOf(pods, group+engine+"-worker")[0]
-			Expect(racksOf([]corev1.Pod{leader, worker})).To(HaveLen(1), "%s instance in one rack", engine)
+			expectInstance(pods, "sglang-disagg-0-"+engine, 0, engine+"-leader", engine+"-worker", 1)
+			prefix := "sglang-disagg-0-" + engine + "-0-"
+			leader, worker := podsOf(pods, prefix+engine+"-leader")[0], podsOf(pods, prefix+engine+"-worker")[0]
 			Expect(gpuRequest(leader)).To(BeEquivalentTo(4))
-			Expect(env(leader, apicommon.EnvPCSGPodIndex)).To(Equal("0"), "%s leader's node rank", engine)
-			Expect(env(worker, apicommon.EnvPCSGPodIndex)).To(Equal("1"), "%s worker's node rank", engine)
-			Expect(env(worker, apicommon.EnvPCSGName)).To(Equal("sglang-disagg-0-" + engine))
-			Expect(env(worker, apicommon.EnvPCSGIndex)).To(Equal("0"))
-			Expect(env(worker, apicommon.EnvPCSGTemplateNumPods)).To(Equal("2"))
-			By(engine + ": the worker's --dist-init-addr resolves to its leader's hostname")
-			Expect(leader.Spec.Hostname).To(Equal(group + engine + "-leader-0"))
 			Expect(worker.Spec.Containers[0].Args).To(ContainElement(
-				"--dist-init-addr=$(GROVE_PCSG_NAME)-$(GROVE_PCSG_INDEX)-" + engine + "-leader-0.$(GROVE_HEADLESS_SERVICE):5000"))
-			Expect(worker.Annotations).To(HaveKeyWithValue(apicommon.AnnotationStartsAfter, group+engine+"-leader"))
+				"--dist-init-addr=$(GROVE_PCSG_NAME)-$(GROVE_PCSG_INDEX)-"+engine+"-leader-0.$(GROVE_HEADLESS_SERVICE):5000"),
+				"%s: the worker's --dist-init-addr is its leader's hostname", engine)
 			Expect(leader.Labels).To(HaveKeyWithValue(apicommon.LabelPodCliqueTemplateName, engine+"-leader"))
 			Expect(leader.Labels).To(HaveKeyWithValue(apicommon.LabelPodCliqueScalingGroupReplicaIndex, "0"))
 		}
@@ -233,30 +254,14 @@ var _ = Describe("GPU samples", Ordered, func() {
 			"vllm-multinode-0-instance-1-leader": 1,
 			"vllm-multinode-0-instance-1-worker": 3,
 		}, gpuNodeName)
-		var allRacks []string
+		var racks []string
 		for j := range 2 {
-			group := fmt.Sprintf("vllm-multinode-0-instance-%d-", j)
-			instance := append(podsOf(pods, group+"leader"), podsOf(pods, group+"worker")...)
-			racks := racksOf(instance)
-			Expect(racks).To(HaveLen(1), "instance %d in one rack", j)
-			for r := range racks {
-				allRacks = append(allRacks, r)
-			}
-			leader := podsOf(pods, group+"leader")[0]
-			Expect(leader.Spec.Hostname).To(Equal(group + "leader-0"))
-			Expect(env(leader, apicommon.EnvPCSGPodIndex)).To(Equal("0"))
-			var ranks []string
-			for _, w := range podsOf(pods, group+"worker") {
+			racks = append(racks, expectInstance(pods, "vllm-multinode-0-instance", j, "leader", "worker", 3))
+			for _, w := range podsOf(pods, fmt.Sprintf("vllm-multinode-0-instance-%d-worker", j)) {
 				Expect(gpuRequest(w)).To(BeEquivalentTo(8))
-				Expect(env(w, apicommon.EnvPCSGName)).To(Equal("vllm-multinode-0-instance"))
-				Expect(env(w, apicommon.EnvPCSGIndex)).To(Equal(fmt.Sprint(j)))
-				Expect(env(w, apicommon.EnvPCSGTemplateNumPods)).To(Equal("4"))
-				Expect(w.Annotations).To(HaveKeyWithValue(apicommon.AnnotationStartsAfter, group+"leader"))
-				ranks = append(ranks, env(w, apicommon.EnvPCSGPodIndex))
 			}
-			Expect(ranks).To(ConsistOf("1", "2", "3"), "instance %d worker ranks", j)
 		}
-		Expect(allRacks).To(ConsistOf("rack-gpu-0", "rack-gpu-1"), "8 nodes of 8 GPUs: the two instances fill both racks")
+		Expect(racks).To(ConsistOf("rack-gpu-0", "rack-gpu-1"), "8 nodes of 8 GPUs: the two instances fill both racks")
 
 		By("instance 0 is in the base PodGang, instance 1 in its own scaled PodGang")
 		for _, name := range []string{"vllm-multinode-0", "vllm-multinode-0-instance-0"} {
@@ -274,30 +279,13 @@ var _ = Describe("GPU samples", Ordered, func() {
 			"vllm-0-group-1-leader": 1,
 			"vllm-0-group-1-worker": 3,
 		}, gpuNodeName)
-		var allRacks []string
+		By("LWS_WORKER_INDEX, LWS_GROUP_SIZE and LWS_LEADER_ADDRESS have Grove equivalents; LeaderReady is startsAfter")
+		var racks []string
 		for j := range 2 {
-			group := fmt.Sprintf("vllm-0-group-%d-", j)
-			racks := racksOf(append(podsOf(pods, group+"leader"), podsOf(pods, group+"worker")...))
-			Expect(racks).To(HaveLen(1), "group %d in one rack (LWS size 4 = leader + 3 workers)", j)
-			for r := range racks {
-				allRacks = append(allRacks, r)
-			}
-			By(fmt.Sprintf("group %d: LWS_WORKER_INDEX, LWS_GROUP_SIZE and LWS_LEADER_ADDRESS have Grove equivalents", j))
-			leader := podsOf(pods, group+"leader")[0]
-			Expect(leader.Spec.Hostname).To(Equal(group + "leader-0"))
-			Expect(env(leader, apicommon.EnvPCSGPodIndex)).To(Equal("0"))
-			var ranks []string
-			for _, w := range podsOf(pods, group+"worker") {
-				Expect(env(w, apicommon.EnvPCSGTemplateNumPods)).To(Equal("4"))
-				Expect(env(w, apicommon.EnvPCSGName)).To(Equal("vllm-0-group"))
-				Expect(env(w, apicommon.EnvPCSGIndex)).To(Equal(fmt.Sprint(j)))
-				Expect(w.Annotations).To(HaveKeyWithValue(apicommon.AnnotationStartsAfter, group+"leader"), "LeaderReady")
-				ranks = append(ranks, env(w, apicommon.EnvPCSGPodIndex))
-			}
-			Expect(ranks).To(ConsistOf("1", "2", "3"))
+			racks = append(racks, expectInstance(pods, "vllm-0-group", j, "leader", "worker", 3))
 		}
 		// Each rack has room for both groups (32 GPUs, a group needs 8): only the
 		// anti-affinity keeps them apart, as LWS's exclusive-topology does.
-		Expect(allRacks).To(ConsistOf("rack-gpu-0", "rack-gpu-1"), "exclusive topology: one group per rack")
+		Expect(racks).To(ConsistOf("rack-gpu-0", "rack-gpu-1"), "exclusive topology: one group per rack")
 	})
 })
