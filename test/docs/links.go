@@ -22,6 +22,7 @@ package docs
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -149,15 +150,14 @@ func hasScheme(target string) bool {
 // parse reads one Markdown file: the anchors of its headings (and explicit
 // <a id> anchors) and the links outside code.
 func parse(path string) (*page, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
-	defer f.Close()
 	p := &page{anchors: map[string]bool{}}
 	seen := map[string]int{}
 	fence := ""
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
