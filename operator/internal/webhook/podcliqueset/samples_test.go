@@ -74,7 +74,7 @@ func TestSamplesPassTheWebhooks(t *testing.T) {
 		})
 		checked++
 	}
-	if checked < 8 {
+	if checked < 9 {
 		t.Errorf("checked %d sample PodCliqueSets, want the 5 tutorial examples and the inference and migration samples", checked)
 	}
 }
