@@ -142,3 +142,46 @@ func TestOperationsPageListsEveryMetric(t *testing.T) {
 		}
 	}
 }
+
+// TestRunbookQuotesGroveInitcAsItLogs fails when a grove-initc log message
+// docs/troubleshooting.md quotes is no longer in grove-initc's source (the
+// end-to-end runbook specs cannot run grove-initc: kwok runs no containers).
+func TestRunbookQuotesGroveInitcAsItLogs(t *testing.T) {
+	_, self, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(self), "..", "..")
+	page, err := os.ReadFile(filepath.Join(root, "docs", "troubleshooting.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var source strings.Builder
+	err = filepath.WalkDir(filepath.Join(root, "initc", "internal"), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		source.Write(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, msg := range []string{
+		`"Waiting for parent PodClique", "podclique"`, // the progress line, with its keys
+		`"ready", s.Ready, "required", s.Required,`,
+		`"waitingFor", s.Required-s.Ready`,
+		`"Successfully waited for all parent PodCliques to start up"`,
+	} {
+		if !strings.Contains(source.String(), msg) {
+			t.Errorf("grove-initc no longer logs %s", msg)
+		}
+	}
+	for _, quote := range []string{
+		`"msg":"Waiting for parent PodClique","podclique":`,
+		"`Successfully waited for all parent PodCliques to start up`",
+		`"ready":1,"required":2,"waitingFor":1`,
+	} {
+		if !strings.Contains(string(page), quote) {
+			t.Errorf("docs/troubleshooting.md does not quote %s", quote)
+		}
+	}
+}
