@@ -171,23 +171,43 @@ func (r *operatorReplica) servingCertSerial() (string, error) {
 	return conn.ConnectionState().PeerCertificates[0].SerialNumber.String(), nil
 }
 
-// forwarder accepts on addr and pipes each connection to the first backend,
-// in turn, that accepts it. It counts connections per backend.
+// forwarder accepts on addr and pipes each connection to the preferred
+// backend, or when that one refuses, to the next that accepts (as the Service
+// routes to a ready endpoint). It counts connections per backend.
 type forwarder struct {
-	ln       net.Listener
-	backends []int
-	next     atomic.Uint32
-	mu       sync.Mutex
-	served   map[int]int
+	ln        net.Listener
+	backends  []int
+	preferred atomic.Int32
+	mu        sync.Mutex
+	served    map[int]int
+	open      map[net.Conn]struct{}
 }
 
 func startForwarder(addr string, backends ...int) *forwarder {
 	ln, err := net.Listen("tcp", addr)
 	Expect(err).NotTo(HaveOccurred(), "listening on the webhook URL's %s (is the cluster's own grove-operator stopped?)", addr)
-	f := &forwarder{ln: ln, backends: backends, served: map[int]int{}}
+	f := &forwarder{ln: ln, backends: backends, served: map[int]int{}, open: map[net.Conn]struct{}{}}
 	go f.serve()
-	DeferCleanup(func() { _ = ln.Close() })
+	DeferCleanup(func() {
+		_ = ln.Close()
+		f.reset()
+	})
 	return f
+}
+
+// prefer sends new connections to port first and closes the open ones, so
+// the API server's next webhook call connects anew, to port.
+func (f *forwarder) prefer(port int) {
+	f.preferred.Store(int32(port))
+	f.reset()
+}
+
+func (f *forwarder) reset() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for c := range f.open {
+		_ = c.Close()
+	}
 }
 
 func (f *forwarder) serve() {
@@ -202,21 +222,27 @@ func (f *forwarder) serve() {
 
 func (f *forwarder) pipe(in net.Conn) {
 	defer func() { _ = in.Close() }()
-	start := int(f.next.Add(1))
-	for i := range f.backends {
-		port := f.backends[(start+i)%len(f.backends)]
+	order := append([]int{int(f.preferred.Load())}, f.backends...)
+	for _, port := range order {
+		if port == 0 {
+			continue
+		}
 		out, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second)
 		if err != nil {
-			continue // that replica is gone: try the next, as the Service would route to a ready one
+			continue // that replica is gone: try the next
 		}
 		f.mu.Lock()
 		f.served[port]++
+		f.open[in] = struct{}{}
 		f.mu.Unlock()
 		done := make(chan struct{}, 2)
 		go func() { _, _ = io.Copy(out, in); done <- struct{}{} }()
 		go func() { _, _ = io.Copy(in, out); done <- struct{}{} }()
 		<-done
 		_ = out.Close()
+		f.mu.Lock()
+		delete(f.open, in)
+		f.mu.Unlock()
 		return
 	}
 }
@@ -272,11 +298,13 @@ var _ = Describe("grove-operator high availability", Serial, func() {
 		Expect(k8s.Get(ctx, operatorLease, lease)).To(Succeed())
 		oldHolder := ptr.Deref(lease.Spec.HolderIdentity, "")
 
-		By("admission works through either replica before the kill")
+		By("the API server's webhook calls go to the leader before the kill")
+		fwd.prefer(leader.webhookPort)
 		ns := newNamespace("ha")
 		warm := createPCS("test/testdata/e2e/update-two-cliques.yaml", ns)
 		Expect(warm.Spec.Template.Cliques[0].Spec.RoleName).To(Equal("frontend"), "the defaulting webhook did not run")
 		Expect(k8s.Delete(ctx, warm)).To(Succeed())
+		Expect(fwd.connections(leader.webhookPort)).To(BeNumerically(">", 0))
 
 		By(fmt.Sprintf("kill -9 the leader (%s), then a PodCliqueSet 1 s later", leader.name))
 		Expect(leader.cmd.Process.Kill()).To(Succeed())
@@ -285,11 +313,12 @@ var _ = Describe("grove-operator high availability", Serial, func() {
 		time.Sleep(time.Second)
 		pcs := loadPCS("test/testdata/e2e/update-two-cliques.yaml")
 		pcs.Namespace, pcs.Name = ns, "after-kill"
+		servedBefore := fwd.connections(survivor.webhookPort)
 		Expect(k8s.Create(ctx, pcs)).To(Succeed(), "the surviving replica did not admit the PodCliqueSet")
 		admitted := time.Since(killed)
 		Expect(pcs.Spec.Template.Cliques[0].Spec.RoleName).To(Equal("frontend"), "the defaulting webhook did not run")
 		Expect(pcs.Spec.Template.TerminationDelay).NotTo(BeNil(), "the defaulting webhook did not run")
-		Expect(fwd.connections(survivor.webhookPort)).To(BeNumerically(">", 0))
+		Expect(fwd.connections(survivor.webhookPort)).To(BeNumerically(">", servedBefore), "the admission calls did not reach the surviving replica")
 
 		By("the survivor takes the lease and reconciles it to Running pods")
 		Eventually(func(g Gomega) {
