@@ -17,6 +17,9 @@ limitations under the License.
 package chart
 
 import (
+	"os"
+	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -325,4 +328,49 @@ func TestHighAvailability(t *testing.T) {
 			t.Errorf("spread constraints %+v, want only example.com/rack", s)
 		}
 	})
+}
+
+// TestCRDsAreTemplates: the five CRDs are rendered (so helm upgrade applies
+// them), each exactly files/crds/<file> apart from the keep annotation and
+// the chart's labels, and nothing is left in crds/, which helm would install
+// a second time and never upgrade.
+func TestCRDsAreTemplates(t *testing.T) {
+	root := repoRoot(t)
+	if _, err := os.Stat(filepath.Join(root, "charts", "grove", "crds")); !os.IsNotExist(err) {
+		t.Fatalf("charts/grove/crds exists (%v): helm installs it once and never upgrades it", err)
+	}
+	files, err := filepath.Glob(filepath.Join(root, "charts", "grove", "files", "crds", "*.yaml"))
+	if err != nil || len(files) != 5 {
+		t.Fatalf("files/crds holds %v (%v), want the five CRDs", files, err)
+	}
+	objs := render(t, root, "grove-system")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]any{}
+		if err := yaml.Unmarshal(b, &want); err != nil {
+			t.Fatal(err)
+		}
+		name := dig(want, "metadata", "name").(string)
+		o, ok := Find(objs, "CustomResourceDefinition", "", name)
+		if !ok {
+			t.Errorf("CRD %s not rendered", name)
+			continue
+		}
+		got := map[string]any{}
+		if err := o.Decode(&got); err != nil {
+			t.Fatal(err)
+		}
+		if a := dig(got, "metadata", "annotations", "helm.sh/resource-policy"); a != "keep" {
+			t.Errorf("CRD %s helm.sh/resource-policy %v, want keep", name, a)
+		}
+		if l := dig(got, "metadata", "labels", "app.kubernetes.io/part-of"); l != "grove" {
+			t.Errorf("CRD %s app.kubernetes.io/part-of %v, want grove", name, l)
+		}
+		if !reflect.DeepEqual(got["spec"], want["spec"]) {
+			t.Errorf("CRD %s spec differs from %s", name, f)
+		}
+	}
 }
