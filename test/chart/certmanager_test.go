@@ -17,10 +17,22 @@ limitations under the License.
 package chart
 
 import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
 // issuer and certificate are the fields of the chart's cert-manager objects the
@@ -144,6 +156,105 @@ func TestCertManagerMode(t *testing.T) {
 		}
 		if mode := dig(operatorConfig(t, objs), "server", "webhooks", "certProvisionMode"); mode != "auto" {
 			t.Errorf("operator certProvisionMode %v, want auto", mode)
+		}
+	})
+}
+
+// certManagerModule is the cert-manager release whose CRDs the rendered
+// objects are checked against (its deploy/crds, from the Go module proxy).
+const certManagerModule = "github.com/cert-manager/cert-manager@v1.21.2"
+
+// certManagerCRDs downloads the cert-manager module and returns its CRD directory.
+func certManagerCRDs(t *testing.T) string {
+	t.Helper()
+	cmd := exec.Command("go", "mod", "download", "-json", certManagerModule)
+	cmd.Dir = t.TempDir() // outside any module: only the one module is fetched
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go mod download %s (the Go module proxy serves it): %v\n%s", certManagerModule, err, out)
+	}
+	var mod struct{ Dir string }
+	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
+		t.Fatalf("go mod download %s printed %s (%v)", certManagerModule, out, err)
+	}
+	return filepath.Join(mod.Dir, "deploy", "crds")
+}
+
+// TestCertManagerObjectsAreValid creates the rendered Issuer and Certificate
+// by server-side dry run on a kube-apiserver (envtest) serving cert-manager's
+// own CRDs, so a field cert-manager's schema does not know, or a value it
+// refuses, fails here. (cert-manager's controller and CA injector are not
+// run: their main packages are modules of their own, cmd/controller and
+// cmd/cainjector, which the Go module proxy here does not serve.)
+func TestCertManagerObjectsAreValid(t *testing.T) {
+	root := repoRoot(t)
+	crds := certManagerCRDs(t)
+	env := &envtest.Environment{
+		CRDInstallOptions: envtest.CRDInstallOptions{Paths: []string{
+			filepath.Join(crds, "cert-manager.io_issuers.yaml"),
+			filepath.Join(crds, "cert-manager.io_clusterissuers.yaml"),
+			filepath.Join(crds, "cert-manager.io_certificates.yaml"),
+		}},
+		ErrorIfCRDPathMissing: true,
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatalf("starting envtest (KUBEBUILDER_ASSETS, set by make): %v", err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		set  []string
+		want []string
+	}{
+		{"self-signed Issuer", []string{"certManager.enabled=true"}, []string{"Certificate/grove-webhook-server-cert", "Issuer/grove-selfsigned-issuer"}},
+		{"the user's ClusterIssuer", []string{"certManager.enabled=true", "certManager.issuerRef.name=corp-ca", "certManager.issuerRef.kind=ClusterIssuer",
+			"certManager.duration=2160h", "certManager.renewBefore=360h"}, []string{"Certificate/grove-webhook-server-cert"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ns := "grove-" + strings.ReplaceAll(strings.ToLower(strings.Fields(tc.name)[1]), "'", "")
+			cs := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"})
+			nsObj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}}
+			if _, err := cs.Create(ctx, nsObj, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			var created []string
+			for _, o := range render(t, root, ns, tc.set...) {
+				if o.Kind != "Issuer" && o.Kind != "Certificate" {
+					continue
+				}
+				u := &unstructured.Unstructured{}
+				if err := o.Decode(&u.Object); err != nil {
+					t.Fatal(err)
+				}
+				gvr := schema.GroupVersionResource{Group: "cert-manager.io", Version: "v1", Resource: strings.ToLower(o.Kind) + "s"}
+				if _, err := dyn.Resource(gvr).Namespace(ns).Create(ctx, u, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"}); err != nil {
+					t.Errorf("%s %s is not a valid cert-manager object: %v", o.Kind, o.Metadata.Name, err)
+				}
+				created = append(created, o.Kind+"/"+o.Metadata.Name)
+			}
+			slices.Sort(created)
+			if !slices.Equal(created, tc.want) {
+				t.Errorf("cert-manager objects %v, want %v", created, tc.want)
+			}
+		})
+	}
+
+	// The check catches a field cert-manager does not know.
+	t.Run("an unknown field is refused", func(t *testing.T) {
+		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "cert-manager.io/v1", "kind": "Certificate",
+			"metadata": map[string]any{"name": "bad", "namespace": corev1.NamespaceDefault},
+			"spec":     map[string]any{"secretName": "s", "dnsName": []any{"x"}, "issuerRef": map[string]any{"name": "i"}}}}
+		_, err := dyn.Resource(schema.GroupVersionResource{Group: "cert-manager.io", Version: "v1", Resource: "certificates"}).Namespace(corev1.NamespaceDefault).
+			Create(ctx, u, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
+		if err == nil || !strings.Contains(err.Error(), `unknown field "spec.dnsName"`) {
+			t.Fatalf("Certificate with spec.dnsName: got %v, want an unknown-field error", err)
 		}
 	})
 }
