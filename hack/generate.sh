@@ -77,9 +77,9 @@ kube::codegen::gen_client \
   "$ROOT/api"
 
 log "copying CRDs into the Helm chart"
-mkdir -p "$ROOT/charts/grove/crds"
-rm -f "$ROOT/charts/grove/crds/"*.yaml
-cp "$ROOT"/api/core/v1alpha1/crds/*.yaml "$ROOT"/api/scheduler/v1alpha1/crds/*.yaml "$ROOT/charts/grove/crds/"
+mkdir -p "$ROOT/charts/grove/files/crds"
+rm -f "$ROOT/charts/grove/files/crds/"*.yaml
+cp "$ROOT"/api/core/v1alpha1/crds/*.yaml "$ROOT"/api/scheduler/v1alpha1/crds/*.yaml "$ROOT/charts/grove/files/crds/"
 log "operator RBAC from +kubebuilder:rbac markers"
 # charts/grove/files/operator-rbac.yaml holds controller-gen's output as is for
 # every operator package but the scheduler backends': a ClusterRole

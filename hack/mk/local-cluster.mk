@@ -38,8 +38,9 @@ e2e-ci: ## As e2e, then stop the cluster whatever the outcome (logs and diagnost
 	@rc=0; $(MAKE) --no-print-directory e2e || rc=$$?; $(LOCAL_CLUSTER) down; exit $$rc
 
 # Chart upgrade: a fresh cluster gets the chart of UPGRADE_FROM (a commit), is
-# upgraded to the checkout's chart (CRDs by server-side apply, then helm
-# upgrade) and runs the e2e suite (docs/installation.md, "Upgrade").
+# upgraded to the checkout's chart (helm upgrade --take-ownership: the CRDs are
+# templates, and helm adopts those an older chart's crds/ installed) and runs
+# the e2e suite (docs/installation.md, "Upgrade").
 UPGRADE_FROM ?= HEAD~1
 UPGRADE_DIR ?= $(ROOT)/.local-cluster-upgrade
 

@@ -59,24 +59,53 @@ func pinnedHelm(t *testing.T, root string) string {
 	return helm
 }
 
+// kubeVersion is the Kubernetes version the chart is rendered for
+// (K8S_VERSION in hack/versions.sh): helm template otherwise assumes its own
+// client library's version, which Chart.yaml's kubeVersion refuses.
+func kubeVersion(t *testing.T, root string) string {
+	t.Helper()
+	versions, err := os.ReadFile(filepath.Join(root, "hack", "versions.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^K8S_VERSION=(\S+)$`).FindSubmatch(versions)
+	if m == nil {
+		t.Fatal("hack/versions.sh sets no K8S_VERSION")
+	}
+	return string(m[1])
+}
+
+// helmTemplate runs helm template on the chart with set (see render) and
+// returns what helm printed and its error.
+func helmTemplate(t *testing.T, root, namespace string, set ...string) (stdout, stderr []byte, err error) {
+	t.Helper()
+	args := []string{"template", "grove", filepath.Join(root, "charts", "grove"), "--namespace", namespace, "--kube-version", kubeVersion(t, root)}
+	for _, s := range set {
+		switch {
+		// "json:" values are JSON (--set-json), for lists of objects.
+		case strings.HasPrefix(s, "json:"):
+			args = append(args, "--set-json", strings.TrimPrefix(s, "json:"))
+		// "flag:" passes a helm flag as it is, e.g. flag:--kube-version=v1.36.0.
+		case strings.HasPrefix(s, "flag:"):
+			args = append(args, strings.TrimPrefix(s, "flag:"))
+		default:
+			args = append(args, "--set", s)
+		}
+	}
+	var out, errOut bytes.Buffer
+	cmd := exec.Command(pinnedHelm(t, root), args...)
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
+	return out.Bytes(), errOut.Bytes(), err
+}
+
 func render(t *testing.T, root, namespace string, set ...string) []Object {
 	t.Helper()
-	args := []string{"template", "grove", filepath.Join(root, "charts", "grove"), "--namespace", namespace}
-	for _, s := range set {
-		// "json:" values are JSON (--set-json), for lists of objects.
-		if v, ok := strings.CutPrefix(s, "json:"); ok {
-			args = append(args, "--set-json", v)
-			continue
-		}
-		args = append(args, "--set", s)
+	stdout, stderr, err := helmTemplate(t, root, namespace, set...)
+	if err != nil {
+		t.Fatalf("helm template %v: %v\n%s", set, err, stderr)
 	}
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(pinnedHelm(t, root), args...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	objs, err := Parse(stdout.Bytes())
+	objs, err := Parse(stdout)
 	if err != nil {
 		t.Fatalf("parsing rendered chart: %v", err)
 	}
@@ -214,7 +243,7 @@ var renderCases = []renderCase{
 	{name: "manual certificates, own service account, other namespace", namespace: "ai-infra", operatorSA: "grove-ctrl",
 		set: []string{"webhooks.certProvisionMode=manual", "webhooks.caBundle=Zm9v", "operator.serviceAccountName=grove-ctrl"}},
 	{name: "local cluster: webhook URL, no leader election, PriorityClass", namespace: "grove-system", operatorSA: "grove-operator",
-		set: []string{"webhooks.url=https://127.0.0.1:9443", "operator.config.leaderElection.enabled=false",
+		set: []string{"webhooks.url=https://127.0.0.1:9443", "operator.replicas=0", "operator.config.leaderElection.enabled=false",
 			"scheduler.leaderElect=false", "priorityClass.enabled=true", "metrics.serviceMonitor.enabled=true"}},
 }
 

@@ -144,6 +144,13 @@ type Object struct {
 	Rules    []rbacv1.PolicyRule `json:"rules"`
 	RoleRef  rbacv1.RoleRef      `json:"roleRef"`
 	Subjects []rbacv1.Subject    `json:"subjects"`
+	// Raw is the whole document, to decode into the kind's type.
+	Raw []byte `json:"-"`
+}
+
+// Decode decodes the whole document into into.
+func (o Object) Decode(into any) error {
+	return yaml.Unmarshal(o.Raw, into)
 }
 
 var docSeparator = regexp.MustCompile(`(?m)^---\s*$`)
@@ -162,6 +169,7 @@ func Parse(stream []byte) ([]Object, error) {
 		if o.Kind == "" {
 			continue
 		}
+		o.Raw = []byte(doc)
 		out = append(out, o)
 	}
 	return out, nil

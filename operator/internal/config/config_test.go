@@ -20,6 +20,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/grove-project/grove/operator/internal/version"
 )
 
 func TestDefaults(t *testing.T) {
@@ -54,7 +58,8 @@ func TestDefaults(t *testing.T) {
 		{"default profile", c.Scheduler.DefaultProfileName, SchedulerBackendGrove},
 		{"default-scheduler enabled", c.SchedulerEnabled(SchedulerBackendDefault), true},
 		{"tas", *c.TopologyAwareScheduling.Enabled, true},
-		{"initc image", c.InitContainer.Image, "grove-initc"},
+		{"initc image", c.InitContainer.Image, "ghcr.io/grove-project/grove-initc:" + version.GitVersion()},
+		{"initc pull policy", c.InitContainer.ImagePullPolicy, corev1.PullIfNotPresent},
 	}
 	for _, tc := range checks {
 		if tc.got != tc.want {
@@ -82,6 +87,10 @@ func TestParseErrorsNameTheField(t *testing.T) {
 		{"duplicate scheduler", header + "scheduler:\n  profiles:\n  - name: grove-scheduler\n  - name: grove-scheduler\n", `scheduler.profiles[1].name: Duplicate value`},
 		{"default scheduler not enabled", header + "scheduler:\n  profiles:\n  - name: default-scheduler\n  defaultProfileName: grove-scheduler\n", "scheduler.defaultProfileName"},
 		{"negative syncs", header + "controllers:\n  podClique:\n    concurrentSyncs: -1\n", "controllers.podClique.concurrentSyncs"},
+		{"initc image without tag or digest", header + "initContainer:\n  image: registry.example:5000/grove-initc\n", `initContainer.image: Invalid value: "registry.example:5000/grove-initc": must name a tag or a digest`},
+		{"initc image with whitespace", header + "initContainer:\n  image: \"grove-initc :v1\"\n", `initContainer.image: Invalid value: "grove-initc :v1": must not contain whitespace`},
+		{"initc pull policy", header + "initContainer:\n  imagePullPolicy: Sometimes\n", `initContainer.imagePullPolicy: Unsupported value: "Sometimes": supported values: "Always", "IfNotPresent", "Never"`},
+		{"initc unknown field", header + "initContainer:\n  tag: v1\n", `unknown field "tag"`},
 		{"lease shorter than renew", header + "leaderElection:\n  enabled: true\n  leaseDuration: 5s\n  renewDeadline: 10s\n", "leaderElection.leaseDuration"},
 	}
 	for _, tc := range tests {
@@ -134,5 +143,26 @@ func TestDefaultSchedulerOnlyProfile(t *testing.T) {
 	}
 	if c.Scheduler.DefaultProfileName != SchedulerBackendDefault || c.SchedulerEnabled(SchedulerBackendGrove) {
 		t.Errorf("profiles %+v default %q: want only default-scheduler", c.Scheduler.Profiles, c.Scheduler.DefaultProfileName)
+	}
+}
+
+// TestInitContainerImageReferences: every reference form the chart renders
+// from image.initc is accepted as it is.
+func TestInitContainerImageReferences(t *testing.T) {
+	for _, image := range []string{
+		"ghcr.io/grove-project/grove-initc:v0.2.0",
+		"registry.example:5000/grove-initc:v0.2.0",
+		"registry.example:5000/grove-initc@sha256:0123456789abcdef",
+		"ghcr.io/grove-project/grove-initc:v0.2.0@sha256:0123456789abcdef",
+		"grove-initc:dev",
+	} {
+		c, err := Parse([]byte("apiVersion: operator.config.grove.io/v1alpha1\nkind: OperatorConfiguration\ninitContainer:\n  image: " + image + "\n  imagePullPolicy: Always\n"))
+		if err != nil {
+			t.Errorf("image %s: %v", image, err)
+			continue
+		}
+		if c.InitContainer.Image != image || c.InitContainer.ImagePullPolicy != corev1.PullAlways {
+			t.Errorf("image %s: got %q %q", image, c.InitContainer.Image, c.InitContainer.ImagePullPolicy)
+		}
 	}
 }

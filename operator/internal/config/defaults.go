@@ -20,7 +20,10 @@ import (
 	"slices"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/grove-project/grove/operator/internal/version"
 )
 
 // SetDefaults fills every unset field with its default.
@@ -78,7 +81,10 @@ func SetDefaults(c *OperatorConfiguration) {
 		enabled := true
 		c.TopologyAwareScheduling.Enabled = &enabled
 	}
-	setString(&c.InitContainer.Image, "grove-initc")
+	setString(&c.InitContainer.Image, DefaultInitContainerRepository+":"+version.GitVersion())
+	if c.InitContainer.ImagePullPolicy == "" {
+		c.InitContainer.ImagePullPolicy = corev1.PullIfNotPresent
+	}
 }
 
 func setDuration(d *metav1.Duration, v time.Duration) {

@@ -23,6 +23,7 @@ limitations under the License.
 package config
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -275,9 +276,18 @@ type TopologyAwareScheduling struct {
 	Enabled *bool `json:"enabled,omitempty"`
 }
 
+// DefaultInitContainerRepository is the grove-initc image repository of the
+// default InitContainer.Image, whose tag is the operator's own version.
+const DefaultInitContainerRepository = "ghcr.io/grove-project/grove-initc"
+
 // InitContainer configures grove-initc injection.
 type InitContainer struct {
-	// Image is the grove-initc image repository without a tag; the operator's
-	// version is appended as the tag. Default grove-initc.
+	// Image is the grove-initc image reference the operator injects, with a
+	// tag, a digest or both (repository:tag, repository@sha256:…,
+	// repository:tag@sha256:…); the chart passes image.initc. Default
+	// ghcr.io/grove-project/grove-initc:<operator version>.
 	Image string `json:"image"`
+	// ImagePullPolicy is the injected container's pull policy: Always,
+	// IfNotPresent or Never. Default IfNotPresent.
+	ImagePullPolicy corev1.PullPolicy `json:"imagePullPolicy"`
 }

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -89,11 +90,32 @@ func Validate(c *OperatorConfiguration) field.ErrorList {
 	if !seen.Has(c.Scheduler.DefaultProfileName) {
 		errs = append(errs, field.Invalid(sp.Child("defaultProfileName"), c.Scheduler.DefaultProfileName, "must name one of scheduler.profiles"))
 	}
-	if c.InitContainer.Image == "" {
-		errs = append(errs, field.Required(field.NewPath("initContainer", "image"), ""))
+	errs = append(errs, validateInitContainer(c.InitContainer, field.NewPath("initContainer"))...)
+	return errs
+}
+
+// validateInitContainer requires an image reference that names a tag or a
+// digest: a bare repository would run whatever :latest is, which is never the
+// grove-initc of this operator (and is what a configuration written for the
+// earlier repository-only image field holds).
+func validateInitContainer(ic InitContainer, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	image := ic.Image
+	switch {
+	case image == "":
+		errs = append(errs, field.Required(p.Child("image"), "the grove-initc image reference"))
+	case strings.ContainsAny(image, " \t\n"):
+		errs = append(errs, field.Invalid(p.Child("image"), image, "must not contain whitespace"))
+	case !strings.Contains(image, "@") && !strings.Contains(image[strings.LastIndex(image, "/")+1:], ":"):
+		errs = append(errs, field.Invalid(p.Child("image"), image, "must name a tag or a digest (repository:tag, repository@sha256:..., or repository:tag@sha256:...)"))
+	}
+	if !supportedPullPolicies.Has(ic.ImagePullPolicy) {
+		errs = append(errs, field.NotSupported(p.Child("imagePullPolicy"), ic.ImagePullPolicy, sets.List(supportedPullPolicies)))
 	}
 	return errs
 }
+
+var supportedPullPolicies = sets.New(corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever)
 
 func validateProfileConfig(p SchedulerProfile) error {
 	switch p.Name {

@@ -62,7 +62,7 @@ func InitContainerArgs(parents []Parent) []string {
 // them: the ServiceAccount admission plugin skips containers that already mount
 // something at that path, so the user's containers still get the user's token
 // and grove-initc gets its own, and the two mounts never clash.
-func InjectInitContainer(pod *corev1.Pod, pcsName, image string, parents []Parent) {
+func InjectInitContainer(pod *corev1.Pod, pcsName string, image Image, parents []Parent) {
 	if pod == nil || len(parents) == 0 {
 		return
 	}
@@ -81,11 +81,20 @@ func InjectInitContainer(pod *corev1.Pod, pcsName, image string, parents []Paren
 	pod.Annotations[apicommon.AnnotationStartsAfter] = strings.Join(names, ",")
 }
 
-func initContainer(image string, parents []Parent) corev1.Container {
+// Image is the grove-initc image the operator injects (config.InitContainer).
+type Image struct {
+	// Ref is the image reference with its tag or digest.
+	Ref string
+	// PullPolicy is the container's image pull policy.
+	PullPolicy corev1.PullPolicy
+}
+
+func initContainer(image Image, parents []Parent) corev1.Container {
 	return corev1.Container{
-		Name:  apicommon.InitContainerName,
-		Image: image,
-		Args:  InitContainerArgs(parents),
+		Name:            apicommon.InitContainerName,
+		Image:           image.Ref,
+		ImagePullPolicy: image.PullPolicy,
+		Args:            InitContainerArgs(parents),
 		VolumeMounts: []corev1.VolumeMount{
 			{Name: PodInfoVolumeName, MountPath: apicommon.PodInfoMountPath, ReadOnly: true},
 			{Name: TokenVolumeName, MountPath: apicommon.ServiceAccountTokenMountPath, ReadOnly: true},

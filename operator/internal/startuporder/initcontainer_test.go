@@ -25,7 +25,7 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-const testImage = "registry.example/grove-initc:v1.2.3"
+var testImage = Image{Ref: "registry.example/grove-initc:v1.2.3", PullPolicy: corev1.PullIfNotPresent}
 
 func userPod() *corev1.Pod {
 	return &corev1.Pod{
@@ -49,9 +49,10 @@ func wantInjected() *corev1.Pod {
 	pod := userPod()
 	pod.Annotations["grove.io/starts-after"] = "agentic-0-ai-0-vision,agentic-0-ai-0-reasoning"
 	pod.Spec.InitContainers = append(pod.Spec.InitContainers, corev1.Container{
-		Name:  "grove-initc",
-		Image: testImage,
-		Args:  []string{"--podcliques=agentic-0-ai-0-vision:1", "--podcliques=agentic-0-ai-0-reasoning:2"},
+		Name:            "grove-initc",
+		Image:           "registry.example/grove-initc:v1.2.3",
+		ImagePullPolicy: corev1.PullIfNotPresent,
+		Args:            []string{"--podcliques=agentic-0-ai-0-vision:1", "--podcliques=agentic-0-ai-0-reasoning:2"},
 		VolumeMounts: []corev1.VolumeMount{
 			{Name: "pod-info-vol", MountPath: "/var/grove/pod-info", ReadOnly: true},
 			{Name: "sa-token-secret-vol", MountPath: "/var/run/secrets/kubernetes.io/serviceaccount", ReadOnly: true},
@@ -109,7 +110,7 @@ func TestInjectInitContainer(t *testing.T) {
 		{
 			name: "injecting again with other parents replaces the args and annotation in place",
 			inject: func(pod *corev1.Pod) {
-				InjectInitContainer(pod, "agentic", "old:v0", []Parent{{Name: "x", MinAvailable: 9}})
+				InjectInitContainer(pod, "agentic", Image{Ref: "old:v0", PullPolicy: corev1.PullAlways}, []Parent{{Name: "x", MinAvailable: 9}})
 				InjectInitContainer(pod, "agentic", testImage, routerParents)
 			},
 			wantPod: wantInjected(),

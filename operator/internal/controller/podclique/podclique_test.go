@@ -506,7 +506,8 @@ var _ = Describe("PodClique controller", func() {
 			Expect(p.Spec.InitContainers[0].Name).To(Equal("fetch-weights"), "grove-initc comes after the user's init containers")
 			initc := p.Spec.InitContainers[1]
 			Expect(initc.Name).To(Equal(apicommon.InitContainerName))
-			Expect(initc.Image).To(Equal("grove-initc:v0.0.0-dev"))
+			Expect(initc.Image).To(Equal("ghcr.io/grove-project/grove-initc:v0.0.0-dev"))
+			Expect(initc.ImagePullPolicy).To(Equal(corev1.PullIfNotPresent))
 			Expect(initc.Args).To(Equal([]string{"--podcliques=ordered-0-mn-0-leader:1"}))
 			Expect(initc.VolumeMounts).To(ContainElements(
 				And(HaveField("Name", "pod-info-vol"), HaveField("MountPath", apicommon.PodInfoMountPath), HaveField("ReadOnly", true)),

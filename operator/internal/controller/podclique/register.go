@@ -44,7 +44,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/controller/podclique/components/pod"
 	"github.com/grove-project/grove/operator/internal/expect"
 	"github.com/grove-project/grove/operator/internal/index"
-	"github.com/grove-project/grove/operator/internal/version"
+	"github.com/grove-project/grove/operator/internal/startuporder"
 )
 
 // The PodClique controller reads and patches PodCliques (finalizer, status),
@@ -71,7 +71,7 @@ func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backen
 func setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry, expectationTimeout time.Duration) error {
 	expectations := expect.NewStore(expectationTimeout)
 	recorder := common.NewEventRecorder(mgr, ControllerName)
-	initcImage := cfg.InitContainer.Image + ":" + version.GitVersion()
+	initcImage := startuporder.Image{Ref: cfg.InitContainer.Image, PullPolicy: cfg.InitContainer.ImagePullPolicy}
 	r := &Reconciler{
 		client:   mgr.GetClient(),
 		recorder: recorder,

@@ -114,7 +114,8 @@ func (o *Options) setDefaults() {
 
 // Rotator keeps the webhook certificates of auto mode valid. Every operator
 // replica runs one (it is not leader-elected): each must serve from its own
-// files, and concurrent renewals are settled by the Secret's resourceVersion.
+// files, concurrent renewals are settled by the Secret's resourceVersion, and
+// no replica injects a CA bundle the Secret no longer holds (injectCABundle).
 type Rotator struct {
 	client    client.Client
 	secret    types.NamespacedName
@@ -327,14 +328,24 @@ func (r *Rotator) plan(data map[string][]byte) (map[string][]byte, string, error
 	return out, reason, nil
 }
 
+// errStaleBundle: the Secret's CA bundle changed after this replica read it.
+var errStaleBundle = errors.New("the webhook certificate Secret's CA bundle changed since it was read; injecting on the next check")
+
 // injectCABundle sets bundle on every webhook of Grove's webhook
 // configurations. A configuration that does not exist is skipped (it is
 // injected on a later check once it is created).
+//
+// Every replica injects, so two replicas must never undo each other: before
+// each write the Secret is read again, and a bundle it no longer holds is not
+// written. Another replica that renewed the Secret after that read injects
+// after its own Secret write, so either its configuration update comes later
+// or it conflicts on the resourceVersion this write changed and retries: the
+// newest bundle is the one that stays.
 func (r *Rotator) injectCABundle(ctx context.Context, bundle []byte) error {
 	var errs []error
 	for _, name := range configuration.MutatingConfigurationNames {
 		cfg := &admissionregistrationv1.MutatingWebhookConfiguration{}
-		errs = append(errs, r.injectInto(ctx, name, cfg, func() (changed bool) {
+		errs = append(errs, r.injectInto(ctx, name, cfg, bundle, func() (changed bool) {
 			for i := range cfg.Webhooks {
 				changed = setBundle(&cfg.Webhooks[i].ClientConfig, bundle) || changed
 			}
@@ -343,7 +354,7 @@ func (r *Rotator) injectCABundle(ctx context.Context, bundle []byte) error {
 	}
 	for _, name := range configuration.ValidatingConfigurationNames {
 		cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{}
-		errs = append(errs, r.injectInto(ctx, name, cfg, func() (changed bool) {
+		errs = append(errs, r.injectInto(ctx, name, cfg, bundle, func() (changed bool) {
 			for i := range cfg.Webhooks {
 				changed = setBundle(&cfg.Webhooks[i].ClientConfig, bundle) || changed
 			}
@@ -353,7 +364,7 @@ func (r *Rotator) injectCABundle(ctx context.Context, bundle []byte) error {
 	return errors.Join(errs...)
 }
 
-func (r *Rotator) injectInto(ctx context.Context, name string, obj client.Object, set func() bool) error {
+func (r *Rotator) injectInto(ctx context.Context, name string, obj client.Object, bundle []byte, set func() bool) error {
 	if err := r.client.Get(ctx, client.ObjectKey{Name: name}, obj); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.log.V(1).Info("Webhook configuration not found; CA bundle not injected", "name", name)
@@ -364,10 +375,25 @@ func (r *Rotator) injectInto(ctx context.Context, name string, obj client.Object
 	if !set() {
 		return nil
 	}
+	if err := r.bundleStillCurrent(ctx, bundle); err != nil {
+		return err
+	}
 	if err := r.client.Update(ctx, obj); err != nil {
 		return fmt.Errorf("injecting CA bundle into webhook configuration %s: %w", name, err)
 	}
 	r.log.Info("Injected CA bundle", "webhookConfiguration", name)
+	return nil
+}
+
+// bundleStillCurrent fails with errStaleBundle when the Secret no longer holds bundle.
+func (r *Rotator) bundleStillCurrent(ctx context.Context, bundle []byte) error {
+	secret := &corev1.Secret{}
+	if err := r.client.Get(ctx, r.secret, secret); err != nil {
+		return fmt.Errorf("re-reading webhook certificate Secret %s before injecting its CA bundle: %w", r.secret, err)
+	}
+	if !bytes.Equal(secret.Data[SecretKeyCACert], bundle) {
+		return errStaleBundle
+	}
 	return nil
 }
 

@@ -261,3 +261,99 @@ func TestEnsureSecretAdoptsTheWinnerOfACreateRace(t *testing.T) {
 		t.Fatalf("serving the loser's certificate instead of the stored one (%v)", err)
 	}
 }
+
+// TestTwoReplicasAgreeOnOneCertificate: two replicas' rotators on one Secret
+// serve the same serving pair and inject the same bundle; a replica that read
+// the Secret before another replica renewed its CA does not write its older
+// bundle over the newer one (which would leave the new serving certificate
+// untrusted until its next check).
+func TestTwoReplicasAgreeOnOneCertificate(t *testing.T) {
+	scheme := runtime.NewScheme()
+	_ = corev1.AddToScheme(scheme)
+	_ = admissionregistrationv1.AddToScheme(scheme)
+	key := types.NamespacedName{Namespace: "grove-system", Name: "grove-webhook-server-cert"}
+	cfgKey := types.NamespacedName{Name: configuration.PodCliqueSetValidatingConfigurationName}
+	var renewBetweenReadAndWrite func(ctx context.Context, c client.WithWatch)
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(
+		&admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: cfgKey.Name},
+			Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: "v"}}},
+	).WithInterceptorFuncs(interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, k client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if err := c.Get(ctx, k, obj, opts...); err != nil {
+				return err
+			}
+			if _, ok := obj.(*admissionregistrationv1.ValidatingWebhookConfiguration); ok && renewBetweenReadAndWrite != nil {
+				f := renewBetweenReadAndWrite
+				renewBetweenReadAndWrite = nil
+				f(ctx, c)
+			}
+			return nil
+		},
+	}).Build()
+	ctx := context.Background()
+	dirA, dirB := t.TempDir(), t.TempDir()
+	a := NewRotator(c, key, testDNS, testIPs, dirA, Options{}, logr.Discard())
+	b := NewRotator(c, key, testDNS, testIPs, dirB, Options{}, logr.Discard())
+	for _, r := range []*Rotator{a, b} {
+		if err := r.Reconcile(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{SecretKeyTLSCert, SecretKeyTLSKey} {
+		fa, _ := os.ReadFile(filepath.Join(dirA, name))
+		fb, _ := os.ReadFile(filepath.Join(dirB, name))
+		if len(fa) == 0 || string(fa) != string(fb) {
+			t.Fatalf("replicas serve different %s", name)
+		}
+	}
+	bundleOf := func() []byte {
+		v := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+		if err := c.Get(ctx, cfgKey, v); err != nil {
+			t.Fatal(err)
+		}
+		return v.Webhooks[0].ClientConfig.CABundle
+	}
+	secret := &corev1.Secret{}
+	_ = c.Get(ctx, key, secret)
+	if string(bundleOf()) != string(secret.Data[SecretKeyCACert]) {
+		t.Fatal("injected bundle is not the Secret's")
+	}
+
+	// Replica b rotates the CA (its Secret write and injection) while
+	// replica a, holding a bundle read before, is between reading the webhook
+	// configuration and writing it. a's write must not win.
+	stale := []byte("stale")
+	v := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+	_ = c.Get(ctx, cfgKey, v)
+	v.Webhooks[0].ClientConfig.CABundle = stale // something for a to fix
+	if err := c.Update(ctx, v); err != nil {
+		t.Fatal(err)
+	}
+	oldBundle := secret.Data[SecretKeyCACert]
+	var newBundle []byte
+	renewBetweenReadAndWrite = func(ctx context.Context, c client.WithWatch) {
+		s := &corev1.Secret{}
+		_ = c.Get(ctx, key, s)
+		data, _, err := b.plan(nil) // a whole new CA, as a rotation makes
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Data, newBundle = data, data[SecretKeyCACert]
+		if err := c.Update(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.injectCABundle(ctx, oldBundle); err == nil {
+		t.Fatal("a replica injected a CA bundle the Secret no longer holds")
+	}
+	if got := bundleOf(); string(got) == string(oldBundle) {
+		t.Fatal("the older bundle was written over the renewal")
+	}
+	// Its next check injects what the Secret holds now.
+	if err := a.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := bundleOf(); string(got) != string(newBundle) {
+		t.Fatal("after the next check the injected bundle is not the renewed one")
+	}
+}

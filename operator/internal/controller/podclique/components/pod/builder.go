@@ -97,8 +97,8 @@ type Builder struct {
 	PCS      *grovecorev1alpha1.PodCliqueSet
 	Identity Identity
 	Backend  backend.Backend
-	// InitContainerImage is the grove-initc image with its tag.
-	InitContainerImage string
+	// InitContainerImage is the grove-initc image and its pull policy.
+	InitContainerImage startuporder.Image
 	parents            []startuporder.Parent
 	pcsgPodIndexOffset int
 	pcsgTemplatePods   int
@@ -106,7 +106,7 @@ type Builder struct {
 
 // NewBuilder prepares a builder: it resolves the startup dependencies and,
 // for scaling-group members, the rank offset of the clique in its group.
-func NewBuilder(pclq *grovecorev1alpha1.PodClique, pcs *grovecorev1alpha1.PodCliqueSet, id Identity, be backend.Backend, initcImage string) (*Builder, error) {
+func NewBuilder(pclq *grovecorev1alpha1.PodClique, pcs *grovecorev1alpha1.PodCliqueSet, id Identity, be backend.Backend, initcImage startuporder.Image) (*Builder, error) {
 	b := &Builder{PCLQ: pclq, PCS: pcs, Identity: id, Backend: be, InitContainerImage: initcImage}
 	parents, err := startuporder.Parents(pcs, id.PCSReplicaIndex, id.TemplateName, id.PCSGReplicaIndex)
 	if err != nil {

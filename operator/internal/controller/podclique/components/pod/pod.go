@@ -48,6 +48,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/groveerr"
 	"github.com/grove-project/grove/operator/internal/index"
 	"github.com/grove-project/grove/operator/internal/podganginit"
+	"github.com/grove-project/grove/operator/internal/startuporder"
 	"github.com/grove-project/grove/operator/internal/update"
 )
 
@@ -85,7 +86,7 @@ type Component struct {
 	recorder     events.EventRecorder
 	backends     *backend.Registry
 	expectations *expect.Store
-	initcImage   string
+	initcImage   startuporder.Image
 	// written remembers, per PodClique, the pod references it last wrote, so
 	// a cache that has not caught up with that write does not cause another.
 	written sync.Map // PodClique key -> writtenReferences
@@ -101,8 +102,9 @@ type writtenReferences struct {
 	refs    []groveschedulerv1alpha1.NamespacedName
 }
 
-// New returns the pod component. initcImage is the grove-initc image with its tag.
-func New(c client.Client, apiReader client.Reader, recorder events.EventRecorder, backends *backend.Registry, expectations *expect.Store, initcImage string) *Component {
+// New returns the pod component. initcImage is the grove-initc image injected
+// into pods with a startup order.
+func New(c client.Client, apiReader client.Reader, recorder events.EventRecorder, backends *backend.Registry, expectations *expect.Store, initcImage startuporder.Image) *Component {
 	return &Component{client: c, apiReader: apiReader, recorder: recorder, backends: backends, expectations: expectations, initcImage: initcImage}
 }
 

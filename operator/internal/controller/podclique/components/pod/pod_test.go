@@ -40,6 +40,7 @@ import (
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/config"
+	"github.com/grove-project/grove/operator/internal/startuporder"
 )
 
 // leaderWorkers is PodCliqueSet "lws" with a standalone frontend and a
@@ -110,7 +111,7 @@ func TestBuildScalingGroupMemberPod(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg, _ := backend.NewRegistry(config.Default())
-	b, err := NewBuilder(pclq, pcs, id, reg.Default(), "grove-initc:v1.2.3")
+	b, err := NewBuilder(pclq, pcs, id, reg.Default(), startuporder.Image{Ref: "registry.example/grove-initc@sha256:0123", PullPolicy: corev1.PullNever})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,8 +189,8 @@ func TestBuildScalingGroupMemberPod(t *testing.T) {
 	if args := pod.Spec.InitContainers[0].Args; !slices.Equal(args, []string{"--podcliques=lws-0-mn-1-leader:1"}) {
 		t.Errorf("grove-initc args %v", args)
 	}
-	if img := pod.Spec.InitContainers[0].Image; img != "grove-initc:v1.2.3" {
-		t.Errorf("grove-initc image %q", img)
+	if c := pod.Spec.InitContainers[0]; c.Image != "registry.example/grove-initc@sha256:0123" || c.ImagePullPolicy != corev1.PullNever {
+		t.Errorf("grove-initc image %q, pull policy %q: want the configured image and policy", c.Image, c.ImagePullPolicy)
 	}
 	if envMap(pod.Spec.InitContainers[0].Env)["GROVE_PCLQ_NAME"] != "" {
 		t.Errorf("grove-initc is Grove's own container and must not get the user's env")
@@ -210,7 +211,7 @@ func TestBuildStandalonePodHasNoScalingGroupEnvOrInitContainer(t *testing.T) {
 	}
 	reg, _ := backend.NewRegistry(config.Default())
 	be, _ := reg.ForSchedulerName("default-scheduler")
-	b, err := NewBuilder(pclq, pcs, id, be, "grove-initc:v1")
+	b, err := NewBuilder(pclq, pcs, id, be, startuporder.Image{Ref: "grove-initc:v1"})
 	if err != nil {
 		t.Fatal(err)
 	}

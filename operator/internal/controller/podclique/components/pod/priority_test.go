@@ -21,6 +21,7 @@ import (
 
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/config"
+	"github.com/grove-project/grove/operator/internal/startuporder"
 )
 
 // TestBuildPriorityClassName: pods run at the PodCliqueSet template's
@@ -51,7 +52,7 @@ func TestBuildPriorityClassName(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := NewBuilder(pclq, pcs, id, be, "grove-initc:v1")
+			b, err := NewBuilder(pclq, pcs, id, be, startuporder.Image{Ref: "grove-initc:v1"})
 			if err != nil {
 				t.Fatal(err)
 			}
