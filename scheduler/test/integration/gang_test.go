@@ -156,7 +156,8 @@ var _ = Describe("Gang scheduling of PodGangs", func() {
 			pg := podGang(ns, "big")
 			g.Expect(pg.Status.Phase).To(Equal(groveschedulerv1alpha1.PodGangPhasePending))
 			c := expectCondition(g, pg, groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionFalse, groveschedulerv1alpha1.PodGangReasonUnschedulable)
-			g.Expect(c.Message).To(Equal("group decode needs 4 pods with 4 nvidia.com/gpu, 100m cpu, 1 fit"))
+			g.Expect(c.Message).To(MatchRegexp(`^group decode needs 4 pods with 4 nvidia\.com/gpu, 100m cpu, 1 fit: 1/\d+ nodes are available, with room for 1 pods: `+
+				`(\d+ node\(s\) didn't match Pod's node affinity/selector, )?1 Insufficient nvidia\.com/gpu$`), "the other specs' nodes are excluded by the node selector")
 		}, 15*time.Second, 100*time.Millisecond).Should(Succeed())
 		Consistently(func() int { return len(boundPods(ns, allNames(pods))) }, 2*permitTimeoutSeconds*time.Second, 250*time.Millisecond).Should(Equal(0))
 		Expect(eventReasons(ns, "big")).To(ContainElement("Unschedulable"))

@@ -73,7 +73,7 @@ var _ = Describe("Packing a PodCliqueSet replica's gangs into the domain of its 
 		waiting := replicaGang(ns, "pcs-0-sg-1", "pcs-0", group{name: "c", pods: 1, min: 1, requests: one})
 		Eventually(func(g Gomega) {
 			c := expectCondition(g, podGang(ns, "pcs-0-sg-1"), groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionFalse, groveschedulerv1alpha1.PodGangReasonUnschedulable)
-			g.Expect(c.Message).To(Equal("waits for room in " + rackKey + "=rack-a, the domain base PodGang " + ns + "/pcs-0 holds: group c needs 1 pods with 1 nvidia.com/gpu, 100m cpu, 0 fit"))
+			g.Expect(c.Message).To(Equal("waits for room in " + rackKey + "=rack-a, the domain base PodGang " + ns + "/pcs-0 holds: group c needs 1 pods with 1 nvidia.com/gpu, 100m cpu, 0 fit: 0/2 nodes are available: 2 Insufficient nvidia.com/gpu"))
 		}, 15*time.Second, 100*time.Millisecond).Should(Succeed())
 		Consistently(boundCount(ns, waiting), 2*time.Second, 200*time.Millisecond).Should(Equal(0))
 
