@@ -35,6 +35,7 @@ const (
 	reasonNodeUnknown       = "node(s) not found"
 	reasonNotEligible       = "node(s) didn't match the pod's node constraints"
 	reasonTooManyPods       = "Too many pods"
+	reasonUntoleratedTaint  = "node(s) had untolerated taint"
 )
 
 // untoleratedTaint is kube-scheduler's reason for a taint the pod does not tolerate.

@@ -138,7 +138,7 @@ func TestIneligibleNamesTheConstraint(t *testing.T) {
 		}), affinity: none, want: "node(s) had untolerated taint {gpu: true}"},
 	}
 	for _, tt := range tests {
-		if got := ineligible(tt.node, tt.affinity, nil); got != tt.want {
+		if got := exclusion(tt.node, tt.affinity, nil, true); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
 	}
