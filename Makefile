@@ -70,7 +70,7 @@ build: ## Build grove-operator, grove-scheduler, grove-initc and the kubectl plu
 	go build -ldflags "-X github.com/grove-project/grove/operator/internal/version.gitVersion=$(VERSION)" -o bin/grove-operator ./operator/cmd/grove-operator
 	go build -o bin/grove-scheduler ./scheduler/cmd/grove-scheduler
 	go build -o bin/grove-initc ./initc/cmd/grove-initc
-	go build -o bin/kubectl-grove ./operator/cmd/kubectl-grove
+	go build -o bin/kubectl-grove ./api/cmd/kubectl-grove
 
 ##@ Test
 .PHONY: test

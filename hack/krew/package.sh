@@ -19,7 +19,7 @@ for p in $KREW_PLATFORMS; do
   os=${p%/*} arch=${p#*/} bin=kubectl-grove
   [ "$os" = windows ] && bin=kubectl-grove.exe
   stage=$(mktemp -d)
-  (cd "$ROOT" && CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath -ldflags "-s -w" -o "$stage/$bin" ./operator/cmd/kubectl-grove)
+  (cd "$ROOT" && CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath -ldflags "-s -w" -o "$stage/$bin" ./api/cmd/kubectl-grove)
   archive=kubectl-grove_${os}_${arch}.tar.gz
   tar -C "$stage" -czf "$OUT/$archive" "$bin"
   rm -rf "$stage"

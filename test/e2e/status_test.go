@@ -125,7 +125,7 @@ func updateEventCount(g Gomega, ns, pcsName, reason string) int {
 var _ = Describe("Status a user can act on", Ordered, ContinueOnFailure, func() {
 	BeforeAll(func() {
 		pluginDir = GinkgoT().TempDir()
-		build := exec.Command("go", "build", "-o", filepath.Join(pluginDir, "kubectl-grove"), "./operator/cmd/kubectl-grove")
+		build := exec.Command("go", "build", "-o", filepath.Join(pluginDir, "kubectl-grove"), "./api/cmd/kubectl-grove")
 		build.Dir = repoRoot
 		out, err := build.CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), "building kubectl-grove:\n%s", out)

@@ -107,6 +107,7 @@ func (s *snapshot) replicaNode(i int32) *node {
 	return n
 }
 
+// ptrOr is *p, or def when p is nil.
 func ptrOr(p *int32, def int32) int32 {
 	if p == nil {
 		return def

@@ -27,7 +27,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	kubefake "k8s.io/client-go/kubernetes/fake"
-	"k8s.io/utils/ptr"
 
 	grovefake "github.com/grove-project/grove/api/client/clientset/versioned/fake"
 	apicommon "github.com/grove-project/grove/api/common"
@@ -94,6 +93,7 @@ const noFit = "group demo-0-sg-1-worker needs 2 pods with 4 nvidia.com/gpu, 0 fi
 // ready but one worker still waiting in grove-initc for its leader, and
 // scaling-group replica 1 in a scaled PodGang that does not fit.
 func fixture() Clients {
+	one := int32(1)
 	gang := func(name string, phase groveschedulerv1alpha1.PodGangPhase, bound int32, groups map[string]int32, conds ...metav1.Condition) *groveschedulerv1alpha1.PodGang {
 		pg := &groveschedulerv1alpha1.PodGang{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", Labels: apicommon.DefaultLabels("demo")},
@@ -125,7 +125,7 @@ func fixture() Clients {
 		clique("demo-0-sg-1-worker", "demo-0-sg-1", 2, 0, pcsgMember("demo-0-sg", "1")),
 		&grovecorev1alpha1.PodCliqueScalingGroup{
 			ObjectMeta: metav1.ObjectMeta{Name: "demo-0-sg", Namespace: "ns", Labels: labelsOf(nil)},
-			Spec:       grovecorev1alpha1.PodCliqueScalingGroupSpec{Replicas: 2, MinAvailable: ptr.To[int32](1)},
+			Spec:       grovecorev1alpha1.PodCliqueScalingGroupSpec{Replicas: 2, MinAvailable: &one},
 			Status:     grovecorev1alpha1.PodCliqueScalingGroupStatus{AvailableReplicas: 1},
 		},
 		gang("demo-0", groveschedulerv1alpha1.PodGangPhaseRunning, 5, map[string]int32{"demo-0-fe": 2, "demo-0-sg-0-leader": 1, "demo-0-sg-0-worker": 2},

@@ -24,7 +24,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
-	"k8s.io/utils/ptr"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
@@ -242,7 +241,7 @@ func containerNotes(statuses []corev1.ContainerStatus) []string {
 
 // minAvailable is a PodClique's minAvailable (its replicas when unset).
 func minAvailable(q *grovecorev1alpha1.PodClique) int32 {
-	return ptr.Deref(q.Spec.MinAvailable, q.Spec.Replicas)
+	return ptrOr(q.Spec.MinAvailable, q.Spec.Replicas)
 }
 
 // cliqueLine summarises a PodClique: ready pods of its replicas against its minAvailable.
@@ -270,7 +269,7 @@ func (s *snapshot) cliqueNotes(q *grovecorev1alpha1.PodClique) []string {
 // scalingGroupLine summarises a PodCliqueScalingGroup.
 func scalingGroupLine(g *grovecorev1alpha1.PodCliqueScalingGroup) string {
 	return fmt.Sprintf("PodCliqueScalingGroup %s: %d of %d replicas available (minAvailable %d)",
-		g.Name, g.Status.AvailableReplicas, g.Spec.Replicas, ptr.Deref(g.Spec.MinAvailable, 1))
+		g.Name, g.Status.AvailableReplicas, g.Spec.Replicas, ptrOr(g.Spec.MinAvailable, 1))
 }
 
 // scalingGroupNotes are a scaling group's breached and gang-termination

@@ -16,7 +16,7 @@ limitations under the License.
 
 // Command kubectl-grove is the kubectl plugin `kubectl grove`: it explains a
 // PodCliqueSet (status) or one of its pods, PodCliques or PodGangs (why).
-// Install it with `go install github.com/grove-project/grove/operator/cmd/kubectl-grove@latest`
+// Install it with `go install github.com/grove-project/grove/api/cmd/kubectl-grove@latest`
 // or Krew; kubectl finds it on the PATH.
 package main
 
@@ -25,7 +25,7 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/grove-project/grove/operator/internal/kubectlgrove"
+	"github.com/grove-project/grove/api/internal/kubectlgrove"
 )
 
 func main() {
