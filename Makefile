@@ -66,10 +66,11 @@ control-plane: ## Build etcd, kube-apiserver, kube-controller-manager, kube-sche
 	hack/control-plane.sh
 
 .PHONY: build
-build: ## Build grove-operator, grove-scheduler and grove-initc into bin/.
+build: ## Build grove-operator, grove-scheduler, grove-initc and the kubectl plugin kubectl-grove into bin/.
 	go build -ldflags "-X github.com/grove-project/grove/operator/internal/version.gitVersion=$(VERSION)" -o bin/grove-operator ./operator/cmd/grove-operator
 	go build -o bin/grove-scheduler ./scheduler/cmd/grove-scheduler
 	go build -o bin/grove-initc ./initc/cmd/grove-initc
+	go build -o bin/kubectl-grove ./api/cmd/kubectl-grove
 
 ##@ Test
 .PHONY: test

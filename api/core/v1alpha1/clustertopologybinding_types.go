@@ -24,9 +24,9 @@ import (
 // +genclient:nonNamespaced
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:scope=Cluster,shortName=ct
-// +kubebuilder:printcolumn:name="Domains",type=string,JSONPath=`.spec.levels[*].domain`
-// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:resource:scope=Cluster,shortName=ct,categories=grove
+// +kubebuilder:printcolumn:name="Domains",type=string,JSONPath=`.spec.levels[*].domain`,description="The topology levels, broadest first."
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`,description="Time since the ClusterTopologyBinding was created."
 
 // ClusterTopologyBinding describes the network topology of the cluster as an
 // ordered list of levels, each bound to a node label key. Topology constraints

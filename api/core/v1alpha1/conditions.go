@@ -18,6 +18,10 @@ package v1alpha1
 
 // Condition types and reasons written by Grove on its resources.
 const (
+	// ConditionTypeReady on a PodCliqueSet is True when every replica is
+	// available (availableReplicas equals spec.replicas), so that
+	// `kubectl wait --for=condition=Ready pcs/NAME` waits for the whole system.
+	ConditionTypeReady = "Ready"
 	// ConditionTypePodCliqueScheduled is True when a PodClique has at least minAvailable pods scheduled.
 	ConditionTypePodCliqueScheduled = "PodCliqueScheduled"
 	// ConditionTypeMinAvailableBreached is True when a PodClique or PodCliqueScalingGroup
@@ -33,6 +37,12 @@ const (
 	// the nodes and domains of each level.
 	ConditionTypeNodesLabelled = "NodesLabelled"
 
+	// ConditionReasonAllReplicasAvailable goes with Ready=True; the message
+	// counts the available replicas.
+	ConditionReasonAllReplicasAvailable = "AllReplicasAvailable"
+	// ConditionReasonReplicasUnavailable goes with Ready=False; the message
+	// counts the available replicas and names the first unavailable ones.
+	ConditionReasonReplicasUnavailable = "ReplicasUnavailable"
 	// ConditionReasonSufficientScheduledPods goes with PodCliqueScheduled=True.
 	ConditionReasonSufficientScheduledPods = "SufficientScheduledPods"
 	// ConditionReasonInsufficientScheduledPods goes with PodCliqueScheduled=False.

@@ -23,9 +23,13 @@ import (
 // +genclient
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:shortName=pg
-// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
-// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:resource:shortName=pg,categories=grove
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`,description="Where the gang stands: Pending, Starting (minimum set bound) or Running (minimum set ready)."
+// +kubebuilder:printcolumn:name="Scheduled",type=string,JSONPath=`.status.conditions[?(@.type=="Scheduled")].reason`,description="The reason of the Scheduled condition: why the gang is or is not placed."
+// +kubebuilder:printcolumn:name="MinPods",type=integer,JSONPath=`.status.minimumPods`,description="Pods the gang needs placed together: the sum of its pod groups' minReplicas."
+// +kubebuilder:printcolumn:name="Bound",type=integer,JSONPath=`.status.boundPods`,description="Referenced pods bound to a node."
+// +kubebuilder:printcolumn:name="Score",type=number,JSONPath=`.status.placementScore`,description="Share of the bound pods in the most common domain of the gang's pack key (1 = packed)."
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`,description="Time since the PodGang was created."
 
 // PodGang is a set of pods that must be scheduled together: every pod group
 // gets at least minReplicas of its referenced pods placed at once, or none of
@@ -76,10 +80,6 @@ type PodGangSpec struct {
 	// and may preempt whole lower-priority gangs for it.
 	// +optional
 	PriorityClassName string `json:"priorityClassName,omitempty"`
-	// reuseReservationRef names a gang whose placement this gang may reuse.
-	// Reserved for future use.
-	// +optional
-	ReuseReservationRef *NamespacedName `json:"reuseReservationRef,omitempty"`
 	// basePodGang is set on a scaled PodGang: it names the base PodGang of the
 	// same PodCliqueSet replica and carries the PodCliqueSet-level constraint
 	// the two share. The scheduler places this gang in the domain (of the
@@ -168,8 +168,9 @@ type TopologyConstraintGroupConfig struct {
 	TopologyConstraint *TopologyConstraint `json:"topologyConstraint,omitempty"`
 }
 
-// PodGangPhase is where a gang stands in scheduling.
-// +kubebuilder:validation:Enum=Pending;Starting;Running;Failed;Succeeded
+// PodGangPhase is where a gang stands in scheduling. The scheduler that owns
+// the gang (grove-scheduler, or the operator for the other backends) writes it.
+// +kubebuilder:validation:Enum=Pending;Starting;Running
 type PodGangPhase string
 
 const (
@@ -179,32 +180,58 @@ const (
 	PodGangPhaseStarting PodGangPhase = "Starting"
 	// PodGangPhaseRunning means the minimum set is bound and ready.
 	PodGangPhaseRunning PodGangPhase = "Running"
-	// PodGangPhaseFailed means the gang failed.
-	PodGangPhaseFailed PodGangPhase = "Failed"
-	// PodGangPhaseSucceeded means the gang completed.
-	PodGangPhaseSucceeded PodGangPhase = "Succeeded"
 )
 
 // PodGang condition types.
 const (
-	// PodGangConditionTypeScheduled is True once the gang's minimum set is bound.
+	// PodGangConditionTypeScheduled is True once the gang's minimum set is
+	// bound; while False its reason and message say why the gang waits.
 	PodGangConditionTypeScheduled = "Scheduled"
 	// PodGangConditionTypeReady is True once the gang's minimum set is ready.
 	PodGangConditionTypeReady = "Ready"
-	// PodGangConditionTypeInitialized is True once all pods of the gang exist and are referenced.
+	// PodGangConditionTypeInitialized is True once all pods of the gang exist
+	// and are referenced. The operator writes it.
 	PodGangConditionTypeInitialized = "Initialized"
-	// PodGangConditionTypeUnhealthy is True when the gang lost pods of its minimum set.
-	PodGangConditionTypeUnhealthy = "Unhealthy"
-	// PodGangConditionTypeDisruptionTarget is True when the gang is about to be preempted.
-	PodGangConditionTypeDisruptionTarget = "DisruptionTarget"
 )
 
-// PodGang condition reasons.
+// Reasons of the Initialized condition, written by the operator.
 const (
 	// PodGangReasonPodsCreationPending goes with Initialized=False.
 	PodGangReasonPodsCreationPending = "PodGangPodsCreationPending"
 	// PodGangReasonPodsCreated goes with Initialized=True.
 	PodGangReasonPodsCreated = "PodGangPodsCreated"
+)
+
+// Reasons of the Scheduled and Ready conditions, written by grove-scheduler
+// or, for the other scheduler backends, by the operator. A backend that
+// reports its own scheduler's state (a PodGroup's phase, say) may write
+// further reasons, named after that state.
+const (
+	// PodGangReasonMinimumSetScheduled goes with Scheduled=True: every pod
+	// group has minReplicas pods bound.
+	PodGangReasonMinimumSetScheduled = "MinimumSetScheduled"
+	// PodGangReasonUnschedulable goes with Scheduled=False: the last attempt
+	// found the gang does not fit; the message says, per constraint, how many
+	// nodes it excluded.
+	PodGangReasonUnschedulable = "Unschedulable"
+	// PodGangReasonWaitingForMinimumSet goes with Scheduled=False: some pods
+	// hold their nodes at Permit while the rest of the minimum set is scheduled.
+	PodGangReasonWaitingForMinimumSet = "WaitingForMinimumSet"
+	// PodGangReasonSchedulingPending goes with Scheduled=False: no attempt
+	// has finished yet.
+	PodGangReasonSchedulingPending = "SchedulingPending"
+	// PodGangReasonBackendUnavailable goes with Scheduled=False: the cluster
+	// does not serve a kind the gang's scheduler backend writes.
+	PodGangReasonBackendUnavailable = "BackendUnavailable"
+	// PodGangReasonBackendMappingFailed goes with Scheduled=False: the
+	// backend's API cannot express the gang.
+	PodGangReasonBackendMappingFailed = "BackendMappingFailed"
+	// PodGangReasonMinimumSetReady goes with Ready=True: every pod group has
+	// minReplicas Ready pods.
+	PodGangReasonMinimumSetReady = "MinimumSetReady"
+	// PodGangReasonMinimumSetNotReady goes with Ready=False: some pod group
+	// has fewer than minReplicas Ready pods.
+	PodGangReasonMinimumSetNotReady = "MinimumSetNotReady"
 )
 
 // PodGangStatus is the scheduler's view of a gang.
@@ -219,8 +246,17 @@ type PodGangStatus struct {
 	// +default="Pending"
 	// +required
 	Phase PodGangPhase `json:"phase"`
-	// placementScore rates the gang's placement, from 0 (spread) to 1 (packed as
-	// tightly as its constraints allow).
+	// placementScore is the share of the bound pods inside the most common
+	// domain of the gang's pack key (preferred, else required): 1 when packed
+	// into one domain or when the gang has no key. Set once the minimum set
+	// is bound.
 	// +optional
 	PlacementScore *float64 `json:"placementScore,omitempty"`
+	// minimumPods is how many pods the gang needs placed together: the sum of
+	// its pod groups' minReplicas.
+	// +optional
+	MinimumPods int32 `json:"minimumPods"`
+	// boundPods is how many of the gang's referenced pods are bound to a node.
+	// +optional
+	BoundPods int32 `json:"boundPods"`
 }

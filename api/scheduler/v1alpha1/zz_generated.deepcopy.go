@@ -141,11 +141,6 @@ func (in *PodGangSpec) DeepCopyInto(out *PodGangSpec) {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
-	if in.ReuseReservationRef != nil {
-		in, out := &in.ReuseReservationRef, &out.ReuseReservationRef
-		*out = new(NamespacedName)
-		**out = **in
-	}
 	if in.BasePodGang != nil {
 		in, out := &in.BasePodGang, &out.BasePodGang
 		*out = new(BasePodGangReference)

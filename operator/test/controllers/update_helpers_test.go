@@ -310,6 +310,20 @@ func eventReasons(ns, object string) func() []string {
 	}
 }
 
+// eventCount counts how often an event with reason was posted on object,
+// repetitions the recorder folded into one series included.
+func eventCount(ns, object, reason string) int {
+	list := &corev1.EventList{}
+	Expect(k8sClient.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+	n := 0
+	for _, e := range list.Items {
+		if e.InvolvedObject.Name == object && e.Reason == reason {
+			n += max(1, int(e.Count))
+		}
+	}
+	return n
+}
+
 // tableRow reads an object as the API server prints it for kubectl get (its
 // CRD's printer columns) and returns its cells by column name.
 func tableRow(resource, ns, name string) map[string]string {

@@ -111,6 +111,7 @@ var _ = Describe("RollingRecreate updates", func() {
 			g.Expect(p.Status.CurrentGenerationHash).To(Equal(ptr.To(newGen)))
 			g.Expect(p.Status.UpdatedReplicas).To(Equal(int32(1)))
 			g.Expect(condition(p.Status.Conditions, grovecorev1alpha1.ConditionTypeUpdateInProgress)).To(Equal("False/UpdateCompleted"))
+			g.Expect(condition(p.Status.Conditions, grovecorev1alpha1.ConditionTypeReady)).To(Equal("True/AllReplicasAvailable"))
 		}).Should(Succeed())
 		// The PodClique writes its own status; it may land after the
 		// PodCliqueSet's.
@@ -137,6 +138,10 @@ var _ = Describe("RollingRecreate updates", func() {
 			HavePrefix("Normal/ReplicaUpdateStarted: Updating replica 0"),
 			HavePrefix("Normal/UpdateCompleted: All 1 replicas run generation hash "+newGen),
 		))
+		By("each update event is posted once")
+		for _, reason := range []string{"UpdateStarted", "ReplicaUpdateStarted", "UpdateCompleted"} {
+			Expect(eventCount(ns, "ru", reason)).To(Equal(1), "%s posted once", reason)
+		}
 	})
 
 	It("replaces unready old pods at once and ready ones within a percentage maxUnavailable that counts them", func() {

@@ -208,6 +208,9 @@ var _ = Describe("Scheduler backends", func() {
 		setPodsStatus(ns, "single-node-disaggregated", "", true, true)
 		Eventually(func() groveschedulerv1alpha1.PodGangPhase { return podGang(ns, gang).Status.Phase }).Should(Equal(groveschedulerv1alpha1.PodGangPhaseRunning))
 		Expect(meta.IsStatusConditionTrue(podGang(ns, gang).Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeReady)).To(BeTrue())
+		By("the status counts the gang's minimum and its bound pods (3 prefill + 2 decode)")
+		st := podGang(ns, gang).Status
+		Expect([]int32{st.MinimumPods, st.BoundPods}).To(Equal([]int32{5, 5}))
 	})
 
 	It("volcano: the queue comes from the PodCliqueSet's annotation and Volcano's Unschedulable condition becomes the PodGang's reason", func() {

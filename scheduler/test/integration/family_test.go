@@ -26,7 +26,6 @@ import (
 
 	apicommon "github.com/grove-project/grove/api/common"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
-	"github.com/grove-project/grove/scheduler/pkg/gang/core"
 	"github.com/grove-project/grove/scheduler/test/harness"
 )
 
@@ -101,7 +100,7 @@ var _ = Describe("Best-effort pods and the minimum sets of their PodCliqueSet's 
 		Eventually(boundCount(ns, scaled), 20*time.Second, 100*time.Millisecond).Should(Equal(2))
 		Consistently(boundCount(ns, extras), 2*time.Second, 200*time.Millisecond).Should(Equal(0))
 		Eventually(func(g Gomega) {
-			expectCondition(g, podGang(ns, "pcs-0-sg-0"), groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionTrue, core.ReasonMinimumSetScheduled)
+			expectCondition(g, podGang(ns, "pcs-0-sg-0"), groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionTrue, groveschedulerv1alpha1.PodGangReasonMinimumSetScheduled)
 		}, 10*time.Second, 100*time.Millisecond).Should(Succeed())
 
 		By("adding room for the remainder: the best-effort pods of both gangs bind")

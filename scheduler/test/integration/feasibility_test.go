@@ -27,7 +27,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
-	"github.com/grove-project/grove/scheduler/pkg/gang/core"
 	"github.com/grove-project/grove/scheduler/test/harness"
 )
 
@@ -76,8 +75,8 @@ var _ = Describe("Gang placement and the per-pod filters", func() {
 
 		By("refusing the gang before any pod takes a node, naming the anti-affinity")
 		Eventually(func(g Gomega) {
-			c := expectCondition(g, podGang(ns, "spread"), groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionFalse, core.ReasonUnschedulable)
-			g.Expect(c.Message).To(Equal("group worker needs 4 pods with 1 nvidia.com/gpu, 100m cpu, 3 fit (nodes refused by pod anti-affinity)"))
+			c := expectCondition(g, podGang(ns, "spread"), groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionFalse, groveschedulerv1alpha1.PodGangReasonUnschedulable)
+			g.Expect(c.Message).To(MatchRegexp(`^group worker needs 4 pods with 1 nvidia\.com/gpu, 100m cpu, 3 fit: 3/\d+ nodes are available(: \d+ node\(s\) didn't match Pod's node affinity/selector)? \(nodes refused by pod anti-affinity\)$`))
 		}, 15*time.Second, 100*time.Millisecond).Should(Succeed())
 		Consistently(func() int { return len(boundPods(ns, allNames(pods))) }, 2*permitTimeoutSeconds*time.Second, 250*time.Millisecond).Should(Equal(0))
 
@@ -132,8 +131,8 @@ var _ = Describe("Gang placement and the per-pod filters", func() {
 
 		By("refusing the gang although the other host has room for both pods")
 		Eventually(func(g Gomega) {
-			c := expectCondition(g, podGang(ns, "shared"), groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionFalse, core.ReasonUnschedulable)
-			g.Expect(c.Message).To(Equal("group worker needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 1 fit"))
+			c := expectCondition(g, podGang(ns, "shared"), groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionFalse, groveschedulerv1alpha1.PodGangReasonUnschedulable)
+			g.Expect(c.Message).To(MatchRegexp(`^group worker needs 2 pods with 1 nvidia\.com/gpu, 100m cpu, 1 fit: 1/\d+ nodes are available, with room for 1 pods: \d+ node\(s\) had volume node affinity conflict$`))
 		}, 15*time.Second, 100*time.Millisecond).Should(Succeed())
 		Consistently(func() int { return len(boundPods(ns, allNames(pods))) }, 2*permitTimeoutSeconds*time.Second, 250*time.Millisecond).Should(Equal(0))
 
@@ -177,8 +176,8 @@ var _ = Describe("Gang placement and the per-pod filters", func() {
 
 		By("refusing the gang although the other host has room for both pods, and picking no node for the claim")
 		Eventually(func(g Gomega) {
-			c := expectCondition(g, podGang(ns, "shared"), groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionFalse, core.ReasonUnschedulable)
-			g.Expect(c.Message).To(Equal("group worker needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 1 fit"))
+			c := expectCondition(g, podGang(ns, "shared"), groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionFalse, groveschedulerv1alpha1.PodGangReasonUnschedulable)
+			g.Expect(c.Message).To(MatchRegexp(`^group worker needs 2 pods with 1 nvidia\.com/gpu, 100m cpu, 1 fit: 1/\d+ nodes are available, with room for 1 pods: \d+ node\(s\) had volume node affinity conflict$`))
 		}, 15*time.Second, 100*time.Millisecond).Should(Succeed())
 		Consistently(func(g Gomega) {
 			g.Expect(boundPods(ns, allNames(pods))).To(BeEmpty())

@@ -31,7 +31,6 @@ import (
 	"k8s.io/component-base/metrics/testutil"
 
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
-	"github.com/grove-project/grove/scheduler/pkg/gang/core"
 	"github.com/grove-project/grove/scheduler/pkg/metrics"
 	"github.com/grove-project/grove/scheduler/test/harness"
 )
@@ -97,11 +96,11 @@ var _ = Describe("Gang scheduling of PodGangs", func() {
 		Eventually(func(g Gomega) {
 			pg := podGang(ns, "inference")
 			g.Expect(pg.Status.Phase).To(Equal(groveschedulerv1alpha1.PodGangPhaseStarting))
-			c := expectCondition(g, pg, groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionTrue, core.ReasonMinimumSetScheduled)
+			c := expectCondition(g, pg, groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionTrue, groveschedulerv1alpha1.PodGangReasonMinimumSetScheduled)
 			g.Expect(c.Message).To(Equal("every pod group has its minReplicas bound; 4 of 4 referenced pods bound"))
 			g.Expect(pg.Status.PlacementScore).NotTo(BeNil())
 			g.Expect(*pg.Status.PlacementScore).To(Equal(1.0))
-			expectCondition(g, pg, groveschedulerv1alpha1.PodGangConditionTypeReady, metav1.ConditionFalse, core.ReasonMinimumSetNotReady)
+			expectCondition(g, pg, groveschedulerv1alpha1.PodGangConditionTypeReady, metav1.ConditionFalse, groveschedulerv1alpha1.PodGangReasonMinimumSetNotReady)
 		}, 10*time.Second, 100*time.Millisecond).Should(Succeed())
 
 		By("marking the pods Ready as a kubelet would")
@@ -116,7 +115,7 @@ var _ = Describe("Gang scheduling of PodGangs", func() {
 		Eventually(func(g Gomega) {
 			pg := podGang(ns, "inference")
 			g.Expect(pg.Status.Phase).To(Equal(groveschedulerv1alpha1.PodGangPhaseRunning))
-			expectCondition(g, pg, groveschedulerv1alpha1.PodGangConditionTypeReady, metav1.ConditionTrue, core.ReasonMinimumSetReady)
+			expectCondition(g, pg, groveschedulerv1alpha1.PodGangConditionTypeReady, metav1.ConditionTrue, groveschedulerv1alpha1.PodGangReasonMinimumSetReady)
 		}, 10*time.Second, 100*time.Millisecond).Should(Succeed())
 	})
 
@@ -156,8 +155,9 @@ var _ = Describe("Gang scheduling of PodGangs", func() {
 		Eventually(func(g Gomega) {
 			pg := podGang(ns, "big")
 			g.Expect(pg.Status.Phase).To(Equal(groveschedulerv1alpha1.PodGangPhasePending))
-			c := expectCondition(g, pg, groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionFalse, core.ReasonUnschedulable)
-			g.Expect(c.Message).To(Equal("group decode needs 4 pods with 4 nvidia.com/gpu, 100m cpu, 1 fit"))
+			c := expectCondition(g, pg, groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionFalse, groveschedulerv1alpha1.PodGangReasonUnschedulable)
+			g.Expect(c.Message).To(MatchRegexp(`^group decode needs 4 pods with 4 nvidia\.com/gpu, 100m cpu, 1 fit: 1/\d+ nodes are available, with room for 1 pods: `+
+				`(\d+ node\(s\) didn't match Pod's node affinity/selector, )?1 Insufficient nvidia\.com/gpu$`), "the other specs' nodes are excluded by the node selector")
 		}, 15*time.Second, 100*time.Millisecond).Should(Succeed())
 		Consistently(func() int { return len(boundPods(ns, allNames(pods))) }, 2*permitTimeoutSeconds*time.Second, 250*time.Millisecond).Should(Equal(0))
 		Expect(eventReasons(ns, "big")).To(ContainElement("Unschedulable"))
@@ -213,7 +213,7 @@ var _ = Describe("Gang scheduling of PodGangs", func() {
 		Eventually(func() int { return len(boundPods(ns, allNames(pods))) }, 20*time.Second, 100*time.Millisecond).Should(Equal(3))
 		Consistently(func() int { return len(boundPods(ns, allNames(pods))) }, 2*time.Second, 200*time.Millisecond).Should(Equal(3))
 		Eventually(func(g Gomega) {
-			c := expectCondition(g, podGang(ns, "elastic"), groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionTrue, core.ReasonMinimumSetScheduled)
+			c := expectCondition(g, podGang(ns, "elastic"), groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionTrue, groveschedulerv1alpha1.PodGangReasonMinimumSetScheduled)
 			g.Expect(c.Message).To(Equal("every pod group has its minReplicas bound; 3 of 4 referenced pods bound"))
 		}, 10*time.Second, 100*time.Millisecond).Should(Succeed())
 
@@ -265,7 +265,7 @@ var _ = Describe("Gang scheduling of PodGangs", func() {
 		tooBig := []group{{name: "worker", pods: 5, min: 5, requests: gpus("1")}}
 		rest := createGang(ns, "spill", "", rackKey, tooBig...)
 		Eventually(func(g Gomega) {
-			c := expectCondition(g, podGang(ns, "spill"), groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionFalse, core.ReasonUnschedulable)
+			c := expectCondition(g, podGang(ns, "spill"), groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionFalse, groveschedulerv1alpha1.PodGangReasonUnschedulable)
 			g.Expect(c.Message).To(HavePrefix(`podgang spill does not fit in any single "topology.test/rack" domain`))
 		}, 15*time.Second, 100*time.Millisecond).Should(Succeed())
 		Consistently(func() int { return len(boundPods(ns, allNames(rest))) }, 2*time.Second, 250*time.Millisecond).Should(Equal(0))
@@ -297,7 +297,7 @@ var _ = Describe("Gang scheduling of PodGangs", func() {
 		groups := []group{{name: "worker", pods: 2, min: 2, requests: gpus("1")}}
 		pods := createGang(ns, "waiting", "", "", groups...)
 		Eventually(func(g Gomega) {
-			expectCondition(g, podGang(ns, "waiting"), groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionFalse, core.ReasonUnschedulable)
+			expectCondition(g, podGang(ns, "waiting"), groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionFalse, groveschedulerv1alpha1.PodGangReasonUnschedulable)
 		}, 15*time.Second, 100*time.Millisecond).Should(Succeed())
 
 		// New nodes become usable when their not-ready taint is lifted (see harness.CreateNodes).

@@ -25,7 +25,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
-	"github.com/grove-project/grove/scheduler/pkg/gang/core"
 	"github.com/grove-project/grove/scheduler/test/harness"
 )
 
@@ -73,8 +72,8 @@ var _ = Describe("Packing a PodCliqueSet replica's gangs into the domain of its 
 		By("a second scaled gang of replica 0 finds rack-a full: nothing binds and its PodGang names the base and the rack")
 		waiting := replicaGang(ns, "pcs-0-sg-1", "pcs-0", group{name: "c", pods: 1, min: 1, requests: one})
 		Eventually(func(g Gomega) {
-			c := expectCondition(g, podGang(ns, "pcs-0-sg-1"), groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionFalse, core.ReasonUnschedulable)
-			g.Expect(c.Message).To(Equal("waits for room in " + rackKey + "=rack-a, the domain base PodGang " + ns + "/pcs-0 holds: group c needs 1 pods with 1 nvidia.com/gpu, 100m cpu, 0 fit"))
+			c := expectCondition(g, podGang(ns, "pcs-0-sg-1"), groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionFalse, groveschedulerv1alpha1.PodGangReasonUnschedulable)
+			g.Expect(c.Message).To(Equal("waits for room in " + rackKey + "=rack-a, the domain base PodGang " + ns + "/pcs-0 holds: group c needs 1 pods with 1 nvidia.com/gpu, 100m cpu, 0 fit: 0/2 nodes are available: 2 Insufficient nvidia.com/gpu"))
 		}, 15*time.Second, 100*time.Millisecond).Should(Succeed())
 		Consistently(boundCount(ns, waiting), 2*time.Second, 200*time.Millisecond).Should(Equal(0))
 
@@ -88,7 +87,7 @@ var _ = Describe("Packing a PodCliqueSet replica's gangs into the domain of its 
 		rackA[moreA[0]] = true
 		expectAllBoundWithin(ns, waiting, rackA, "rack-a")
 		Eventually(func(g Gomega) {
-			expectCondition(g, podGang(ns, "pcs-0-sg-1"), groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionTrue, core.ReasonMinimumSetScheduled)
+			expectCondition(g, podGang(ns, "pcs-0-sg-1"), groveschedulerv1alpha1.PodGangConditionTypeScheduled, metav1.ConditionTrue, groveschedulerv1alpha1.PodGangReasonMinimumSetScheduled)
 		}, 10*time.Second, 100*time.Millisecond).Should(Succeed())
 	})
 })

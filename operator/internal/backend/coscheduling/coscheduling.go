@@ -132,7 +132,7 @@ func (b *Backend) Sync(ctx context.Context, c client.Client, pg *groveschedulerv
 	case phaseFailed:
 		return translation.Verdict{Reason: "PodGroupFailed", Message: fmt.Sprintf("PodGroup %s is Failed", pg.Name)}, nil
 	case "":
-		return translation.Verdict{Reason: "SchedulingPending", Message: fmt.Sprintf("PodGroup %s has no phase yet", pg.Name)}, nil
+		return translation.Verdict{Reason: groveschedulerv1alpha1.PodGangReasonSchedulingPending, Message: fmt.Sprintf("PodGroup %s has no phase yet", pg.Name)}, nil
 	}
 	return translation.Verdict{Reason: "PodGroup" + phase, Message: fmt.Sprintf("PodGroup %s is %s", pg.Name, phase)}, nil
 }

@@ -463,7 +463,7 @@ func verdict(name string, minMember int32, st podGroupStatus) translation.Verdic
 		return translation.Verdict{Reason: reason, Message: fmt.Sprintf("PodGroup %s is unschedulable%s: %s", name, where, strings.Join(msgs, "; "))}
 	}
 	if st.Phase != "" {
-		return translation.Verdict{Reason: "SchedulingPending", Message: fmt.Sprintf("PodGroup %s is %s", name, st.Phase)}
+		return translation.Verdict{Reason: groveschedulerv1alpha1.PodGangReasonSchedulingPending, Message: fmt.Sprintf("PodGroup %s is %s", name, st.Phase)}
 	}
-	return translation.Verdict{Reason: "SchedulingPending", Message: fmt.Sprintf("KAI has not placed PodGroup %s yet", name)}
+	return translation.Verdict{Reason: groveschedulerv1alpha1.PodGangReasonSchedulingPending, Message: fmt.Sprintf("KAI has not placed PodGroup %s yet", name)}
 }

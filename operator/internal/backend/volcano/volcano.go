@@ -157,7 +157,7 @@ func verdict(name string, g *volcanov1beta1.PodGroup) translation.Verdict {
 		}
 	}
 	if g.Status.Phase == "" {
-		return translation.Verdict{Reason: "SchedulingPending", Message: fmt.Sprintf("PodGroup %s has no phase yet", name)}
+		return translation.Verdict{Reason: groveschedulerv1alpha1.PodGangReasonSchedulingPending, Message: fmt.Sprintf("PodGroup %s has no phase yet", name)}
 	}
 	return translation.Verdict{Reason: "PodGroup" + string(g.Status.Phase), Message: fmt.Sprintf("PodGroup %s is %s", name, g.Status.Phase)}
 }

@@ -334,7 +334,7 @@ func verdict(groups []*schedulingv1beta1.PodGroup) translation.Verdict {
 	}
 	if len(waiting) > 0 {
 		slices.Sort(waiting)
-		return translation.Verdict{Reason: "SchedulingPending", Message: "kube-scheduler has not placed PodGroups " + strings.Join(waiting, ", ")}
+		return translation.Verdict{Reason: groveschedulerv1alpha1.PodGangReasonSchedulingPending, Message: "kube-scheduler has not placed PodGroups " + strings.Join(waiting, ", ")}
 	}
 	return translation.Verdict{Scheduled: true, Reason: "PodGroupsScheduled", Message: fmt.Sprintf("kube-scheduler placed all %d PodGroups", len(groups))}
 }

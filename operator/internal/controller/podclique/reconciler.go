@@ -179,11 +179,6 @@ func (r *Reconciler) updateStatus(ctx context.Context, log logr.Logger, pclq *gr
 		applyStatus(pclq, counts)
 		upd = applyUpdateStatus(pclq, old, res.Rollout, counts, metav1.Now())
 	}
-	if upd.deadlineExceeded {
-		r.recorder.Eventf(pclq, nil, corev1.EventTypeWarning, update.ReasonProgressDeadlineExceeded, common.ActionUpdate,
-			"No update progress for more than progressDeadline %s; the update continues", update.ProgressDeadline(pclq.Spec.RollingUpdate))
-	}
-
 	switch {
 	case syncErr != nil:
 		common.ApplyOperation(pclq, grovecorev1alpha1.LastOperationTypeReconcile, "syncing pods failed", syncErr)
@@ -200,14 +195,21 @@ func (r *Reconciler) updateStatus(ctx context.Context, log logr.Logger, pclq *gr
 	if equality.Semantic.DeepEqual(*old, pclq.Status) {
 		return upd.requeueAfter, nil
 	}
-	if old.ScheduledReplicas > 0 && pclq.Status.ScheduledReplicas == 0 {
-		r.recorder.Eventf(pclq, nil, corev1.EventTypeWarning, ReasonAllScheduledReplicasLost, common.ActionReconcile,
-			"All %d scheduled pods were lost", old.ScheduledReplicas)
-	}
 	if err := r.client.Status().Patch(ctx, pclq, common.StatusMergeFrom(pclq.ResourceVersion, old, podCliqueStatus)); err != nil {
 		return 0, groveerr.Wrapf(err, ErrUpdateStatus, groveerr.OperationSync, "updating status of PodClique %s", pclq.Name)
 	}
 	r.written.wrote(client.ObjectKeyFromObject(pclq).String(), pclq.ResourceVersion)
+	// The events announce transitions the status just written records; a
+	// reconcile on a stale PodClique re-derives them, but its write is
+	// refused (optimistic locking), so they are posted only here.
+	if upd.deadlineExceeded {
+		r.recorder.Eventf(pclq, nil, corev1.EventTypeWarning, update.ReasonProgressDeadlineExceeded, common.ActionUpdate,
+			"No update progress for more than progressDeadline %s; the update continues", update.ProgressDeadline(pclq.Spec.RollingUpdate))
+	}
+	if old.ScheduledReplicas > 0 && pclq.Status.ScheduledReplicas == 0 {
+		r.recorder.Eventf(pclq, nil, corev1.EventTypeWarning, ReasonAllScheduledReplicasLost, common.ActionReconcile,
+			"All %d scheduled pods were lost", old.ScheduledReplicas)
+	}
 	log.V(2).Info("Updated status", "replicas", counts.replicas, "ready", counts.ready, "scheduled", counts.scheduled, "gated", counts.gated)
 	return upd.requeueAfter, nil
 }

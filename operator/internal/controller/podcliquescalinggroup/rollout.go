@@ -193,9 +193,9 @@ func (r *Reconciler) replaceReplicas(ctx context.Context, log logr.Logger, pcsg 
 // update record with member counts and the replicas replaced, the
 // UpdateInProgress condition and, while its PodCliqueSet replica is rolled,
 // MinAvailableBreached=Unknown. It returns when the progress deadline passes
-// (0: not pending) and whether it passed in this reconcile.
+// (0: not pending); writeStatus announces the deadline once it is recorded.
 func applyUpdateStatus(pcsg *grovecorev1alpha1.PodCliqueScalingGroup, prev *grovecorev1alpha1.PodCliqueScalingGroupStatus, st *updateState,
-	byName map[string]*grovecorev1alpha1.PodClique, now metav1.Time) (time.Duration, bool) {
+	byName map[string]*grovecorev1alpha1.PodClique, now metav1.Time) time.Duration {
 	status := &pcsg.Status
 	var updated, total int32
 	for j := int32(0); j < pcsg.Spec.Replicas; j++ {
@@ -259,7 +259,6 @@ func applyUpdateStatus(pcsg *grovecorev1alpha1.PodCliqueScalingGroup, prev *grov
 	status.UpdateProgress = rec
 
 	var requeueAfter time.Duration
-	var exceeded bool
 	if rec != nil {
 		cond := update.DoneCondition(pcsg.Generation, st.onDelete && !converged,
 			fmt.Sprintf("%d of %d PodCliques run the current template", updated, total))
@@ -274,15 +273,13 @@ func applyUpdateStatus(pcsg *grovecorev1alpha1.PodCliqueScalingGroup, prev *grov
 			cond = update.InProgressCondition(pcsg.Generation, over, deadline,
 				fmt.Sprintf("%d of %d PodCliques run the current template, %d of %d replicas available, maxUnavailable %d",
 					updated, total, status.AvailableReplicas, pcsg.Spec.Replicas, update.MaxUnavailable(pcsg.Spec.RollingUpdate, pcsg.Spec.Replicas)))
-			was := meta.FindStatusCondition(prev.Conditions, grovecorev1alpha1.ConditionTypeUpdateInProgress)
-			exceeded = over && (was == nil || was.Reason != grovecorev1alpha1.ConditionReasonProgressDeadlineExceeded)
 		}
 		meta.SetStatusCondition(&status.Conditions, cond)
 	}
 	if st.replicaUpdating {
 		update.MarkBreachUnknown(&status.Conditions, prev.Conditions, pcsg.Generation)
 	}
-	return requeueAfter, exceeded
+	return requeueAfter
 }
 
 // converged reports whether every member PodClique of every replica exists

@@ -81,20 +81,28 @@ func (r *Reconciler) computeStatus(ctx context.Context, base *grovecorev1alpha1.
 		breached = scaledToZero(pcsg.Generation)
 	}
 	meta.SetStatusCondition(&st.Conditions, breached)
-	requeueAfter, deadlineExceeded := applyUpdateStatus(pcsg, &base.Status, upd, byName, metav1.Now())
-	if deadlineExceeded {
-		r.recorder.Eventf(pcsg, nil, corev1.EventTypeWarning, update.ReasonProgressDeadlineExceeded, common.ActionUpdate,
-			"No update progress for more than progressDeadline %s; the update continues", update.ProgressDeadline(pcsg.Spec.RollingUpdate))
-	}
-	return requeueAfter, nil
+	return applyUpdateStatus(pcsg, &base.Status, upd, byName, metav1.Now()), nil
 }
 
 // writeStatus patches the status computed in memory when anything but
 // timestamps changed since base, the object as the reconcile read it. It is
-// the reconcile's one status write.
+// the reconcile's one status write. Once it succeeded, it announces the
+// UpdateInProgress condition turning to ProgressDeadlineExceeded: a reconcile
+// on a stale PodCliqueScalingGroup re-derives that turn, but its write is
+// refused (optimistic locking), so the event is posted once.
 func (r *Reconciler) writeStatus(ctx context.Context, base, pcsg *grovecorev1alpha1.PodCliqueScalingGroup) error {
-	_, err := common.PatchStatusIfChanged(ctx, r.d.Client, base, pcsg, pcsgStatus)
-	return groveerr.Wrap(err, "ERR_UPDATE_PCSG_STATUS", groveerr.OperationSync, "patching PodCliqueScalingGroup status")
+	wrote, err := common.PatchStatusIfChanged(ctx, r.d.Client, base, pcsg, pcsgStatus)
+	if err != nil {
+		return groveerr.Wrap(err, "ERR_UPDATE_PCSG_STATUS", groveerr.OperationSync, "patching PodCliqueScalingGroup status")
+	}
+	was := meta.FindStatusCondition(base.Status.Conditions, grovecorev1alpha1.ConditionTypeUpdateInProgress)
+	now := meta.FindStatusCondition(pcsg.Status.Conditions, grovecorev1alpha1.ConditionTypeUpdateInProgress)
+	if wrote && now != nil && now.Status == metav1.ConditionTrue && now.Reason == grovecorev1alpha1.ConditionReasonProgressDeadlineExceeded &&
+		(was == nil || was.Reason != grovecorev1alpha1.ConditionReasonProgressDeadlineExceeded) {
+		r.recorder.Eventf(pcsg, nil, corev1.EventTypeWarning, update.ReasonProgressDeadlineExceeded, common.ActionUpdate,
+			"No update progress for more than progressDeadline %s; the update continues", update.ProgressDeadline(pcsg.Spec.RollingUpdate))
+	}
+	return nil
 }
 
 func pcsgStatus(pcsg *grovecorev1alpha1.PodCliqueScalingGroup) any { return pcsg.Status }

@@ -163,7 +163,8 @@ func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcs *gr
 			errs = append(errs, err)
 		}
 	}
-	if err := r.computeStatus(ctx, pcs, len(errs) == 0); err != nil {
+	var ev statusEvents
+	if err := r.computeStatus(ctx, pcs, len(errs) == 0, &ev); err != nil {
 		errs = append(errs, err)
 	}
 	description := "PodCliqueSet reconciled"
@@ -171,7 +172,7 @@ func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcs *gr
 		description = "PodCliqueSet reconcile failed"
 	}
 	common.ApplyOperation(pcs, grovecorev1alpha1.LastOperationTypeReconcile, description, errs...)
-	if err := r.writeStatus(ctx, base, pcs); apierrors.IsConflict(err) && len(errs) == 0 {
+	if err := r.writeStatus(ctx, base, pcs, ev); apierrors.IsConflict(err) && len(errs) == 0 {
 		return 0, errStatusConflict
 	} else if err != nil {
 		errs = append(errs, err)

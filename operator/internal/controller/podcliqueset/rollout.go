@@ -143,7 +143,7 @@ func viewReplica(pcs *grovecorev1alpha1.PodCliqueSet, i int32, genHash string, t
 // nothing. A new template, also mid-update, starts a new record; the replica
 // being rolled keeps its turn, so no second replica is disrupted.
 func (r *Reconciler) trackUpdate(pcs *grovecorev1alpha1.PodCliqueSet, genHash string, templateHashes map[string]string,
-	pclqs map[string]*grovecorev1alpha1.PodClique, pcsgs map[string]*grovecorev1alpha1.PodCliqueScalingGroup, now metav1.Time) {
+	pclqs map[string]*grovecorev1alpha1.PodClique, pcsgs map[string]*grovecorev1alpha1.PodCliqueScalingGroup, now metav1.Time, ev *statusEvents) {
 	st := &pcs.Status
 	views := make([]replicaView, pcs.Spec.Replicas)
 	allConverged := true
@@ -164,17 +164,17 @@ func (r *Reconciler) trackUpdate(pcs *grovecorev1alpha1.PodCliqueSet, genHash st
 	switch open := rec != nil && rec.UpdateEndedAt == nil; {
 	case rec == nil && *st.CurrentGenerationHash == genHash:
 	case rec == nil || rec.PodCliqueSetGenerationHash != genHash:
-		rec = r.startUpdate(pcs, rec, genHash, now)
+		rec = startUpdate(pcs, rec, genHash, now, ev)
 	case open && !rolling:
 		// Switched to OnDelete: Grove stops replacing.
 		rec.UpdateEndedAt, rec.CurrentlyUpdating = ptr.To(now), nil
 	case !open && rolling && *st.CurrentGenerationHash != genHash:
 		// Switched to RollingRecreate while pods of an older template remain.
-		rec = r.startUpdate(pcs, rec, genHash, now)
+		rec = startUpdate(pcs, rec, genHash, now, ev)
 	}
 	st.UpdateProgress = rec
 	if rec != nil && rec.UpdateEndedAt == nil {
-		r.advance(pcs, rec, views, now)
+		advance(pcs, rec, views, now, ev)
 	}
 	if allConverged && (rec == nil || rec.UpdateEndedAt != nil) {
 		st.CurrentGenerationHash = ptr.To(genHash)
@@ -188,13 +188,13 @@ func (r *Reconciler) trackUpdate(pcs *grovecorev1alpha1.PodCliqueSet, genHash st
 			rec.TotalPodCliqueScalingGroupsCount += v.pcsgsTotal
 		}
 	}
-	r.setUpdateCondition(pcs, views, genHash)
+	setUpdateCondition(pcs, views, genHash, ev)
 }
 
 // startUpdate opens a new update record for genHash. Under OnDelete it ends
 // at once. Under RollingRecreate the replica the previous record was rolling
 // keeps its turn.
-func (r *Reconciler) startUpdate(pcs *grovecorev1alpha1.PodCliqueSet, prev *grovecorev1alpha1.PodCliqueSetUpdateProgress, genHash string, now metav1.Time) *grovecorev1alpha1.PodCliqueSetUpdateProgress {
+func startUpdate(pcs *grovecorev1alpha1.PodCliqueSet, prev *grovecorev1alpha1.PodCliqueSetUpdateProgress, genHash string, now metav1.Time, ev *statusEvents) *grovecorev1alpha1.PodCliqueSetUpdateProgress {
 	rec := &grovecorev1alpha1.PodCliqueSetUpdateProgress{UpdateStartedAt: now, PodCliqueSetGenerationHash: genHash}
 	strategy := update.Strategy(pcs)
 	if strategy == grovecorev1alpha1.OnDeleteStrategyType {
@@ -208,7 +208,7 @@ func (r *Reconciler) startUpdate(pcs *grovecorev1alpha1.PodCliqueSet, prev *grov
 			}
 		}
 	}
-	r.recorder.Eventf(pcs, nil, corev1.EventTypeNormal, update.ReasonUpdateStarted, common.ActionUpdate, "Updating to generation hash %s with strategy %s", genHash, strategy)
+	ev.add(corev1.EventTypeNormal, update.ReasonUpdateStarted, common.ActionUpdate, "Updating to generation hash %s with strategy %s", genHash, strategy)
 	return rec
 }
 
@@ -217,7 +217,7 @@ func (r *Reconciler) startUpdate(pcs *grovecorev1alpha1.PodCliqueSet, prev *grov
 // the next replica that does not run them yet is picked: replicas with no
 // pod scheduled first (nothing to disrupt), then breached ones (already
 // disrupted), then by index. With none left the update ends.
-func (r *Reconciler) advance(pcs *grovecorev1alpha1.PodCliqueSet, rec *grovecorev1alpha1.PodCliqueSetUpdateProgress, views []replicaView, now metav1.Time) {
+func advance(pcs *grovecorev1alpha1.PodCliqueSet, rec *grovecorev1alpha1.PodCliqueSetUpdateProgress, views []replicaView, now metav1.Time, ev *statusEvents) {
 	for _, cu := range rec.CurrentlyUpdating {
 		i := cu.ReplicaIndex
 		if cu.UpdateEndedAt == nil && int(i) < len(views) && !views[i].turnDone(cu) {
@@ -244,21 +244,21 @@ func (r *Reconciler) advance(pcs *grovecorev1alpha1.PodCliqueSet, rec *grovecore
 		rec.CurrentlyUpdating = nil
 		rec.UpdateEndedAt = ptr.To(now)
 		pcs.Status.CurrentGenerationHash = ptr.To(rec.PodCliqueSetGenerationHash)
-		r.recorder.Eventf(pcs, nil, corev1.EventTypeNormal, update.ReasonUpdateCompleted, common.ActionUpdate, "All %d replicas run generation hash %s", len(views), rec.PodCliqueSetGenerationHash)
+		ev.add(corev1.EventTypeNormal, update.ReasonUpdateCompleted, common.ActionUpdate, "All %d replicas run generation hash %s", len(views), rec.PodCliqueSetGenerationHash)
 		return
 	}
 	next := candidates[0]
 	rec.CurrentlyUpdating = []grovecorev1alpha1.PodCliqueSetReplicaUpdateProgress{{
 		ReplicaIndex: next, UpdateStartedAt: now, ReadyAtStart: ptr.To(views[next].ready), AvailableAtStart: ptr.To(views[next].available),
 	}}
-	r.recorder.Eventf(pcs, nil, corev1.EventTypeNormal, update.ReasonReplicaUpdateStarted, common.ActionUpdate, "Updating replica %d (%d of %d replicas left)", next, len(candidates), len(views))
+	ev.add(corev1.EventTypeNormal, update.ReasonReplicaUpdateStarted, common.ActionUpdate, "Updating replica %d (%d of %d replicas left)", next, len(candidates), len(views))
 }
 
 // setUpdateCondition writes UpdateInProgress: True (RollingUpdate, or
 // ProgressDeadlineExceeded naming the stalled children) while a
 // RollingRecreate record is open; otherwise False with UpdateCompleted, or
 // OnDelete while pods of an older template remain.
-func (r *Reconciler) setUpdateCondition(pcs *grovecorev1alpha1.PodCliqueSet, views []replicaView, genHash string) {
+func setUpdateCondition(pcs *grovecorev1alpha1.PodCliqueSet, views []replicaView, genHash string, ev *statusEvents) {
 	st := &pcs.Status
 	rec := st.UpdateProgress
 	cond := metav1.Condition{Type: grovecorev1alpha1.ConditionTypeUpdateInProgress, ObservedGeneration: pcs.Generation}
@@ -280,7 +280,7 @@ func (r *Reconciler) setUpdateCondition(pcs *grovecorev1alpha1.PodCliqueSet, vie
 			cond.Reason = grovecorev1alpha1.ConditionReasonProgressDeadlineExceeded
 			cond.Message = fmt.Sprintf("%s exceeded its progressDeadline; the update continues: %s", strings.Join(stalled, ", "), cond.Message)
 			if was := meta.FindStatusCondition(st.Conditions, cond.Type); was == nil || was.Reason != cond.Reason {
-				r.recorder.Eventf(pcs, nil, corev1.EventTypeWarning, update.ReasonProgressDeadlineExceeded, common.ActionUpdate, "%s exceeded its progressDeadline; the update continues", strings.Join(stalled, ", "))
+				ev.add(corev1.EventTypeWarning, update.ReasonProgressDeadlineExceeded, common.ActionUpdate, "%s exceeded its progressDeadline; the update continues", strings.Join(stalled, ", "))
 			}
 		}
 	case *st.CurrentGenerationHash != genHash:

@@ -21,7 +21,6 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
@@ -66,7 +65,6 @@ func TestAdvance(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &Reconciler{recorder: events.NewFakeRecorder(10)}
 			pcs := &grovecorev1alpha1.PodCliqueSet{}
 			now := metav1.Now()
 			rec := &grovecorev1alpha1.PodCliqueSetUpdateProgress{UpdateStartedAt: now, PodCliqueSetGenerationHash: "h"}
@@ -74,7 +72,8 @@ func TestAdvance(t *testing.T) {
 				rec.CurrentlyUpdating = append(rec.CurrentlyUpdating, grovecorev1alpha1.PodCliqueSetReplicaUpdateProgress{
 					ReplicaIndex: i, UpdateStartedAt: now, ReadyAtStart: ptr.To(tt.start == wasReady), AvailableAtStart: ptr.To(tt.start != wasDown)})
 			}
-			r.advance(pcs, rec, tt.views, now)
+			var ev statusEvents
+			advance(pcs, rec, tt.views, now, &ev)
 			var got []int32
 			for _, cu := range rec.CurrentlyUpdating {
 				got = append(got, cu.ReplicaIndex)

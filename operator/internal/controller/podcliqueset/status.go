@@ -18,9 +18,12 @@ package podcliqueset
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -36,13 +39,15 @@ import (
 
 // writeStatus patches the status computed in memory when anything but
 // timestamps changed since base, the object as the reconcile read it. It is
-// the reconcile's one status write.
-func (r *Reconciler) writeStatus(ctx context.Context, base, pcs *grovecorev1alpha1.PodCliqueSet) error {
+// the reconcile's one status write. The events of the status computation are
+// posted only after it succeeded (see statusEvents).
+func (r *Reconciler) writeStatus(ctx context.Context, base, pcs *grovecorev1alpha1.PodCliqueSet, ev statusEvents) error {
 	wrote, err := common.PatchStatusIfChanged(ctx, r.client, base, pcs, pcsStatus)
 	if err != nil {
 		return groveerr.Wrap(err, "ERR_UPDATE_PCS_STATUS", groveerr.OperationSync, "patching PodCliqueSet status")
 	}
 	if wrote {
+		ev.post(r.recorder, pcs)
 		r.recordTopologyChange(pcs, base.Status.Conditions)
 	}
 	return nil
@@ -55,7 +60,7 @@ func pcsStatus(pcs *grovecorev1alpha1.PodCliqueSet) any { return pcs.Status }
 // children are read, never changed, so they are listed without copies of
 // the cached objects (a set of 5000 replicas would copy 25 MB of PodCliques
 // on every status computation).
-func (r *Reconciler) computeStatus(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, synced bool) error {
+func (r *Reconciler) computeStatus(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, synced bool, ev *statusEvents) error {
 	if synced {
 		pcs.Status.ObservedGeneration = ptr.To(pcs.Generation)
 	}
@@ -86,20 +91,52 @@ func (r *Reconciler) computeStatus(ctx context.Context, pcs *grovecorev1alpha1.P
 		pcsgByName[pcsgs.Items[i].Name] = &pcsgs.Items[i]
 	}
 
-	var available int32
+	var unavailable []int32
 	for i := int32(0); i < pcs.Spec.Replicas; i++ {
-		if replicaAvailable(pcs, i, byName, pcsgByName) {
-			available++
+		if !replicaAvailable(pcs, i, byName, pcsgByName) {
+			unavailable = append(unavailable, i)
 		}
 	}
 
 	st := &pcs.Status
 	st.Replicas = pcs.Spec.Replicas
-	st.AvailableReplicas = available
+	st.AvailableReplicas = pcs.Spec.Replicas - int32(len(unavailable))
+	setReadyCondition(pcs, unavailable)
 	st.HPAPodSelector = apicommon.PodCliqueSetSelector(pcs.Name)
 	st.PodGangStatuses = podGangStatuses(gangs.Items)
-	r.trackUpdate(pcs, hashes.Generation, hashes.Cliques, byName, pcsgByName, metav1.Now())
+	r.trackUpdate(pcs, hashes.Generation, hashes.Cliques, byName, pcsgByName, metav1.Now(), ev)
 	return r.setTopologyCondition(ctx, pcs)
+}
+
+// maxNamedUnavailable is how many unavailable replicas the Ready message names.
+const maxNamedUnavailable = 5
+
+// setReadyCondition writes Ready: True when every replica is available (or
+// none is wanted), else False naming the first unavailable replica indices,
+// so that `kubectl wait --for=condition=Ready` waits for the whole system.
+func setReadyCondition(pcs *grovecorev1alpha1.PodCliqueSet, unavailable []int32) {
+	cond := metav1.Condition{Type: grovecorev1alpha1.ConditionTypeReady, ObservedGeneration: pcs.Generation}
+	replicas := pcs.Spec.Replicas
+	available := replicas - int32(len(unavailable))
+	switch {
+	case replicas == 0:
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, grovecorev1alpha1.ConditionReasonScaledToZero, "0 replicas wanted"
+	case len(unavailable) == 0:
+		cond.Status, cond.Reason = metav1.ConditionTrue, grovecorev1alpha1.ConditionReasonAllReplicasAvailable
+		cond.Message = fmt.Sprintf("%d of %d replicas available", available, replicas)
+	default:
+		named := make([]string, 0, maxNamedUnavailable)
+		for _, i := range unavailable[:min(len(unavailable), maxNamedUnavailable)] {
+			named = append(named, strconv.Itoa(int(i)))
+		}
+		list := strings.Join(named, ", ")
+		if more := len(unavailable) - len(named); more > 0 {
+			list = fmt.Sprintf("%s and %d more", list, more)
+		}
+		cond.Status, cond.Reason = metav1.ConditionFalse, grovecorev1alpha1.ConditionReasonReplicasUnavailable
+		cond.Message = fmt.Sprintf("%d of %d replicas available; unavailable: %s", available, replicas, list)
+	}
+	meta.SetStatusCondition(&pcs.Status.Conditions, cond)
 }
 
 // replicaAvailable says whether PodCliqueSet replica i is available: every

@@ -60,20 +60,6 @@ import (
 // ControllerName is the name of the controller.
 const ControllerName = "podgang-backend-controller"
 
-// Reasons of the Scheduled condition this controller writes besides the
-// backends' own.
-const (
-	// ReasonBackendUnavailable: the cluster does not serve a kind the backend writes.
-	ReasonBackendUnavailable = "BackendUnavailable"
-	// ReasonBackendMappingFailed: the backend's API cannot express the gang.
-	ReasonBackendMappingFailed = "BackendMappingFailed"
-	// ReasonMinimumSetScheduled: every pod group has its minReplicas bound.
-	ReasonMinimumSetScheduled = "MinimumSetScheduled"
-	// ReasonMinimumSetReady / ReasonMinimumSetNotReady go with Ready.
-	ReasonMinimumSetReady    = "MinimumSetReady"
-	ReasonMinimumSetNotReady = "MinimumSetNotReady"
-)
-
 // unavailableRecheck is how often a gang whose backend kinds the cluster
 // lacks is looked at again (a backend installed later is picked up).
 const unavailableRecheck = 30 * time.Second
@@ -242,13 +228,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 func (r *Reconciler) syncBackend(ctx context.Context, t backend.Translator, pg *groveschedulerv1alpha1.PodGang, pcs *grovecorev1alpha1.PodCliqueSet) (translation.Verdict, time.Duration, error) {
 	for _, obj := range t.Types() {
 		if err := r.served(obj); err != nil {
-			return translation.Verdict{Reason: ReasonBackendUnavailable, Message: fmt.Sprintf("scheduler backend %s: %v", t.Name(), err)}, unavailableRecheck, nil
+			return translation.Verdict{Reason: groveschedulerv1alpha1.PodGangReasonBackendUnavailable, Message: fmt.Sprintf("scheduler backend %s: %v", t.Name(), err)}, unavailableRecheck, nil
 		}
 	}
 	v, err := t.Sync(ctx, r.client, pg, pcs)
 	var mapping *translation.MappingError
 	if errors.As(err, &mapping) {
-		return translation.Verdict{Reason: ReasonBackendMappingFailed, Message: fmt.Sprintf("scheduler backend %s: %s", t.Name(), mapping.Message)}, 0, nil
+		return translation.Verdict{Reason: groveschedulerv1alpha1.PodGangReasonBackendMappingFailed, Message: fmt.Sprintf("scheduler backend %s: %s", t.Name(), mapping.Message)}, 0, nil
 	}
 	if err != nil {
 		return v, 0, fmt.Errorf("syncing the %s objects of PodGang %s: %w", t.Name(), pg.Name, err)
@@ -258,8 +244,8 @@ func (r *Reconciler) syncBackend(ctx context.Context, t backend.Translator, pg *
 
 // observation counts the referenced pods per pod group.
 type observation struct {
-	refs, bound, ready int
-	boundMin, readyMin bool
+	refs, bound, ready, min int
+	boundMin, readyMin      bool
 }
 
 func (r *Reconciler) observePods(ctx context.Context, pg *groveschedulerv1alpha1.PodGang) (observation, error) {
@@ -288,6 +274,7 @@ func (r *Reconciler) observePods(ctx context.Context, pg *groveschedulerv1alpha1
 			}
 		}
 		obs.bound += bound
+		obs.min += int(g.MinReplicas)
 		obs.ready += ready
 		obs.boundMin = obs.boundMin && bound >= int(g.MinReplicas)
 		obs.readyMin = obs.readyMin && ready >= int(g.MinReplicas)
@@ -313,30 +300,31 @@ func (r *Reconciler) writeStatus(ctx context.Context, pg *groveschedulerv1alpha1
 	if scheduled {
 		cond.Status = metav1.ConditionTrue
 		if !v.Scheduled {
-			cond.Reason = ReasonMinimumSetScheduled
+			cond.Reason = groveschedulerv1alpha1.PodGangReasonMinimumSetScheduled
 			cond.Message = fmt.Sprintf("every pod group has its minReplicas bound; %d of %d referenced pods bound", obs.bound, obs.refs)
 		}
 	}
 	if cond.Reason == "" {
-		cond.Reason = "SchedulingPending"
+		cond.Reason = groveschedulerv1alpha1.PodGangReasonSchedulingPending
 	}
 	previous := meta.FindStatusCondition(base.Status.Conditions, cond.Type)
 	meta.SetStatusCondition(&pg.Status.Conditions, cond)
 	ready := metav1.Condition{Type: groveschedulerv1alpha1.PodGangConditionTypeReady, ObservedGeneration: pg.Generation,
-		Status: metav1.ConditionFalse, Reason: ReasonMinimumSetNotReady,
+		Status: metav1.ConditionFalse, Reason: groveschedulerv1alpha1.PodGangReasonMinimumSetNotReady,
 		Message: fmt.Sprintf("%d of %d referenced pods Ready; some pod group is below minReplicas", obs.ready, obs.refs)}
 	if obs.readyMin {
-		ready.Status, ready.Reason = metav1.ConditionTrue, ReasonMinimumSetReady
+		ready.Status, ready.Reason = metav1.ConditionTrue, groveschedulerv1alpha1.PodGangReasonMinimumSetReady
 		ready.Message = fmt.Sprintf("every pod group has its minReplicas Ready; %d of %d referenced pods Ready", obs.ready, obs.refs)
 	}
 	meta.SetStatusCondition(&pg.Status.Conditions, ready)
+	pg.Status.MinimumPods, pg.Status.BoundPods = int32(obs.min), int32(obs.bound)
 	if _, err := common.PatchStatusIfChanged(ctx, r.client, base, pg, func(p *groveschedulerv1alpha1.PodGang) any { return p.Status }); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
 		return fmt.Errorf("patching status of PodGang %s: %w", pg.Name, err)
 	}
-	if (cond.Reason == ReasonBackendUnavailable || cond.Reason == ReasonBackendMappingFailed) &&
+	if (cond.Reason == groveschedulerv1alpha1.PodGangReasonBackendUnavailable || cond.Reason == groveschedulerv1alpha1.PodGangReasonBackendMappingFailed) &&
 		(previous == nil || previous.Reason != cond.Reason || previous.Message != cond.Message) {
 		r.recorder.Eventf(pcs, pg, corev1.EventTypeWarning, cond.Reason, "SyncSchedulerBackend", "PodGang %s: %s", pg.Name, cond.Message)
 	}

@@ -60,7 +60,7 @@ func TestSyncBackendUnavailable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.Reason != ReasonBackendUnavailable || v.Scheduled || requeue != unavailableRecheck ||
+	if v.Reason != groveschedulerv1alpha1.PodGangReasonBackendUnavailable || v.Scheduled || requeue != unavailableRecheck ||
 		!strings.HasPrefix(v.Message, "scheduler backend kai-scheduler: the cluster serves no PodGroup (scheduling.run.ai/v2alpha2): ") {
 		t.Fatalf("verdict %+v, requeue %v; want BackendUnavailable naming scheduling.run.ai/v2alpha2 PodGroup, recheck %v", v, requeue, unavailableRecheck)
 	}
@@ -76,7 +76,7 @@ func TestSyncBackendUnavailable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.Reason != "SchedulingPending" || requeue != 0 {
+	if v.Reason != groveschedulerv1alpha1.PodGangReasonSchedulingPending || requeue != 0 {
 		t.Fatalf("verdict %+v, requeue %v once the kind is served; want SchedulingPending, no recheck", v, requeue)
 	}
 	if err := c.Get(context.Background(), client.ObjectKey{Namespace: "ns", Name: "g-0"}, kpg); err != nil {

@@ -108,7 +108,7 @@ func TestSearchModelsPodAffinityAndHostPorts(t *testing.T) {
 			name:    "one pod per host fails on fewer hosts than pods",
 			nodes:   hosts("", "", ""),
 			demands: []demand{{"w", 4, antiAffine(worker(), "worker", hostKey)}},
-			message: "group w needs 4 pods with 1 nvidia.com/gpu, 100m cpu, 3 fit (nodes refused by pod anti-affinity)",
+			message: "group w needs 4 pods with 1 nvidia.com/gpu, 100m cpu, 3 fit: 3/3 nodes are available (nodes refused by pod anti-affinity)",
 		},
 		{
 			name:    "anti-affinity by zone puts one pod per zone",
@@ -121,7 +121,7 @@ func TestSearchModelsPodAffinityAndHostPorts(t *testing.T) {
 			nodes:    hosts("", ""),
 			existing: []*corev1.Pod{labelled(bound(newTestPod("ns", "other", "", 0), "n0"), "app", "worker")},
 			demands:  []demand{{"w", 2, antiAffine(worker(), "worker", hostKey)}},
-			message:  "group w needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 1 fit (nodes refused by pod anti-affinity)",
+			message:  "group w needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 1 fit: 2/2 nodes are available (nodes refused by pod anti-affinity)",
 		},
 		{
 			name:     "a pod on a node whose anti-affinity selects the group keeps the group off that node",
@@ -157,7 +157,7 @@ func TestSearchModelsPodAffinityAndHostPorts(t *testing.T) {
 			name:    "required affinity to pods that exist nowhere fails",
 			nodes:   hosts("", ""),
 			demands: []demand{{"w", 1, affine(worker(), "db", hostKey)}},
-			message: "group w needs 1 pods with 1 nvidia.com/gpu, 100m cpu, 0 fit (nodes refused by pod affinity)",
+			message: "group w needs 1 pods with 1 nvidia.com/gpu, 100m cpu, 0 fit: 2/2 nodes are available (nodes refused by pod affinity)",
 		},
 		{
 			name:  "required affinity follows another group of the gang",
@@ -167,7 +167,7 @@ func TestSearchModelsPodAffinityAndHostPorts(t *testing.T) {
 				{"w", 2, affine(worker(), "db", hostKey)},
 			},
 			// db fills n0's 8 GPUs, so its followers have no room there.
-			message: "group w needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 0 fit (nodes refused by pod affinity)",
+			message: "group w needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 0 fit: 2/3 nodes are available: 1 Insufficient nvidia.com/gpu (nodes refused by pod affinity)",
 		},
 		{
 			name:    "a group affine to itself starts anywhere and then stays in that domain",
@@ -179,7 +179,7 @@ func TestSearchModelsPodAffinityAndHostPorts(t *testing.T) {
 			name:    "pods with the same host port take one node each",
 			nodes:   hosts("", ""),
 			demands: []demand{{"w", 3, hostPort(worker(), 8080)}},
-			message: "group w needs 3 pods with 1 nvidia.com/gpu, 100m cpu, 2 fit (nodes refused by host ports)",
+			message: "group w needs 3 pods with 1 nvidia.com/gpu, 100m cpu, 2 fit: 2/2 nodes are available (nodes refused by host ports)",
 		},
 		{
 			name:     "a node whose pods use the host port is avoided",

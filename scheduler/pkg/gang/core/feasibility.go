@@ -199,9 +199,21 @@ func (v gangView) scope(byName map[string]*SimNode) *Scope {
 func (m *Manager) demandFor(name string, count int64, pod *corev1.Pod, volumes volumeTopology) GroupDemand {
 	affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
 	tolerations := pod.Spec.Tolerations
-	return GroupDemand{Name: name, Count: count, Request: requestOf(pod), Eligible: func(n *SimNode) bool {
-		return n.node != nil && eligible(n.node, affinity, tolerations) && volumes.allows(n.node)
-	}, pod: newPodTraits(pod, m.namespaceLabels)}
+	// why names the constraint that excludes a node; the search asks only
+	// whether one does (detailed false: no message is formatted on its path).
+	why := func(n *SimNode, detailed bool) string {
+		switch {
+		case n.node == nil:
+			return reasonNodeUnknown
+		case !volumes.allows(n.node):
+			return reasonVolumeAffinity
+		}
+		return exclusion(n.node, affinity, tolerations, detailed)
+	}
+	return GroupDemand{Name: name, Count: count, Request: requestOf(pod),
+		Eligible:   func(n *SimNode) bool { return why(n, false) == "" },
+		Ineligible: func(n *SimNode) string { return why(n, true) },
+		pod:        newPodTraits(pod, m.namespaceLabels)}
 }
 
 // requestOf is a pod's effective request as a Resources vector.
@@ -230,16 +242,29 @@ func requestOf(pod *corev1.Pod) Resources {
 // (Gt/Lt, the alpha TaintTolerationComparisonOperators feature of 1.37, off by
 // default) are not evaluated, as by kube-scheduler's default configuration.
 func eligible(node *corev1.Node, affinity nodeaffinity.RequiredNodeAffinity, tolerations []corev1.Toleration) bool {
+	return exclusion(node, affinity, tolerations, false) == ""
+}
+
+// exclusion says, in kube-scheduler's words, why such a pod may not run on
+// the node at all; "" when it may. Only detailed names the untolerated taint
+// (formatting it on the search's path would allocate per node).
+func exclusion(node *corev1.Node, affinity nodeaffinity.RequiredNodeAffinity, tolerations []corev1.Toleration, detailed bool) string {
 	if node.Spec.Unschedulable {
-		return false
+		return reasonNodeUnschedulable
 	}
 	if ok, _ := affinity.Match(node); !ok {
-		return false
+		return reasonNodeAffinity
 	}
-	_, untolerated := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), node.Spec.Taints, tolerations, func(t *corev1.Taint) bool {
+	taint, untolerated := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), node.Spec.Taints, tolerations, func(t *corev1.Taint) bool {
 		return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
 	}, false)
-	return !untolerated
+	switch {
+	case untolerated && detailed:
+		return untoleratedTaint(&taint)
+	case untolerated:
+		return reasonUntoleratedTaint
+	}
+	return ""
 }
 
 // simNodes converts the snapshot into the search's view: allocatable minus requested.

@@ -104,7 +104,7 @@ func TestScaledGangJoinsBaseDomain(t *testing.T) {
 			constraint:   pack("rack", ""),
 			gpusA:        0,
 			baseAssigned: map[string]string{"base-0": "a0"},
-			wantFail:     "waits for room in rack=a, the domain base PodGang ns/pcs-0 holds: group w needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 0 fit",
+			wantFail:     "waits for room in rack=a, the domain base PodGang ns/pcs-0 holds: group w needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 0 fit: 0/2 nodes are available: 2 Insufficient nvidia.com/gpu",
 		},
 		{
 			name:       "required: the base gang holds no node yet, the gang waits for it",

@@ -89,7 +89,7 @@ func (r *Resources) Add(req Resources) {
 }
 
 // String renders the request the way users write it, extended resources first,
-// e.g. "4 nvidia.com/gpu, 1000m cpu".
+// e.g. "4 nvidia.com/gpu, 500m cpu, 1Gi memory".
 func (r Resources) String() string {
 	var parts []string
 	names := make([]string, 0, len(r.Scalar))
@@ -100,13 +100,13 @@ func (r Resources) String() string {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		parts = append(parts, fmt.Sprintf("%d %s", r.Scalar[corev1.ResourceName(name)], name))
+		parts = append(parts, quantity(corev1.ResourceName(name), r.Scalar[corev1.ResourceName(name)])+" "+name)
 	}
 	if r.MilliCPU > 0 {
-		parts = append(parts, fmt.Sprintf("%dm cpu", r.MilliCPU))
+		parts = append(parts, quantity(corev1.ResourceCPU, r.MilliCPU)+" cpu")
 	}
 	if r.Memory > 0 {
-		parts = append(parts, fmt.Sprintf("%d memory", r.Memory))
+		parts = append(parts, quantity(corev1.ResourceMemory, r.Memory)+" memory")
 	}
 	if len(parts) == 0 {
 		return "no resources"
@@ -136,6 +136,10 @@ type GroupDemand struct {
 	// Eligible reports whether a node may host this group's pods at all
 	// (taints, node selectors, node affinity); nil means every node.
 	Eligible func(*SimNode) bool
+	// Ineligible says why a node may not host the group's pods ("" when it
+	// may), for the message of a gang that does not fit; nil falls back to
+	// Eligible.
+	Ineligible func(*SimNode) string
 
 	// pod is the group's pod template, for the constraints that depend on
 	// where other pods are (inter-pod (anti-)affinity, host ports); nil for none.
@@ -182,8 +186,9 @@ type Placement struct {
 
 // Infeasible explains why a search failed.
 type Infeasible struct {
-	// Message is the human readable reason, e.g.
-	// "group decode needs 4 pods with 4 nvidia.com/gpu, 2 fit".
+	// Message is the human readable reason, e.g. "group decode needs 4 pods
+	// with 4 nvidia.com/gpu, 2 fit: 1/40 nodes are available: 39 Insufficient
+	// nvidia.com/gpu".
 	Message string
 }
 
@@ -295,7 +300,8 @@ func (se *search) placeMembers(nodes []*SimNode, free map[string]Resources, s *S
 		d := se.demands[gi]
 		on := se.placeGroup(nodes, free, gi)
 		if placed := int64(len(on)); placed < d.Count {
-			return &Infeasible{Message: fmt.Sprintf("group %s needs %d pods with %s, %d fit%s", d.Name, d.Count, d.Request, placed, se.sim.why(gi))}
+			return &Infeasible{Message: fmt.Sprintf("group %s needs %d pods with %s, %d fit: %s%s",
+				d.Name, d.Count, d.Request, placed, se.nodesAvailable(nodes, free, gi, on), se.sim.why(gi))}
 		}
 		se.p.Required[gi] = req
 		se.p.Preferred[gi] = pref

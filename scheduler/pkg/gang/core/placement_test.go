@@ -55,14 +55,14 @@ func TestSearch(t *testing.T) {
 			nodes:    []*SimNode{gpuNode("n0", 4, nil), gpuNode("n1", 4, nil)},
 			demands:  []GroupDemand{gpuDemand("decode", 4, 4)},
 			root:     &Scope{Name: "podgang pg", Groups: []int{0}},
-			wantFail: "group decode needs 4 pods with 4 nvidia.com/gpu, 100m cpu, 2 fit",
+			wantFail: "group decode needs 4 pods with 4 nvidia.com/gpu, 100m cpu, 2 fit: 2/2 nodes are available, with room for 2 pods",
 		},
 		{
 			name:     "earlier groups consume capacity before later ones",
 			nodes:    []*SimNode{gpuNode("n0", 4, nil), gpuNode("n1", 4, nil)},
 			demands:  []GroupDemand{gpuDemand("prefill", 1, 1), gpuDemand("decode", 2, 4)},
 			root:     &Scope{Name: "podgang pg", Groups: []int{0, 1}},
-			wantFail: "group decode needs 2 pods with 4 nvidia.com/gpu, 100m cpu, 1 fit",
+			wantFail: "group decode needs 2 pods with 4 nvidia.com/gpu, 100m cpu, 1 fit: 1/2 nodes are available, with room for 1 pods: 1 Insufficient nvidia.com/gpu",
 		},
 		{
 			name:         "required key picks the one domain that holds the gang",
@@ -90,7 +90,7 @@ func TestSearch(t *testing.T) {
 			nodes:    []*SimNode{gpuNode("a0", 2, rack("a")), gpuNode("b0", 2, rack("b"))},
 			demands:  []GroupDemand{gpuDemand("worker", 3, 1)},
 			root:     &Scope{Name: "podgang pg", RequiredKey: "rack", Groups: []int{0}},
-			wantFail: `podgang pg does not fit in any single "rack" domain (2 tried): group worker needs 3 pods with 1 nvidia.com/gpu, 100m cpu, 2 fit`,
+			wantFail: `podgang pg does not fit in any single "rack" domain (2 tried): group worker needs 3 pods with 1 nvidia.com/gpu, 100m cpu, 2 fit: 1/1 nodes are available, with room for 2 pods`,
 		},
 		{
 			name:  "group-level required keys split groups across domains inside the gang",
@@ -109,7 +109,7 @@ func TestSearch(t *testing.T) {
 			nodes:    []*SimNode{gpuNode("n0", 4, map[string]string{"pool": "x"}), gpuNode("n1", 4, nil)},
 			demands:  []GroupDemand{{Name: "w", Count: 2, Request: Resources{Pods: 1, Scalar: map[corev1.ResourceName]int64{gpu: 4}}, Eligible: func(n *SimNode) bool { return n.Labels["pool"] == "x" }}},
 			root:     &Scope{Name: "podgang pg", Groups: []int{0}},
-			wantFail: "group w needs 2 pods with 4 nvidia.com/gpu, 1 fit",
+			wantFail: "group w needs 2 pods with 4 nvidia.com/gpu, 1 fit: 1/2 nodes are available, with room for 1 pods: 1 node(s) didn't match the pod's node constraints",
 		},
 	}
 	for _, tt := range tests {

@@ -36,22 +36,6 @@ import (
 	"github.com/grove-project/grove/scheduler/pkg/metrics"
 )
 
-// Condition reasons grove-scheduler writes on PodGangs.
-const (
-	// ReasonMinimumSetScheduled: every pod group has minReplicas pods bound.
-	ReasonMinimumSetScheduled = "MinimumSetScheduled"
-	// ReasonUnschedulable: the last attempt found the gang does not fit; the message says what.
-	ReasonUnschedulable = "Unschedulable"
-	// ReasonWaitingForMinimumSet: some pods hold nodes at Permit, the rest are being scheduled.
-	ReasonWaitingForMinimumSet = "WaitingForMinimumSet"
-	// ReasonSchedulingPending: no attempt has finished yet.
-	ReasonSchedulingPending = "SchedulingPending"
-	// ReasonMinimumSetReady: every pod group has minReplicas Ready pods.
-	ReasonMinimumSetReady = "MinimumSetReady"
-	// ReasonMinimumSetNotReady: some pod group has fewer than minReplicas Ready pods.
-	ReasonMinimumSetNotReady = "MinimumSetNotReady"
-)
-
 // statusDebounce batches the burst of pod events of one gang into one write.
 const statusDebounce = 100 * time.Millisecond
 
@@ -109,9 +93,9 @@ func (w *StatusWriter) work(ctx context.Context) {
 
 // gangObservation is what the pods of a gang say right now.
 type gangObservation struct {
-	boundMin, readyMin bool
-	bound, ready, refs int
-	score              *float64
+	boundMin, readyMin      bool
+	bound, ready, refs, min int
+	score                   *float64
 }
 
 func (w *StatusWriter) observe(spec *gangSpec, pg *groveschedulerv1alpha1.PodGang) gangObservation {
@@ -132,6 +116,7 @@ func (w *StatusWriter) observe(spec *gangSpec, pg *groveschedulerv1alpha1.PodGan
 			}
 		}
 		o.bound += int(bound)
+		o.min += int(g.min)
 		o.ready += int(ready)
 		if bound < g.min {
 			o.boundMin = false
@@ -255,28 +240,29 @@ func desiredStatus(pg *groveschedulerv1alpha1.PodGang, obs gangObservation, atte
 	scheduled := metav1.Condition{Type: groveschedulerv1alpha1.PodGangConditionTypeScheduled, ObservedGeneration: pg.Generation}
 	switch {
 	case obs.boundMin:
-		scheduled.Status, scheduled.Reason = metav1.ConditionTrue, ReasonMinimumSetScheduled
+		scheduled.Status, scheduled.Reason = metav1.ConditionTrue, groveschedulerv1alpha1.PodGangReasonMinimumSetScheduled
 		scheduled.Message = fmt.Sprintf("every pod group has its minReplicas bound; %d of %d referenced pods bound", obs.bound, obs.refs)
 	case attempt.reason != "":
-		scheduled.Status, scheduled.Reason, scheduled.Message = metav1.ConditionFalse, ReasonUnschedulable, attempt.reason
+		scheduled.Status, scheduled.Reason, scheduled.Message = metav1.ConditionFalse, groveschedulerv1alpha1.PodGangReasonUnschedulable, attempt.reason
 	case attempt.phase.waitingAtPermit():
-		scheduled.Status, scheduled.Reason = metav1.ConditionFalse, ReasonWaitingForMinimumSet
+		scheduled.Status, scheduled.Reason = metav1.ConditionFalse, groveschedulerv1alpha1.PodGangReasonWaitingForMinimumSet
 		scheduled.Message = "some pods hold their nodes at Permit while the rest of the minimum set is scheduled"
 	default:
-		scheduled.Status, scheduled.Reason = metav1.ConditionFalse, ReasonSchedulingPending
+		scheduled.Status, scheduled.Reason = metav1.ConditionFalse, groveschedulerv1alpha1.PodGangReasonSchedulingPending
 		scheduled.Message = fmt.Sprintf("%d of %d referenced pods bound; the minimum set is not placed yet", obs.bound, obs.refs)
 	}
 	meta.SetStatusCondition(&desired.Conditions, scheduled)
 	ready := metav1.Condition{Type: groveschedulerv1alpha1.PodGangConditionTypeReady, ObservedGeneration: pg.Generation}
 	if obs.readyMin {
-		ready.Status, ready.Reason = metav1.ConditionTrue, ReasonMinimumSetReady
+		ready.Status, ready.Reason = metav1.ConditionTrue, groveschedulerv1alpha1.PodGangReasonMinimumSetReady
 		ready.Message = fmt.Sprintf("every pod group has its minReplicas Ready; %d of %d referenced pods Ready", obs.ready, obs.refs)
 	} else {
-		ready.Status, ready.Reason = metav1.ConditionFalse, ReasonMinimumSetNotReady
+		ready.Status, ready.Reason = metav1.ConditionFalse, groveschedulerv1alpha1.PodGangReasonMinimumSetNotReady
 		ready.Message = fmt.Sprintf("%d of %d referenced pods Ready; some pod group is below minReplicas", obs.ready, obs.refs)
 	}
 	meta.SetStatusCondition(&desired.Conditions, ready)
 	desired.PlacementScore = obs.score
+	desired.MinimumPods, desired.BoundPods = int32(obs.min), int32(obs.bound)
 	return desired
 }
 

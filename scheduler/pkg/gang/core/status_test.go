@@ -37,10 +37,10 @@ func TestDesiredStatus(t *testing.T) {
 		message string
 	}
 	var (
-		pending   = cond{metav1.ConditionFalse, ReasonSchedulingPending, "0 of 4 referenced pods bound; the minimum set is not placed yet"}
-		rejected  = cond{metav1.ConditionFalse, ReasonUnschedulable, searchReason}
-		waiting   = cond{metav1.ConditionFalse, ReasonWaitingForMinimumSet, "some pods hold their nodes at Permit while the rest of the minimum set is scheduled"}
-		noneReady = cond{metav1.ConditionFalse, ReasonMinimumSetNotReady, "0 of 4 referenced pods Ready; some pod group is below minReplicas"}
+		pending   = cond{metav1.ConditionFalse, groveschedulerv1alpha1.PodGangReasonSchedulingPending, "0 of 4 referenced pods bound; the minimum set is not placed yet"}
+		rejected  = cond{metav1.ConditionFalse, groveschedulerv1alpha1.PodGangReasonUnschedulable, searchReason}
+		waiting   = cond{metav1.ConditionFalse, groveschedulerv1alpha1.PodGangReasonWaitingForMinimumSet, "some pods hold their nodes at Permit while the rest of the minimum set is scheduled"}
+		noneReady = cond{metav1.ConditionFalse, groveschedulerv1alpha1.PodGangReasonMinimumSetNotReady, "0 of 4 referenced pods Ready; some pod group is below minReplicas"}
 	)
 	tests := []struct {
 		name      string
@@ -92,10 +92,10 @@ func TestDesiredStatus(t *testing.T) {
 		},
 		{
 			name:      "the minimum set bound makes the gang Starting whatever the attempts said",
-			obs:       gangObservation{boundMin: true, bound: 3, refs: 4, score: ptrTo(0.5)},
+			obs:       gangObservation{boundMin: true, bound: 3, refs: 4, min: 3, score: ptrTo(0.5)},
 			attempt:   attemptState{phase: PhaseMisfit, reason: searchReason},
 			phase:     groveschedulerv1alpha1.PodGangPhaseStarting,
-			scheduled: cond{metav1.ConditionTrue, ReasonMinimumSetScheduled, "every pod group has its minReplicas bound; 3 of 4 referenced pods bound"},
+			scheduled: cond{metav1.ConditionTrue, groveschedulerv1alpha1.PodGangReasonMinimumSetScheduled, "every pod group has its minReplicas bound; 3 of 4 referenced pods bound"},
 			ready:     noneReady,
 			score:     ptrTo(0.5),
 		},
@@ -104,8 +104,8 @@ func TestDesiredStatus(t *testing.T) {
 			obs:       gangObservation{boundMin: true, readyMin: true, bound: 4, ready: 3, refs: 4, score: ptrTo(1.0)},
 			attempt:   attemptState{phase: PhasePlaced},
 			phase:     groveschedulerv1alpha1.PodGangPhaseRunning,
-			scheduled: cond{metav1.ConditionTrue, ReasonMinimumSetScheduled, "every pod group has its minReplicas bound; 4 of 4 referenced pods bound"},
-			ready:     cond{metav1.ConditionTrue, ReasonMinimumSetReady, "every pod group has its minReplicas Ready; 3 of 4 referenced pods Ready"},
+			scheduled: cond{metav1.ConditionTrue, groveschedulerv1alpha1.PodGangReasonMinimumSetScheduled, "every pod group has its minReplicas bound; 4 of 4 referenced pods bound"},
+			ready:     cond{metav1.ConditionTrue, groveschedulerv1alpha1.PodGangReasonMinimumSetReady, "every pod group has its minReplicas Ready; 3 of 4 referenced pods Ready"},
 			score:     ptrTo(1.0),
 		},
 	}
@@ -137,6 +137,9 @@ func TestDesiredStatus(t *testing.T) {
 			if (got.PlacementScore == nil) != (tt.score == nil) || (got.PlacementScore != nil && *got.PlacementScore != *tt.score) {
 				t.Errorf("placementScore %v, want %v", got.PlacementScore, tt.score)
 			}
+			if got.MinimumPods != int32(tt.obs.min) || got.BoundPods != int32(tt.obs.bound) {
+				t.Errorf("minimumPods/boundPods = %d/%d, want %d/%d", got.MinimumPods, got.BoundPods, tt.obs.min, tt.obs.bound)
+			}
 			if len(pg.Status.Conditions) != 1 {
 				t.Errorf("desiredStatus changed the PodGang it was given")
 			}
@@ -164,24 +167,24 @@ func TestObserve(t *testing.T) {
 		{
 			name: "too few pods bound: no score",
 			pods: []*corev1.Pod{bound(pods[0], "a0"), bound(pods[1], "a1"), pods[2], pods[3]},
-			want: gangObservation{bound: 2, refs: 4},
+			want: gangObservation{bound: 2, refs: 4, min: 3},
 		},
 		{
 			name:      "the score is the share of bound pods in the most common domain of the pack key",
 			preferred: "rack",
 			pods:      []*corev1.Pod{ready(bound(pods[0], "a0")), bound(pods[1], "a1"), bound(pods[2], "b0"), pods[3]},
-			want:      gangObservation{boundMin: true, bound: 3, ready: 1, refs: 4, score: ptrTo(2.0 / 3)},
+			want:      gangObservation{boundMin: true, bound: 3, ready: 1, refs: 4, min: 3, score: ptrTo(2.0 / 3)},
 		},
 		{
 			name: "without a pack key the score is 1",
 			pods: []*corev1.Pod{ready(bound(pods[0], "a0")), ready(bound(pods[1], "a1")), ready(bound(pods[2], "b0")), pods[3]},
-			want: gangObservation{boundMin: true, readyMin: true, bound: 3, ready: 3, refs: 4, score: ptrTo(1.0)},
+			want: gangObservation{boundMin: true, readyMin: true, bound: 3, ready: 3, refs: 4, min: 3, score: ptrTo(1.0)},
 		},
 		{
 			name:      "terminating pods do not count",
 			preferred: "rack",
 			pods:      []*corev1.Pod{bound(pods[0], "a0"), bound(pods[1], "a1"), pods[2], deleting},
-			want:      gangObservation{bound: 2, refs: 4},
+			want:      gangObservation{bound: 2, refs: 4, min: 3},
 		},
 	}
 	for _, tt := range tests {
@@ -226,8 +229,8 @@ func TestStatusWriterWritesOnlyWhatChanged(t *testing.T) {
 	if written.Status.Phase != groveschedulerv1alpha1.PodGangPhaseStarting || e.podGangStatusWrites() != 1 {
 		t.Fatalf("after the first sync: phase %q after %d status writes, want Starting after 1", written.Status.Phase, e.podGangStatusWrites())
 	}
-	if c := meta.FindStatusCondition(written.Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeScheduled); c == nil || c.Reason != ReasonMinimumSetScheduled {
-		t.Fatalf("Scheduled condition %+v, want reason %s", c, ReasonMinimumSetScheduled)
+	if c := meta.FindStatusCondition(written.Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeScheduled); c == nil || c.Reason != groveschedulerv1alpha1.PodGangReasonMinimumSetScheduled {
+		t.Fatalf("Scheduled condition %+v, want reason %s", c, groveschedulerv1alpha1.PodGangReasonMinimumSetScheduled)
 	}
 
 	// The informer delivers the written status; nothing changed since, so nothing is written.
@@ -278,8 +281,8 @@ func TestStatusWriterWaitsForInitialized(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := meta.FindStatusCondition(written.Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeScheduled); c == nil || c.Reason != ReasonSchedulingPending {
-		t.Fatalf("Scheduled condition %+v, want reason %s", c, ReasonSchedulingPending)
+	if c := meta.FindStatusCondition(written.Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeScheduled); c == nil || c.Reason != groveschedulerv1alpha1.PodGangReasonSchedulingPending {
+		t.Fatalf("Scheduled condition %+v, want reason %s", c, groveschedulerv1alpha1.PodGangReasonSchedulingPending)
 	}
 	if c := meta.FindStatusCondition(written.Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeInitialized); c == nil || c.Status != metav1.ConditionFalse {
 		t.Fatalf("Initialized condition %+v, want the operator's False kept", c)

@@ -105,7 +105,7 @@ func TestSearchFollowsVolumeTopology(t *testing.T) {
 			name:    "a group sharing a pinned volume fails when its node lacks room",
 			pods:    []*corev1.Pod{claiming(newTestPod("ns", "g-w-0", "g", 1), "shared"), claiming(newTestPod("ns", "g-w-1", "g", 1), "shared")},
 			gpus:    []int64{8, 1},
-			message: "group w needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 1 fit",
+			message: "group w needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 1 fit: 1/2 nodes are available, with room for 1 pods: 1 node(s) had volume node affinity conflict",
 		},
 		{
 			name: "an unbound claim a class provisions anywhere constrains nothing",
@@ -123,7 +123,7 @@ func TestSearchFollowsVolumeTopology(t *testing.T) {
 			name:    "an unbound claim whose class provisions on n1 only fails when n1 lacks room",
 			pods:    []*corev1.Pod{claiming(newTestPod("ns", "g-w-0", "g", 1), "on-n1"), claiming(newTestPod("ns", "g-w-1", "g", 1), "on-n1")},
 			gpus:    []int64{8, 1},
-			message: "group w needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 1 fit",
+			message: "group w needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 1 fit: 1/2 nodes are available, with room for 1 pods: 1 node(s) had volume node affinity conflict",
 		},
 		{
 			name: "an unbound claim of a class that does not provision goes where an available volume matches",
@@ -135,7 +135,7 @@ func TestSearchFollowsVolumeTopology(t *testing.T) {
 			name:    "an unbound claim no available volume is large enough for, of a class that does not provision, fits nowhere",
 			pods:    []*corev1.Pod{claiming(newTestPod("ns", "g-w-0", "g", 1), "too-large"), claiming(newTestPod("ns", "g-w-1", "g", 1), "too-large")},
 			gpus:    []int64{8, 8},
-			message: "group w needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 0 fit",
+			message: "group w needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 0 fit: 0/2 nodes are available: 2 node(s) had volume node affinity conflict",
 		},
 		{
 			name: "an unbound claim the scheduler picked n1 for goes to n1",
@@ -147,19 +147,19 @@ func TestSearchFollowsVolumeTopology(t *testing.T) {
 			name:    "an unbound claim of an Immediate class fits nowhere until it is bound",
 			pods:    []*corev1.Pod{claiming(newTestPod("ns", "g-w-0", "g", 1), "immediate"), claiming(newTestPod("ns", "g-w-1", "g", 1), "immediate")},
 			gpus:    []int64{8, 8},
-			message: "group w needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 0 fit",
+			message: "group w needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 0 fit: 0/2 nodes are available: 2 node(s) had volume node affinity conflict",
 		},
 		{
 			name:    "an unbound claim without a class fits nowhere until it is bound",
 			pods:    []*corev1.Pod{claiming(newTestPod("ns", "g-w-0", "g", 1), "classless"), claiming(newTestPod("ns", "g-w-1", "g", 1), "classless")},
 			gpus:    []int64{8, 8},
-			message: "group w needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 0 fit",
+			message: "group w needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 0 fit: 0/2 nodes are available: 2 node(s) had volume node affinity conflict",
 		},
 		{
 			name:    "an unbound claim of a class that does not exist fits nowhere",
 			pods:    []*corev1.Pod{claiming(newTestPod("ns", "g-w-0", "g", 1), "unknown-class"), claiming(newTestPod("ns", "g-w-1", "g", 1), "unknown-class")},
 			gpus:    []int64{8, 8},
-			message: "group w needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 0 fit",
+			message: "group w needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 0 fit: 0/2 nodes are available: 2 node(s) had volume node affinity conflict",
 		},
 		{
 			name: "per-pod claims pinned apart are left to the per-pod filter",

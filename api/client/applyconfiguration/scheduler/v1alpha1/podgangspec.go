@@ -33,9 +33,6 @@ type PodGangSpecApplyConfiguration struct {
 	// priorityClassName is the gang's priority. The scheduler orders gangs by it
 	// and may preempt whole lower-priority gangs for it.
 	PriorityClassName *string `json:"priorityClassName,omitempty"`
-	// reuseReservationRef names a gang whose placement this gang may reuse.
-	// Reserved for future use.
-	ReuseReservationRef *NamespacedNameApplyConfiguration `json:"reuseReservationRef,omitempty"`
 	// basePodGang is set on a scaled PodGang: it names the base PodGang of the
 	// same PodCliqueSet replica and carries the PodCliqueSet-level constraint
 	// the two share. The scheduler places this gang in the domain (of the
@@ -90,14 +87,6 @@ func (b *PodGangSpecApplyConfiguration) WithTopologyConstraintGroupConfigs(value
 // If called multiple times, the PriorityClassName field is set to the value of the last call.
 func (b *PodGangSpecApplyConfiguration) WithPriorityClassName(value string) *PodGangSpecApplyConfiguration {
 	b.PriorityClassName = &value
-	return b
-}
-
-// WithReuseReservationRef sets the ReuseReservationRef field in the declarative configuration to the given value
-// and returns the receiver, so that objects can be built by chaining "With" function invocations.
-// If called multiple times, the ReuseReservationRef field is set to the value of the last call.
-func (b *PodGangSpecApplyConfiguration) WithReuseReservationRef(value *NamespacedNameApplyConfiguration) *PodGangSpecApplyConfiguration {
-	b.ReuseReservationRef = value
 	return b
 }
 

@@ -33,9 +33,16 @@ type PodGangStatusApplyConfiguration struct {
 	Conditions []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
 	// phase is where the gang stands.
 	Phase *schedulerv1alpha1.PodGangPhase `json:"phase,omitempty"`
-	// placementScore rates the gang's placement, from 0 (spread) to 1 (packed as
-	// tightly as its constraints allow).
+	// placementScore is the share of the bound pods inside the most common
+	// domain of the gang's pack key (preferred, else required): 1 when packed
+	// into one domain or when the gang has no key. Set once the minimum set
+	// is bound.
 	PlacementScore *float64 `json:"placementScore,omitempty"`
+	// minimumPods is how many pods the gang needs placed together: the sum of
+	// its pod groups' minReplicas.
+	MinimumPods *int32 `json:"minimumPods,omitempty"`
+	// boundPods is how many of the gang's referenced pods are bound to a node.
+	BoundPods *int32 `json:"boundPods,omitempty"`
 }
 
 // PodGangStatusApplyConfiguration constructs a declarative configuration of the PodGangStatus type for use with
@@ -70,5 +77,21 @@ func (b *PodGangStatusApplyConfiguration) WithPhase(value schedulerv1alpha1.PodG
 // If called multiple times, the PlacementScore field is set to the value of the last call.
 func (b *PodGangStatusApplyConfiguration) WithPlacementScore(value float64) *PodGangStatusApplyConfiguration {
 	b.PlacementScore = &value
+	return b
+}
+
+// WithMinimumPods sets the MinimumPods field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the MinimumPods field is set to the value of the last call.
+func (b *PodGangStatusApplyConfiguration) WithMinimumPods(value int32) *PodGangStatusApplyConfiguration {
+	b.MinimumPods = &value
+	return b
+}
+
+// WithBoundPods sets the BoundPods field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the BoundPods field is set to the value of the last call.
+func (b *PodGangStatusApplyConfiguration) WithBoundPods(value int32) *PodGangStatusApplyConfiguration {
+	b.BoundPods = &value
 	return b
 }
