@@ -108,7 +108,7 @@ func main() {
 	flag.IntVar(&o.pods, "pods-per-replica", 2, "pods per replica (one clique)")
 	flag.IntVar(&o.sets, "sets", 1, "spread the replicas evenly over this many PodCliqueSets")
 	flag.IntVar(&o.rounds, "rounds", 1, "measure this many rounds, each with its own loops and runs, and print the range of their ratios")
-	flag.DurationVar(&o.timeout, "timeout", 15*time.Minute, "give up on a round after this long")
+	flag.DurationVar(&o.timeout, "timeout", 45*time.Minute, "give up on a round after this long")
 	flag.BoolVar(&o.skipRaw, "skip-raw", false, "measure Grove only (no raw or gated loop)")
 	flag.BoolVar(&o.gated, "gated-loop", true, "also measure the gated loop: pods created with a scheduling gate, ungated at once, placed by grove-scheduler")
 	flag.StringVar(&o.localCluster, "local-cluster", filepath.Join("..", "hack", "local-cluster"), "the local cluster script, to restart kwok after the raw loop")
