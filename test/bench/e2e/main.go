@@ -29,6 +29,10 @@ limitations under the License.
 //     the gate is removed at once, and grove-scheduler places the pod: the
 //     path every Grove pod takes (gated create, gate removal, binding,
 //     status), without Grove's own objects;
+//   - with -peer lws, LeaderWorkerSet: the same R groups of P pods in
+//     LeaderWorkerSets, its controller manager (test/bench/lws/peer.sh) run
+//     as a local process only for its run, its pods placed by kube-scheduler;
+//     Grove and the peer take turns going first;
 //
 // the operator's API requests by verb and resource during the Grove run, read
 // from its grove_operator_api_requests_total metric, and the CPU seconds and
@@ -37,6 +41,10 @@ limitations under the License.
 // followed through informers, so that sampling 10k pods once a second costs
 // the API server one watch, not a list a second. It prints Markdown for
 // docs/dev/benchmarks.md.
+//
+// -rounds repeats all of it and prints each round's ratios and their range;
+// with a peer the output ends with one line of the Grove / peer ratios'
+// medians, e.g. "peer lws: running 0.71x, cpu 0.68x, deletion 0.90x".
 package main
 
 import (
@@ -82,8 +90,10 @@ type options struct {
 	localCluster         string
 	metricsURL           string
 	replicas, pods, sets int
+	rounds               int
 	timeout              time.Duration
 	skipRaw, gated       bool
+	peer, peerScript     string
 }
 
 func main() {
@@ -97,15 +107,26 @@ func main() {
 	flag.IntVar(&o.replicas, "replicas", 500, "PodCliqueSet replicas")
 	flag.IntVar(&o.pods, "pods-per-replica", 2, "pods per replica (one clique)")
 	flag.IntVar(&o.sets, "sets", 1, "spread the replicas evenly over this many PodCliqueSets")
-	flag.DurationVar(&o.timeout, "timeout", 15*time.Minute, "give up after this long")
+	flag.IntVar(&o.rounds, "rounds", 1, "measure this many rounds, each with its own loops and runs, and print the range of their ratios")
+	flag.DurationVar(&o.timeout, "timeout", 45*time.Minute, "give up on a round after this long")
 	flag.BoolVar(&o.skipRaw, "skip-raw", false, "measure Grove only (no raw or gated loop)")
 	flag.BoolVar(&o.gated, "gated-loop", true, "also measure the gated loop: pods created with a scheduling gate, ungated at once, placed by grove-scheduler")
 	flag.StringVar(&o.localCluster, "local-cluster", filepath.Join("..", "hack", "local-cluster"), "the local cluster script, to restart kwok after the raw loop")
+	flag.StringVar(&o.peer, "peer", "", `measure a peer on the same cluster in each round: "lws" (LeaderWorkerSet, R groups of P pods)`)
+	flag.StringVar(&o.peerScript, "peer-script", filepath.Join("bench", "lws", "peer.sh"), "the script that installs, starts and stops the peer's controller")
 	flag.Parse()
 	logf.SetLogger(logr.Discard())
 	o.clusterDir = dir
 	if o.sets < 1 || o.replicas%o.sets != 0 {
 		fmt.Fprintf(os.Stderr, "bench-e2e: -replicas %d must be a multiple of -sets %d\n", o.replicas, o.sets)
+		os.Exit(2)
+	}
+	if o.peer != "" && o.peer != peerLWS {
+		fmt.Fprintf(os.Stderr, "bench-e2e: -peer %q: the only peer is %q\n", o.peer, peerLWS)
+		os.Exit(2)
+	}
+	if o.rounds < 1 {
+		fmt.Fprintf(os.Stderr, "bench-e2e: -rounds %d: at least 1\n", o.rounds)
 		os.Exit(2)
 	}
 	if o.metricsURL == "" {
@@ -148,74 +169,150 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
-	defer cancel()
-	total := o.replicas * o.pods
-	nodes, err := fakeNodes(ctx, c)
+	nodes, err := fakeNodes(context.Background(), c)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("bench-e2e: %d pods on %d fake nodes, %s, load average %s\n", total, len(nodes), time.Now().UTC().Format(time.RFC3339), loadAverage())
-
-	var raw phaseTimes
-	if !o.skipRaw {
-		if raw, err = rawPods.run(ctx, o.clusterDir, cfg, c, nodes, total); err != nil {
-			return fmt.Errorf("raw loop: %w", err)
-		}
-		// kwok works off its queue in order: the raw pods' terminations
-		// (two plays a pod, the second failing on a pod already gone) would
-		// otherwise be ahead of every Grove pod's start for minutes.
-		if err := restartKwok(ctx, o, c, nodes); err != nil {
+	if o.peer != "" {
+		if err := peerCommand(o, "install"); err != nil {
 			return err
 		}
 	}
+	var results []roundResult
+	for round := 1; round <= o.rounds; round++ {
+		ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
+		res, err := runRound(ctx, o, round, cfg, c, nodes)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("round %d: %w", round, err)
+		}
+		results = append(results, res)
+	}
+	reportRounds(o, results)
+	return nil
+}
+
+// roundResult holds what one round measured, for the ratios over rounds.
+type roundResult struct {
+	raw, gated, grove, peer phaseTimes
+	// CPU seconds of all measured processes, create to deleted.
+	groveCPU, peerCPU float64
+	// The operator's API requests per pod, create to deleted.
+	requestsPerPod float64
+	peerFirst      bool
+}
+
+// runRound measures the raw loop, Grove, the peer (if any) and the gated
+// loop, each on a kwok restarted after the phase before it: kwok works off
+// its queue in order, and the previous phase's terminations (two plays a
+// pod, the second failing on a pod already gone) would otherwise be ahead of
+// every pod's start for minutes. Grove and the peer take turns going first,
+// so that neither always meets the cluster the other has just emptied.
+func runRound(ctx context.Context, o options, round int, cfg *rest.Config, c client.Client, nodes []string) (roundResult, error) {
+	res := roundResult{peerFirst: o.peer != "" && round%2 == 0}
+	total := o.replicas * o.pods
+	fmt.Printf("\n## Round %d of %d: %d pods on %d fake nodes, %s, load average %s\n", round, o.rounds, total, len(nodes), time.Now().UTC().Format(time.RFC3339), loadAverage())
+	kwokDirty := round > 1
+	settle := func() error {
+		if !kwokDirty {
+			kwokDirty = true
+			return nil
+		}
+		return restartKwok(ctx, o, c, nodes)
+	}
+	var err error
+	if !o.skipRaw {
+		if err := settle(); err != nil {
+			return res, err
+		}
+		if res.raw, err = rawPods.run(ctx, o.clusterDir, cfg, c, nodes, total); err != nil {
+			return res, fmt.Errorf("raw loop: %w", err)
+		}
+	}
+	order := []string{"grove"}
+	switch {
+	case o.peer == "":
+	case res.peerFirst:
+		order = []string{o.peer, "grove"}
+	default:
+		order = append(order, o.peer)
+	}
+	for _, run := range order {
+		if err := settle(); err != nil {
+			return res, err
+		}
+		if run == "grove" {
+			res.grove, res.groveCPU, res.requestsPerPod, err = measureGrove(ctx, o, cfg, c, res.raw)
+		} else {
+			res.peer, res.peerCPU, err = measureLWS(ctx, o, cfg, c, res.raw)
+		}
+		if err != nil {
+			return res, err
+		}
+	}
+	if o.gated && !o.skipRaw {
+		if err := settle(); err != nil {
+			return res, err
+		}
+		if res.gated, err = gatedPods.run(ctx, o.clusterDir, cfg, c, nodes, total); err != nil {
+			return res, fmt.Errorf("gated loop: %w", err)
+		}
+		reportBaselines(o, total, res.raw, res.gated, res.grove)
+	}
+	fmt.Println("\nGrove timeline:")
+	for _, l := range res.grove.timeline {
+		fmt.Println("  " + l)
+	}
+	if o.peer != "" {
+		fmt.Println("\nLeaderWorkerSet timeline:")
+		for _, l := range res.peer.timeline {
+			fmt.Println("  " + l)
+		}
+	}
+	return res, nil
+}
+
+// measureGrove creates and deletes the PodCliqueSets and reports their
+// times, the operator's requests and the processes' CPU seconds; it returns
+// the times, the CPU seconds of all processes and the requests per pod,
+// create to deleted.
+func measureGrove(ctx context.Context, o options, cfg *rest.Config, c client.Client, raw phaseTimes) (phaseTimes, float64, float64, error) {
+	total := o.replicas * o.pods
 	before, err := scrape(o.metricsURL)
 	if err != nil {
-		return fmt.Errorf("reading operator metrics: %w", err)
+		return phaseTimes{}, 0, 0, fmt.Errorf("reading operator metrics: %w", err)
 	}
 	cpuBefore := readProcesses(o.clusterDir)
 	// The create phase is reported as soon as every pod is Running, so that
 	// a deletion cut short still leaves its figures.
-	groveStart := time.Now()
-	grove, err := groveRun(ctx, cfg, c, o, func(t phaseTimes) {
+	start := time.Now()
+	grove, err := workloadRun(ctx, cfg, c, "bench-grove-", total, true, podCliqueSets(o), func(t phaseTimes) {
 		reportCreate(o, total, raw, t)
 		reportProcesses("create to all Running", cpuBefore, readProcesses(o.clusterDir))
-		reportNodeLifecycle(ctx, c, groveStart)
+		reportNodeLifecycle(ctx, c, start)
 	})
 	if err != nil {
-		return fmt.Errorf("grove: %w", err)
+		return grove, 0, 0, fmt.Errorf("grove: %w", err)
 	}
+	cpuAfter := readProcesses(o.clusterDir)
 	after, err := scrape(o.metricsURL)
 	if err != nil {
-		return fmt.Errorf("reading operator metrics: %w", err)
+		return grove, 0, 0, fmt.Errorf("reading operator metrics: %w", err)
 	}
-	reportDelete(o, total, raw, grove, diff(before, after))
-	reportProcesses("create to deleted", cpuBefore, readProcesses(o.clusterDir))
-	reportNodeLifecycle(ctx, c, groveStart)
-	if o.gated && !o.skipRaw {
-		// The Grove pods' terminations are in kwok's queue, as the raw
-		// pods' were.
-		if err := restartKwok(ctx, o, c, nodes); err != nil {
-			return err
-		}
-		gated, err := gatedPods.run(ctx, o.clusterDir, cfg, c, nodes, total)
-		if err != nil {
-			return fmt.Errorf("gated loop: %w", err)
-		}
-		reportBaselines(o, total, raw, gated, grove)
-	}
-	fmt.Println("\nGrove timeline:")
-	for _, l := range grove.timeline {
-		fmt.Println("  " + l)
-	}
-	return nil
+	requests := diff(before, after)
+	reportDelete(o, total, raw, grove, requests)
+	reportProcesses("create to deleted", cpuBefore, cpuAfter)
+	reportNodeLifecycle(ctx, c, start)
+	return grove, cpuTotal(cpuBefore, cpuAfter), requestTotal(requests) / float64(total), nil
 }
 
 // measuredProcesses are the local cluster's components whose resources the
 // benchmark reports: Grove's two, and the rest of the control plane, which
 // shares the machine's cores with them (a Grove pod costs kube-controller-
-// manager and etcd work that a raw pod does not).
-var measuredProcesses = []string{"grove-operator", "grove-scheduler", "kube-apiserver", "kube-controller-manager", "etcd", "kwok"}
+// manager and etcd work that a raw pod does not). kube-scheduler places the
+// peer's pods, and LeaderWorkerSet's controller runs only during its own
+// run (peer.sh records its pid beside the cluster's).
+var measuredProcesses = []string{"grove-operator", "grove-scheduler", "kube-apiserver", "kube-controller-manager", "etcd", "kwok", "kube-scheduler", lwsProcess}
 
 // procStat is one process's CPU time so far and its peak resident memory.
 type procStat struct {
@@ -527,52 +624,70 @@ func parallel(n int, do func(i int) error) error {
 	return <-errs
 }
 
-// groveRun creates the PodCliqueSets, follows their pods until all are
-// Running (then calls running), deletes them and waits until the last pod is
-// gone.
-func groveRun(ctx context.Context, cfg *rest.Config, c client.Client, o options, running func(phaseTimes)) (phaseTimes, error) {
+// podCliqueSets builds the benchmark's PodCliqueSets in a namespace: R
+// replicas of one clique of P pods (minAvailable P), spread evenly over S sets.
+func podCliqueSets(o options) func(ns string) ([]client.Object, error) {
+	return func(ns string) ([]client.Object, error) {
+		perSet := int32(o.replicas / o.sets)
+		sets := make([]client.Object, o.sets)
+		for i := range sets {
+			sets[i] = &grovecorev1alpha1.PodCliqueSet{
+				ObjectMeta: metav1.ObjectMeta{Name: setName(o, i), Namespace: ns},
+				Spec: grovecorev1alpha1.PodCliqueSetSpec{Replicas: perSet, Template: grovecorev1alpha1.PodCliqueSetTemplateSpec{
+					Cliques: []grovecorev1alpha1.PodCliqueTemplateSpec{{Name: "w", Spec: grovecorev1alpha1.PodCliqueSpec{
+						RoleName: "w", Replicas: int32(o.pods), MinAvailable: ptr.To(int32(o.pods)), PodSpec: podSpec(),
+					}}},
+				}},
+			}
+		}
+		return sets, nil
+	}
+}
+
+// setName names the i-th of the run's sets ("bench" when there is one).
+func setName(o options, i int) string {
+	if o.sets > 1 {
+		return fmt.Sprintf("bench-%03d", i)
+	}
+	return "bench"
+}
+
+// workloadRun creates the objects that build returns in a new namespace,
+// follows their pods until all total are Running (then calls running),
+// deletes the objects and waits until the last pod is gone. gangs also
+// follows the namespace's PodGangs.
+func workloadRun(ctx context.Context, cfg *rest.Config, c client.Client, prefix string, total int, gangs bool,
+	build func(ns string) ([]client.Object, error), running func(phaseTimes)) (phaseTimes, error) {
 	var t phaseTimes
-	ns, err := namespace(ctx, c, "bench-grove-")
+	ns, err := namespace(ctx, c, prefix)
 	if err != nil {
 		return t, err
 	}
 	defer func() { _ = c.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}) }()
 	fctx, stop := context.WithCancel(ctx)
 	defer stop()
-	r, err := follow(fctx, cfg, c.Scheme(), ns, true)
+	r, err := follow(fctx, cfg, c.Scheme(), ns, gangs)
 	if err != nil {
 		return t, err
 	}
-	perSet := int32(o.replicas / o.sets)
-	sets := make([]*grovecorev1alpha1.PodCliqueSet, o.sets)
-	for i := range sets {
-		name := "bench"
-		if o.sets > 1 {
-			name = fmt.Sprintf("bench-%03d", i)
-		}
-		sets[i] = &grovecorev1alpha1.PodCliqueSet{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-			Spec: grovecorev1alpha1.PodCliqueSetSpec{Replicas: perSet, Template: grovecorev1alpha1.PodCliqueSetTemplateSpec{
-				Cliques: []grovecorev1alpha1.PodCliqueTemplateSpec{{Name: "w", Spec: grovecorev1alpha1.PodCliqueSpec{
-					RoleName: "w", Replicas: int32(o.pods), MinAvailable: ptr.To(int32(o.pods)), PodSpec: podSpec(),
-				}}},
-			}},
-		}
+	objects, err := build(ns)
+	if err != nil {
+		return t, err
 	}
 	start := time.Now()
-	for _, pcs := range sets {
-		if err := c.Create(ctx, pcs); err != nil {
-			return t, err
+	for _, obj := range objects {
+		if err := c.Create(ctx, obj); err != nil {
+			return t, fmt.Errorf("creating %s: %w", obj.GetName(), err)
 		}
 	}
-	if err := watchPods(ctx, r, ns, o.replicas*o.pods, start, &t, true); err != nil {
+	if err := watchPods(ctx, r, ns, total, start, &t, gangs); err != nil {
 		return t, err
 	}
 	running(t)
 	delStart := time.Now()
-	for _, pcs := range sets {
-		if err := c.Delete(ctx, pcs); err != nil {
-			return t, err
+	for _, obj := range objects {
+		if err := c.Delete(ctx, obj); err != nil {
+			return t, fmt.Errorf("deleting %s: %w", obj.GetName(), err)
 		}
 	}
 	if err := waitGone(ctx, r, ns); err != nil {
@@ -766,12 +881,7 @@ func reportBaselines(o options, total int, raw, gated, grove phaseTimes) {
 }
 
 // ratio is a/b, or "–" when either was not measured.
-func ratio(a, b time.Duration) string {
-	if a == 0 || b == 0 {
-		return "–"
-	}
-	return fmt.Sprintf("%.2f×", a.Seconds()/b.Seconds())
-}
+func ratio(a, b time.Duration) string { return times(durationRatio(a, b)) }
 
 // reportDelete prints the deletion times and the operator's requests over
 // the whole Grove run.
@@ -780,13 +890,12 @@ func reportDelete(o options, total int, raw, grove phaseTimes, requests map[stri
 	fmt.Printf("| pods | raw delete | Grove delete |\n|---|---|---|\n| %s | %s | %s |\n", shapeOf(o, total), secs(raw.deleted), secs(grove.deleted))
 	counts := map[string]float64{}
 	failed := map[string][]string{}
-	var sum float64
+	sum := requestTotal(requests)
 	for k, v := range requests {
 		// Keys are "VERB resource code".
 		i := strings.LastIndex(k, " ")
 		request, code := k[:max(i, 0)], k[i+1:]
 		counts[request] += v
-		sum += v
 		if !strings.HasPrefix(code, "2") {
 			failed[request] = append(failed[request], fmt.Sprintf("%.0f × %s", v, code))
 		}
@@ -803,21 +912,39 @@ func reportDelete(o options, total int, raw, grove phaseTimes, requests map[stri
 	}
 }
 
+// requestTotal is the number of requests of all kinds.
+func requestTotal(requests map[string]float64) float64 {
+	var sum float64
+	for _, v := range requests {
+		sum += v
+	}
+	return sum
+}
+
 // cpuSummary lists the CPU seconds each measured process spent between
 // before and after, and their sum.
 func cpuSummary(before, after map[string]procStat) string {
 	var parts []string
-	var sum float64
 	for _, p := range measuredProcesses {
 		b, a := before[p], after[p]
 		if !a.ok || !b.ok {
 			continue
 		}
-		d := a.cpuSeconds - b.cpuSeconds
-		sum += d
-		parts = append(parts, fmt.Sprintf("%s %.1f", p, d))
+		parts = append(parts, fmt.Sprintf("%s %.1f", p, a.cpuSeconds-b.cpuSeconds))
 	}
-	return fmt.Sprintf("%s; all %.1f", strings.Join(parts, ", "), sum)
+	return fmt.Sprintf("%s; all %.1f", strings.Join(parts, ", "), cpuTotal(before, after))
+}
+
+// cpuTotal is the CPU seconds all measured processes that ran both at
+// before and at after spent in between.
+func cpuTotal(before, after map[string]procStat) float64 {
+	var sum float64
+	for _, p := range measuredProcesses {
+		if b, a := before[p], after[p]; a.ok && b.ok {
+			sum += a.cpuSeconds - b.cpuSeconds
+		}
+	}
+	return sum
 }
 
 // reportProcesses prints the CPU seconds each measured process spent since
@@ -846,7 +973,7 @@ func reportProcesses(span string, before, after map[string]procStat) {
 var nodeLifecycleReasons = []string{"NodeNotReady", "TaintManagerEviction"}
 
 // reportNodeLifecycle prints how often each of nodeLifecycleReasons occurred
-// since start (events of every namespace, repeats counted).
+// since the create at since (events of every namespace, repeats counted).
 func reportNodeLifecycle(ctx context.Context, c client.Client, since time.Time) {
 	counts := make([]string, 0, len(nodeLifecycleReasons))
 	for _, reason := range nodeLifecycleReasons {
@@ -863,7 +990,7 @@ func reportNodeLifecycle(ctx context.Context, c client.Client, since time.Time) 
 		}
 		counts = append(counts, fmt.Sprintf("%s %d", reason, n))
 	}
-	fmt.Printf("\nnode lifecycle events since the Grove create: %s\n", strings.Join(counts, ", "))
+	fmt.Printf("\nnode lifecycle events since the create: %s\n", strings.Join(counts, ", "))
 }
 
 // eventTime is when an event last occurred, whichever API wrote it.

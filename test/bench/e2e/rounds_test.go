@@ -1,0 +1,67 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"testing"
+	"time"
+)
+
+func TestMedianAndSpread(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		vs     []float64
+		median float64
+		spread string
+	}{
+		{"none", nil, 0, "–"},
+		{"one", []float64{0.71}, 0.71, "0.71x"},
+		{"odd count, unsorted", []float64{0.9, 0.7, 0.8}, 0.8, "0.70–0.90x"},
+		{"even count: mean of the middle two", []float64{4, 1, 3, 2}, 2.5, "1.00–4.00x"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := median(tc.vs); got != tc.median {
+				t.Errorf("median(%v) = %v, want %v", tc.vs, got, tc.median)
+			}
+			if got := spread(tc.vs, "x"); got != tc.spread {
+				t.Errorf("spread(%v) = %q, want %q", tc.vs, got, tc.spread)
+			}
+		})
+	}
+}
+
+func TestRatiosOfARound(t *testing.T) {
+	r := roundResult{
+		grove:          phaseTimes{running: 30 * time.Second, deleted: 18 * time.Second},
+		peer:           phaseTimes{running: 40 * time.Second, deleted: 20 * time.Second},
+		gated:          phaseTimes{running: 10 * time.Second},
+		groveCPU:       60,
+		peerCPU:        80,
+		requestsPerPod: 9.6,
+	}
+	want := roundRatios{running: 0.75, cpu: 0.75, deletion: 0.9, groveGated: 3, requestsPerPod: 9.6}
+	if got := ratiosOf(r); got != want {
+		t.Errorf("ratiosOf = %+v, want %+v", got, want)
+	}
+	// A side not measured gives no ratio, not an infinite or zero one.
+	r.peer = phaseTimes{}
+	r.peerCPU = 0
+	got := ratiosOf(r)
+	if got.running != 0 || got.cpu != 0 || got.deletion != 0 {
+		t.Errorf("ratiosOf without a peer = %+v, want no Grove / peer ratios", got)
+	}
+}
