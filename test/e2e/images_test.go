@@ -32,8 +32,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 )
 
 // startupOrderPCS has a worker clique that starts after its leader: the
@@ -59,6 +59,20 @@ spec:
         startsAfter: [leader]
         podSpec: *pod
 `
+
+// createStartupOrderPCS creates startupOrderPCS in ns, waits until its three
+// pods run and returns the worker's pod.
+func createStartupOrderPCS(ns string) corev1.Pod {
+	pcs := &grovecorev1alpha1.PodCliqueSet{}
+	Expect(yaml.UnmarshalStrict([]byte(startupOrderPCS), pcs)).To(Succeed())
+	pcs.Namespace = ns
+	Expect(k8s.Create(ctx, pcs)).To(Succeed())
+	expectRunningLayout(ns, "ordered", map[string]int{"ordered-0-leader": 2, "ordered-0-worker": 1}, fakeNodeName)
+	pods := &corev1.PodList{}
+	Expect(k8s.List(ctx, pods, client.InNamespace(ns), client.MatchingLabels{apicommon.LabelPodClique: "ordered-0-worker"})).To(Succeed())
+	Expect(pods.Items).To(HaveLen(1))
+	return pods.Items[0]
+}
 
 // runInitc runs pod's grove-initc init container from its image as a kubelet
 // would (hack/local-cluster initc) and returns its exit code and output.
@@ -90,16 +104,7 @@ var _ = Describe("grove-initc image", Label("images"), func() {
 
 	It("IMG1: the grove-initc image, run with the arguments the operator injects, exits 0 once the parent clique is Ready", func() {
 		ns := newNamespace("initc-image")
-		pcs := &grovecorev1alpha1.PodCliqueSet{}
-		Expect(yaml.UnmarshalStrict([]byte(startupOrderPCS), pcs)).To(Succeed())
-		pcs.Namespace = ns
-		Expect(k8s.Create(ctx, pcs)).To(Succeed())
-		expectRunningLayout(ns, "ordered", map[string]int{"ordered-0-leader": 2, "ordered-0-worker": 1}, fakeNodeName)
-
-		pods := &corev1.PodList{}
-		Expect(k8s.List(ctx, pods, client.InNamespace(ns), client.MatchingLabels{apicommon.LabelPodClique: "ordered-0-worker"})).To(Succeed())
-		Expect(pods.Items).To(HaveLen(1))
-		worker := pods.Items[0]
+		worker := createStartupOrderPCS(ns)
 		Expect(worker.Spec.InitContainers).To(HaveLen(1))
 		initc := worker.Spec.InitContainers[0]
 		Expect(initc.Name).To(Equal(apicommon.InitContainerName))
@@ -115,18 +120,11 @@ var _ = Describe("grove-initc image", Label("images"), func() {
 
 	It("IMG2: the grove-initc image keeps waiting while the parent clique has fewer Ready pods than it asks for", func() {
 		ns := newNamespace("initc-wait")
-		pcs := &grovecorev1alpha1.PodCliqueSet{}
-		Expect(yaml.UnmarshalStrict([]byte(startupOrderPCS), pcs)).To(Succeed())
-		pcs.Namespace = ns
-		Expect(k8s.Create(ctx, pcs)).To(Succeed())
-		expectRunningLayout(ns, "ordered", map[string]int{"ordered-0-leader": 2, "ordered-0-worker": 1}, fakeNodeName)
-		pods := &corev1.PodList{}
-		Expect(k8s.List(ctx, pods, client.InNamespace(ns), client.MatchingLabels{apicommon.LabelPodClique: "ordered-0-worker"})).To(Succeed())
-		Expect(pods.Items).To(HaveLen(1))
+		worker := createStartupOrderPCS(ns)
 
 		// Asking for 3 Ready leader pods where 2 exist: grove-initc must still
 		// be waiting when it is stopped after 15 s.
-		code, out := runInitc(ctx, ns, pods.Items[0].Name, "--timeout", "15", "--podcliques=ordered-0-leader:3")
+		code, out := runInitc(ctx, ns, worker.Name, "--timeout", "15", "--podcliques=ordered-0-leader:3")
 		Expect(out).To(ContainSubstring(`"parents":["ordered-0-leader:3"]`))
 		Expect(out).NotTo(ContainSubstring("Successfully waited"))
 		Expect(code).NotTo(Equal(0), "grove-initc exited 0 without 3 Ready leader pods:\n%s", out)

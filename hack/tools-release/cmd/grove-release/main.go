@@ -74,46 +74,49 @@ func commandNames() string {
 	return "images, release, push"
 }
 
-// metaFlags adds the flags every building command takes.
-func metaFlags(fs *flag.FlagSet) (version, revision, created *string) {
-	version = fs.String("version", "", "release version stamped into the binaries and images, e.g. v0.2.0 (required)")
-	revision = fs.String("revision", "", "commit the images are built from (required)")
-	created = fs.String("created", "", "commit time, RFC 3339: every timestamp in the images (required)")
-	return
+// buildFlags are the flags of the commands that build: the repository and
+// what the images say about the build.
+type buildFlags struct{ root, version, revision, created *string }
+
+func addBuildFlags(fs *flag.FlagSet) buildFlags {
+	return buildFlags{
+		root:     fs.String("repo-root", "", "repository root, holding go.work (required)"),
+		version:  fs.String("version", "", "release version stamped into the binaries and images, e.g. v0.2.0 (required)"),
+		revision: fs.String("revision", "", "commit the images are built from (required)"),
+		created:  fs.String("created", "", "commit time, RFC 3339: every timestamp in the images (required)"),
+	}
 }
 
-func parseMeta(version, revision, created string) (oci.Meta, error) {
-	switch {
-	case version == "":
-		return oci.Meta{}, fmt.Errorf("--version is required")
-	case revision == "":
-		return oci.Meta{}, fmt.Errorf("--revision is required")
-	case created == "":
-		return oci.Meta{}, fmt.Errorf("--created is required")
+// parse parses args into fs and returns the repository root and the build's metadata.
+func (b buildFlags) parse(fs *flag.FlagSet, args []string) (string, oci.Meta, error) {
+	if err := fs.Parse(args); err != nil {
+		return "", oci.Meta{}, err
 	}
-	t, err := time.Parse(time.RFC3339, created)
+	for _, f := range []struct{ name, value string }{
+		{"repo-root", *b.root}, {"version", *b.version}, {"revision", *b.revision}, {"created", *b.created},
+	} {
+		if f.value == "" {
+			return "", oci.Meta{}, fmt.Errorf("%s: --%s is required", fs.Name(), f.name)
+		}
+	}
+	t, err := time.Parse(time.RFC3339, *b.created)
 	if err != nil {
-		return oci.Meta{}, fmt.Errorf("--created %q: %w", created, err)
+		return "", oci.Meta{}, fmt.Errorf("%s: --created %q: %w", fs.Name(), *b.created, err)
 	}
-	return oci.Meta{Version: version, Revision: revision, Created: t.UTC()}, nil
+	return *b.root, oci.Meta{Version: *b.version, Revision: *b.revision, Created: t.UTC()}, nil
 }
 
 func imagesCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("images", flag.ContinueOnError)
-	root := fs.String("repo-root", "", "repository root, holding go.work (required)")
 	out := fs.String("out", "", "output directory: <name>.tar per image (required)")
-	version, revision, created := metaFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	meta, err := parseMeta(*version, *revision, *created)
+	root, meta, err := addBuildFlags(fs).parse(fs, args)
 	if err != nil {
 		return err
 	}
-	if *root == "" || *out == "" {
-		return fmt.Errorf("images: --repo-root and --out are required")
+	if *out == "" {
+		return fmt.Errorf("images: --out is required")
 	}
-	results, err := images.Build(ctx, images.Options{RepoRoot: *root, Meta: meta, OutDir: *out})
+	results, err := images.Build(ctx, images.Options{RepoRoot: root, Meta: meta, OutDir: *out})
 	if err != nil {
 		return err
 	}
@@ -125,31 +128,26 @@ func imagesCmd(ctx context.Context, args []string, stdout io.Writer) error {
 
 func releaseCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("release", flag.ContinueOnError)
-	root := fs.String("repo-root", "", "repository root, holding go.work (required)")
 	imagesDir := fs.String("images", "", "directory the images are built into (required)")
 	out := fs.String("out", "", "directory receiving the release artifacts; emptied first (required)")
 	registry := fs.String("registry", "ghcr.io/grove-project", "registry the images are published to: the packaged chart names <registry>/<image>")
 	helm := fs.String("helm", "", "helm binary (required)")
-	version, revision, created := metaFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	meta, err := parseMeta(*version, *revision, *created)
+	root, meta, err := addBuildFlags(fs).parse(fs, args)
 	if err != nil {
 		return err
 	}
-	if *root == "" || *imagesDir == "" || *out == "" || *helm == "" {
-		return fmt.Errorf("release: --repo-root, --images, --out and --helm are required")
+	if *imagesDir == "" || *out == "" || *helm == "" {
+		return fmt.Errorf("release: --images, --out and --helm are required")
 	}
 	if err := release.ValidateVersion(meta.Version); err != nil {
 		return err
 	}
-	results, err := images.Build(ctx, images.Options{RepoRoot: *root, Meta: meta, OutDir: *imagesDir})
+	results, err := images.Build(ctx, images.Options{RepoRoot: root, Meta: meta, OutDir: *imagesDir})
 	if err != nil {
 		return err
 	}
 	a, err := release.DryRun(ctx, release.Options{
-		Chart: filepath.Join(*root, "charts", "grove"), Images: results, Meta: meta,
+		Chart: filepath.Join(root, "charts", "grove"), Images: results, Meta: meta,
 		Registry: *registry, Helm: *helm, OutDir: *out,
 	})
 	if err != nil {

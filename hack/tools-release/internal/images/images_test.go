@@ -168,7 +168,7 @@ func checkImage(t *testing.T, r Result, arch string, img v1.Image) {
 	files := imageFiles(t, img)
 	wantMode := map[string]int64{
 		"etc/passwd": 0o644, "etc/group": 0o644, "etc/ssl/certs/ca-certificates.crt": 0o644,
-		"home/nonroot/": 0o700, "tmp/": 0o1777, "usr/local/bin/" + r.Component.Name: 0o755,
+		"home/nonroot": 0o700, "tmp": 0o1777, "usr/local/bin/" + r.Component.Name: 0o755,
 	}
 	for name, mode := range wantMode {
 		f, ok := files[name]
@@ -181,7 +181,7 @@ func checkImage(t *testing.T, r Result, arch string, img v1.Image) {
 			t.Errorf("/%s has mtime %s, want the commit time %s", name, f.header.ModTime, testMeta.Created)
 		}
 	}
-	if h := files["home/nonroot/"].header; h != nil && (h.Uid != 65532 || h.Gid != 65532) {
+	if h := files["home/nonroot"].header; h != nil && (h.Uid != 65532 || h.Gid != 65532) {
 		t.Errorf("/home/nonroot is owned by %d:%d, want 65532:65532", h.Uid, h.Gid)
 	}
 	if !strings.Contains(string(files["etc/passwd"].data), "nonroot:x:65532:65532:nonroot:/home/nonroot:") {
