@@ -37,13 +37,14 @@ release-dry-run: release-tool ## Everything a release publishes, in bin/release/
 # chart and runs grove-operator and grove-scheduler from the images under
 # podman, then the specs of E2E_IMAGES_FOCUS: create and scale, a gang
 # scheduled all at once, grove-initc's image run with the injected arguments.
+# The cluster is made afresh each run; its logs stay until the next.
 E2E_IMAGES_VERSION ?= v0.0.0-e2e
 E2E_IMAGES_DIR ?= $(ROOT)/.local-cluster-images
 E2E_IMAGES_FOCUS ?= Example 1:|GS1:|IMG1:|IMG2:
 
 .PHONY: e2e-images
 e2e-images: ## Release dry run, then a local cluster (E2E_IMAGES_DIR) installing the packaged chart with grove-operator and grove-scheduler run from their images (podman), the E2E_IMAGES_FOCUS specs, and the cluster stopped.
-	@rc=0; \
+	@rc=0; rm -rf $(E2E_IMAGES_DIR)/cluster; \
 	$(MAKE) --no-print-directory release-dry-run VERSION=$(E2E_IMAGES_VERSION) IMAGES_DIR=$(E2E_IMAGES_DIR)/images RELEASE_DIR=$(E2E_IMAGES_DIR)/release && \
 	GROVE_LOCAL_DIR=$(E2E_IMAGES_DIR)/cluster GROVE_LOCAL_CHART=$(E2E_IMAGES_DIR)/release/grove-$(patsubst v%,%,$(E2E_IMAGES_VERSION)).tgz \
 		$(LOCAL_CLUSTER) up --nodes $(NODES) --from-images $(E2E_IMAGES_DIR)/release && \
