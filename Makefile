@@ -68,13 +68,13 @@ control-plane: ## Build etcd, kube-apiserver, kube-controller-manager, kube-sche
 .PHONY: build
 build: ## Build grove-operator, grove-scheduler, grove-initc and the kubectl plugin kubectl-grove into bin/.
 	go build -ldflags "-X github.com/grove-project/grove/operator/internal/version.gitVersion=$(VERSION)" -o bin/grove-operator ./operator/cmd/grove-operator
-	go build -o bin/grove-scheduler ./scheduler/cmd/grove-scheduler
-	go build -o bin/grove-initc ./initc/cmd/grove-initc
+	go build -ldflags "-X main.version=$(VERSION)" -o bin/grove-scheduler ./scheduler/cmd/grove-scheduler
+	go build -ldflags "-X github.com/grove-project/grove/initc/internal/command.version=$(VERSION)" -o bin/grove-initc ./initc/cmd/grove-initc
 	go build -o bin/kubectl-grove ./api/cmd/kubectl-grove
 
 ##@ Test
 .PHONY: test
-test: test-go e2e-ci ## Run every test: unit tests, envtest suites, then the end-to-end suite on the local cluster.
+test: test-go test-release e2e-ci ## Run every test: unit tests, envtest suites, the image and release tests, then the end-to-end suite on the local cluster.
 
 .PHONY: test-go
 test-go: control-plane ## Run the unit tests and envtest suites of every module.

@@ -26,6 +26,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 
 	"github.com/go-logr/logr"
@@ -67,11 +68,18 @@ const (
 	errClientConfig = "ERR_CLIENT_CONFIG"
 )
 
+// version is Grove's release version, stamped at link time with -ldflags
+// "-X github.com/grove-project/grove/initc/internal/command.version=…"
+// (make build, make images): the operator injects grove-initc by its own
+// version, so the two are released together.
+var version = "v0.0.0-dev"
+
 // options are grove-initc's flags.
 type options struct {
-	podCliques []string
-	podInfoDir string
-	kubeconfig string
+	podCliques  []string
+	podInfoDir  string
+	kubeconfig  string
+	showVersion bool
 }
 
 // Main runs grove-initc with the process's arguments and signals and returns
@@ -80,7 +88,7 @@ type options struct {
 func Main() int {
 	ctx, stop := SignalContext(context.Background())
 	defer stop()
-	return Run(ctx, os.Args[1:], os.Stderr)
+	return Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 }
 
 // signalCause is the cancellation cause of a context ended by a signal.
@@ -117,10 +125,11 @@ func signalExitCode(sig os.Signal) int {
 	return ExitTerminated
 }
 
-// Run is grove-initc with explicit arguments (without the program name) and
-// log output; it returns the exit code. ctx ending stops the wait; when its
-// cause is a signal, the exit code is that signal's.
-func Run(ctx context.Context, args []string, logOutput io.Writer) int {
+// Run is grove-initc with explicit arguments (without the program name),
+// standard output (where --version prints) and log output; it returns the
+// exit code. ctx ending stops the wait; when its cause is a signal, the exit
+// code is that signal's.
+func Run(ctx context.Context, args []string, stdout, logOutput io.Writer) int {
 	log := logr.FromSlogHandler(slog.NewJSONHandler(logOutput, nil))
 	// client-go logs through klog; send it to the same JSON stream.
 	klog.SetLogger(log)
@@ -132,6 +141,10 @@ func Run(ctx context.Context, args []string, logOutput io.Writer) int {
 	if err != nil {
 		log.Error(err, "Invalid arguments", "code", errInvalidInput)
 		return ExitInvalidInput
+	}
+	if opts.showVersion {
+		fmt.Fprintf(stdout, "grove-initc %s (%s %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		return ExitReady
 	}
 	parentList, err := parents.Parse(opts.podCliques)
 	if err != nil {
@@ -190,6 +203,7 @@ func parseFlags(args []string, usageOutput io.Writer) (options, error) {
 		"directory holding the downward-API files "+apicommon.PodInfoNamespaceFile+" and "+apicommon.PodInfoPodGangFile)
 	fs.StringVar(&opts.kubeconfig, "kubeconfig", "",
 		"kubeconfig file for running outside a pod; by default the in-cluster ServiceAccount token is used")
+	fs.BoolVar(&opts.showVersion, "version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return opts, err
 	}

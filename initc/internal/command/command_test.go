@@ -151,7 +151,7 @@ func TestRunFailsFastOnBadInput(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			code := Run(context.Background(), tc.args, &out)
+			code := Run(context.Background(), tc.args, &bytes.Buffer{}, &out)
 			if code != tc.wantCode {
 				t.Errorf("exit code = %d, want %d; output:\n%s", code, tc.wantCode, out.String())
 			}
@@ -174,11 +174,25 @@ func TestRunWithoutClusterNamesTheTokenPath(t *testing.T) {
 	t.Setenv("KUBERNETES_SERVICE_HOST", "")
 	t.Setenv("KUBERNETES_SERVICE_PORT", "")
 	var out bytes.Buffer
-	code := Run(context.Background(), []string{"-p", "a:1", "--pod-info-dir=" + podInfo}, &out)
+	code := Run(context.Background(), []string{"-p", "a:1", "--pod-info-dir=" + podInfo}, &bytes.Buffer{}, &out)
 	if code != ExitClientConfig {
 		t.Fatalf("exit code = %d, want %d; output:\n%s", code, ExitClientConfig, out.String())
 	}
 	if !strings.Contains(out.String(), "in-cluster config from /var/run/secrets/kubernetes.io/serviceaccount") {
 		t.Errorf("output does not name the token path:\n%s", out.String())
+	}
+}
+
+func TestVersionPrintsGrovesVersionOnStdout(t *testing.T) {
+	var stdout, logs bytes.Buffer
+	code := Run(context.Background(), []string{"--version"}, &stdout, &logs)
+	if code != ExitReady {
+		t.Fatalf("exit code = %d, want %d; logs:\n%s", code, ExitReady, logs.String())
+	}
+	if want := "grove-initc v0.0.0-dev (go"; !strings.HasPrefix(stdout.String(), want) {
+		t.Errorf("--version printed %q, want a line starting %q", stdout.String(), want)
+	}
+	if logs.Len() != 0 {
+		t.Errorf("--version logged %q, want nothing", logs.String())
 	}
 }

@@ -18,8 +18,8 @@ limitations under the License.
 // plugin registered. Besides every kube-scheduler flag it takes
 // --grove-metrics-bind-address, a plain HTTP /metrics endpoint (default
 // 0.0.0.0:8080; "0" or "off" disables it). --version (and --version=raw)
-// prints the Kubernetes release it is built on instead of kube-scheduler's
-// unstamped component version. Feature gates default as kube-scheduler's do,
+// prints Grove's version and the Kubernetes release it is built on instead
+// of kube-scheduler's unstamped component version. Feature gates default as kube-scheduler's do,
 // except those in package featuregates (NominatedNodeNameForExpectation is
 // off); --feature-gates overrides either.
 package main

@@ -30,7 +30,7 @@ import (
 	"github.com/grove-project/grove/scheduler/pkg/featuregates"
 )
 
-func TestVersionNamesTheKubernetesLine(t *testing.T) {
+func TestVersionNamesGroveAndTheKubernetesLine(t *testing.T) {
 	cmd := newCommand()
 	var out bytes.Buffer
 	cmd.SetOut(&out)
@@ -38,9 +38,9 @@ func TestVersionNamesTheKubernetesLine(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatalf("grove-scheduler --version: %v", err)
 	}
-	const want = "grove-scheduler: kube-scheduler v1.37."
+	const want = "grove-scheduler v0.0.0-dev (kube-scheduler v1.37."
 	if !strings.HasPrefix(out.String(), want) || !strings.Contains(out.String(), "with the GroveGang plugin") {
-		t.Errorf("grove-scheduler --version printed %q, want a line starting %q naming the GroveGang plugin", out.String(), want)
+		t.Errorf("grove-scheduler --version printed %q, want a line starting %q (Grove's version, then the Kubernetes line) naming the GroveGang plugin", out.String(), want)
 	}
 }
 

@@ -28,11 +28,16 @@ import (
 // its version is the Kubernetes release the scheduler is built on.
 const kubernetesModule = "k8s.io/kubernetes"
 
-// versionLine is what --version prints: the Kubernetes release whose
-// kube-scheduler and scheduling framework grove-scheduler is built on.
+// version is Grove's release version, stamped at link time with
+// -ldflags "-X main.version=…" (make build, make images): the same version
+// as grove-operator's, grove-initc's, the images' and the chart's.
+var version = "v0.0.0-dev"
+
+// versionLine is what --version prints: Grove's version, then the Kubernetes
+// release whose kube-scheduler and scheduling framework grove-scheduler is built on.
 func versionLine() string {
-	return fmt.Sprintf("grove-scheduler: kube-scheduler %s with the %s plugin (%s %s/%s)",
-		moduleVersion(kubernetesModule), gang.Name, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return fmt.Sprintf("grove-scheduler %s (kube-scheduler %s with the %s plugin, %s %s/%s)",
+		version, moduleVersion(kubernetesModule), gang.Name, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
 // moduleVersion is the version of a dependency linked into the binary, taken
