@@ -17,10 +17,8 @@ limitations under the License.
 package chart
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -68,17 +66,11 @@ func usedMetrics(exprs []string) []string {
 // renderOnly renders one template of the chart with the given values.
 func renderOnly(t *testing.T, root, template string, set ...string) []byte {
 	t.Helper()
-	args := []string{"template", "grove", filepath.Join(root, "charts", "grove"), "--namespace", "grove-system", "--show-only", template}
-	for _, s := range set {
-		args = append(args, "--set", s)
+	stdout, stderr, err := helmTemplate(t, root, "grove-system", append([]string{"flag:--show-only=" + template}, set...)...)
+	if err != nil {
+		t.Fatalf("helm template --show-only %s %v: %v\n%s", template, set, err, stderr)
 	}
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(pinnedHelm(t, root), args...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	return stdout.Bytes()
+	return stdout
 }
 
 func TestDashboardAndAlertsAreOffByDefault(t *testing.T) {
