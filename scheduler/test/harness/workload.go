@@ -49,6 +49,16 @@ func Gang(ns, name, schedulerName string, size int, requests corev1.ResourceList
 	return pg, pods
 }
 
+// JoinPodGroups joins each pod to the Workload API PodGroup named like its
+// PodClique and hands it to stock kube-scheduler, as the operator's
+// default-scheduler backend prepares pods (PreparePod).
+func JoinPodGroups(pods []*corev1.Pod) {
+	for _, p := range pods {
+		p.Spec.SchedulerName = "default-scheduler"
+		p.Spec.SchedulingGroup = schedulingGroup(p.Labels["grove.io/podclique"])
+	}
+}
+
 // CreateAll creates the PodGangs, then the pods, 32 at a time.
 func CreateAll(ctx context.Context, kube kubernetes.Interface, grove groveclient.Interface, gangs []*groveschedulerv1alpha1.PodGang, pods []*corev1.Pod) error {
 	if err := Parallel(len(gangs), func(i int) error {
