@@ -14,3 +14,19 @@ bench-topology: control-plane ## Topology-aware placement on envtest + 1000 fake
 	@mkdir -p bin
 	cd scheduler && go run ./test/bench/topology $(BENCH_TOPOLOGY_FLAGS) 2> $(ROOT)/bin/bench-topology.log
 	@echo "scheduler logs: bin/bench-topology.log"
+
+# Competing gangs (test/e2e/gangsrace_test.go): ROUNDS rounds per scheduler,
+# 10 unless given on the command line; about a minute a round under load.
+GANGS_RACE_ROUNDS = $(if $(filter command line environment,$(origin ROUNDS)),$(ROUNDS),10)
+GANGS_RACE_TIMEOUT = $$(( $(GANGS_RACE_ROUNDS) * 2 + 10 ))m
+
+##@ Local cluster
+.PHONY: e2e-gangs-race
+e2e-gangs-race: ## Competing gangs on the local cluster: 3 gangs that cannot all fit, created at once, ROUNDS rounds (default 10) with grove-scheduler and with kube-scheduler's Workload API; every round must end with each gang fully bound or not at all.
+	$(LOCAL_CLUSTER) up --nodes $(NODES)
+	cd test && E2E_GANGS_RACE_ROUNDS=$(GANGS_RACE_ROUNDS) go test -v -tags e2e -count=1 -timeout $(GANGS_RACE_TIMEOUT) ./e2e -args -ginkgo.v \
+		-ginkgo.timeout=$(GANGS_RACE_TIMEOUT) -ginkgo.focus='Competing gangs'
+
+.PHONY: e2e-gangs-race-100
+e2e-gangs-race-100: ## e2e-gangs-race with 100 rounds per scheduler.
+	$(MAKE) --no-print-directory e2e-gangs-race ROUNDS=100

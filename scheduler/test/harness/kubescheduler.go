@@ -30,6 +30,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
@@ -43,38 +44,65 @@ import (
 // (TopologyAwareWorkloadScheduling, alpha in 1.37).
 const WorkloadAPIGates = "GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
 
+// WorkloadAPIControlPlane is an envtest control plane that serves the
+// Workload API, with an admin kubeconfig on disk for the processes the
+// benchmarks start (kube-scheduler, the operator's translation).
+type WorkloadAPIControlPlane struct {
+	Env *envtest.Environment
+	// Config is the admin's client config (QPS 1000, burst 2000).
+	Config *rest.Config
+	// Dir holds Kubeconfig and the files of the processes started.
+	Dir, Kubeconfig string
+}
+
 // StartWorkloadAPIControlPlane is StartControlPlane with the Workload API
-// (scheduling.k8s.io/v1beta1) served.
-func StartWorkloadAPIControlPlane() (*envtest.Environment, *envtest.AuthenticatedUser, error) {
+// (scheduling.k8s.io/v1beta1) served. Stop it when done.
+func StartWorkloadAPIControlPlane() (*WorkloadAPIControlPlane, error) {
 	env := &envtest.Environment{}
 	env.ControlPlane.GetAPIServer().Configure().
 		Append("feature-gates", WorkloadAPIGates).
 		Append("runtime-config", "scheduling.k8s.io/v1beta1=true")
 	if _, err := startControlPlane(env); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	admin, err := env.AddUser(envtest.User{Name: "bench-admin", Groups: []string{"system:masters"}}, nil)
+	cp := &WorkloadAPIControlPlane{Env: env}
+	if err := cp.addAdmin(); err != nil {
+		cp.Stop()
+		return nil, err
+	}
+	return cp, nil
+}
+
+func (cp *WorkloadAPIControlPlane) addAdmin() error {
+	admin, err := cp.Env.AddUser(envtest.User{Name: "bench-admin", Groups: []string{"system:masters"}}, nil)
 	if err != nil {
-		_ = env.Stop()
-		return nil, nil, fmt.Errorf("adding the admin user: %w", err)
+		return fmt.Errorf("adding the admin user: %w", err)
 	}
-	return env, admin, nil
+	data, err := admin.KubeConfig()
+	if err != nil {
+		return fmt.Errorf("rendering kubeconfig: %w", err)
+	}
+	if cp.Dir, err = os.MkdirTemp("", "grove-bench-"); err != nil {
+		return err
+	}
+	cp.Kubeconfig = filepath.Join(cp.Dir, "kubeconfig")
+	cp.Config = admin.Config()
+	cp.Config.QPS, cp.Config.Burst = 1000, 2000
+	return os.WriteFile(cp.Kubeconfig, data, 0o600)
+}
+
+// Stop stops the control plane and removes Dir.
+func (cp *WorkloadAPIControlPlane) Stop() {
+	_ = cp.Env.Stop()
+	if cp.Dir != "" {
+		_ = os.RemoveAll(cp.Dir)
+	}
 }
 
 // repoRoot is the repository's root directory.
 func repoRoot() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..", "..")
-}
-
-// WriteKubeconfig writes the user's kubeconfig into dir and returns its path.
-func WriteKubeconfig(user *envtest.AuthenticatedUser, dir string) (string, error) {
-	data, err := user.KubeConfig()
-	if err != nil {
-		return "", fmt.Errorf("rendering kubeconfig: %w", err)
-	}
-	path := filepath.Join(dir, "kubeconfig")
-	return path, os.WriteFile(path, data, 0o600)
 }
 
 // TranslateGangs writes the Workload and PodGroups of every PodGang of ns

@@ -116,22 +116,12 @@ const (
 )
 
 func run(c config) error {
-	env, admin, err := harness.StartWorkloadAPIControlPlane()
+	cp, err := harness.StartWorkloadAPIControlPlane()
 	if err != nil {
 		return err
 	}
-	defer func() { _ = env.Stop() }()
-	dir, err := os.MkdirTemp("", "bench-topology-")
-	if err != nil {
-		return err
-	}
-	defer func() { _ = os.RemoveAll(dir) }()
-	kubeconfig, err := harness.WriteKubeconfig(admin, dir)
-	if err != nil {
-		return err
-	}
-	cfg := admin.Config()
-	cfg.QPS, cfg.Burst = 1000, 2000
+	defer cp.Stop()
+	cfg, kubeconfig, dir := cp.Config, cp.Kubeconfig, cp.Dir
 	ctx := context.Background()
 	kube := kubernetes.NewForConfigOrDie(cfg)
 	grove := groveclient.NewForConfigOrDie(cfg)
