@@ -122,6 +122,39 @@ func (b *Backend) ValidatePodCliqueSet(pcs *grovecorev1alpha1.PodCliqueSet) fiel
 			base, MaxPodGroupTemplates)))
 	}
 	errs = append(errs, b.validateTopology(tmpl.TopologyConstraint, base > 1, tp.Child("topologyConstraint"))...)
+	return append(errs, oneRequiredDomain(tmpl, tp)...)
+}
+
+// oneRequiredDomain rejects a clique packed by more than one required
+// domain: its own and that of its scaling group, or of the PodCliqueSet; a
+// PodGroup takes one required key.
+func oneRequiredDomain(tmpl *grovecorev1alpha1.PodCliqueSetTemplateSpec, tp *field.Path) field.ErrorList {
+	required := func(tc *grovecorev1alpha1.TopologyConstraint) string {
+		if tc == nil || tc.Pack == nil {
+			return ""
+		}
+		return string(ptr.Deref(tc.Pack.Required, ""))
+	}
+	groupOf := map[string]string{}
+	for _, sg := range tmpl.PodCliqueScalingGroupConfigs {
+		for _, c := range sg.CliqueNames {
+			groupOf[c] = required(sg.TopologyConstraint)
+		}
+	}
+	var errs field.ErrorList
+	for i := range tmpl.Cliques {
+		var domains []string
+		for _, d := range []string{required(tmpl.TopologyConstraint), groupOf[tmpl.Cliques[i].Name], required(tmpl.Cliques[i].TopologyConstraint)} {
+			if d != "" && !slices.Contains(domains, d) {
+				domains = append(domains, d)
+			}
+		}
+		if len(domains) > 1 {
+			errs = append(errs, field.Forbidden(tp.Child("cliques").Index(i).Child("topologyConstraint", "pack", "required"), fmt.Sprintf(
+				"clique %s is packed by %d required domains (%s); the Workload API of scheduler backend default-scheduler packs a PodGroup by one key",
+				tmpl.Cliques[i].Name, len(domains), strings.Join(domains, ", "))))
+		}
+	}
 	return errs
 }
 

@@ -28,6 +28,7 @@ import (
 	"k8s.io/component-helpers/scheduling/schedulingv1/workloadbuilder"
 	"k8s.io/utils/ptr"
 
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend/translation"
 	"github.com/grove-project/grove/operator/internal/config"
@@ -202,6 +203,48 @@ func TestCheckLimits(t *testing.T) {
 			}
 			if got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// The admission check of the same limit: a clique packed by another required
+// domain than its PodCliqueSet or scaling group is rejected at its field.
+func TestValidatePodCliqueSetOneRequiredDomain(t *testing.T) {
+	required := func(d grovecorev1alpha1.TopologyDomain) *grovecorev1alpha1.TopologyConstraint {
+		return &grovecorev1alpha1.TopologyConstraint{TopologyName: "dc", Pack: &grovecorev1alpha1.TopologyPackConstraint{Required: ptr.To(d)}}
+	}
+	pcs := func(set, group, clique *grovecorev1alpha1.TopologyConstraint) *grovecorev1alpha1.PodCliqueSet {
+		p := &grovecorev1alpha1.PodCliqueSet{Spec: grovecorev1alpha1.PodCliqueSetSpec{Template: grovecorev1alpha1.PodCliqueSetTemplateSpec{
+			TopologyConstraint: set,
+			Cliques:            []grovecorev1alpha1.PodCliqueTemplateSpec{{Name: "wk", TopologyConstraint: clique}},
+		}}}
+		if group != nil {
+			p.Spec.Template.PodCliqueScalingGroupConfigs = []grovecorev1alpha1.PodCliqueScalingGroupConfig{{Name: "sg", CliqueNames: []string{"wk"}, TopologyConstraint: group}}
+		}
+		return p
+	}
+	tests := []struct {
+		name string
+		pcs  *grovecorev1alpha1.PodCliqueSet
+		want string
+	}{
+		{"the clique alone", pcs(nil, nil, required("rack")), ""},
+		{"the same domain twice", pcs(required("rack"), nil, required("rack")), ""},
+		{"PodCliqueSet and clique differ", pcs(required("zone"), nil, required("rack")),
+			"spec.template.cliques[0].topologyConstraint.pack.required: Forbidden: clique wk is packed by 2 required domains (zone, rack); the Workload API of scheduler backend default-scheduler packs a PodGroup by one key"},
+		{"scaling group and clique differ", pcs(nil, required("zone"), required("rack")),
+			"spec.template.cliques[0].topologyConstraint.pack.required: Forbidden: clique wk is packed by 2 required domains (zone, rack); the Workload API of scheduler backend default-scheduler packs a PodGroup by one key"},
+	}
+	b := New(config.DefaultSchedulerConfig{GangScheduling: true, TopologyAwareScheduling: true})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ""
+			if errs := b.ValidatePodCliqueSet(tt.pcs); len(errs) > 0 {
+				got = errs.ToAggregate().Error()
+			}
+			if got != tt.want {
+				t.Errorf("got %q\nwant %q", got, tt.want)
 			}
 		})
 	}
