@@ -16,7 +16,8 @@ bench-topology: control-plane ## Topology-aware placement on envtest + 1000 fake
 	@echo "scheduler logs: bin/bench-topology.log"
 
 # Competing gangs (test/e2e/gangsrace_test.go): ROUNDS rounds per scheduler,
-# 10 unless given on the command line; about a minute a round under load.
+# 10 unless given on the command line. Both schedulers race in the same round,
+# each on its own 10 gang-pool nodes.
 GANGS_RACE_ROUNDS = $(if $(filter command line environment,$(origin ROUNDS)),$(ROUNDS),10)
 GANGS_RACE_TIMEOUT = $$(( $(GANGS_RACE_ROUNDS) * 2 + 10 ))m
 
