@@ -128,7 +128,8 @@ type KubeScheduler struct {
 
 // StartKubeScheduler runs bin/k8s-v1.37.2/kube-scheduler with its default
 // profile, the Workload API gates and the given client QPS/burst, logging
-// to stderr, and returns once its /readyz says its informers are synced.
+// to stderr, and returns once its /readyz says its informers are synced
+// (within 10 minutes: on a loaded machine syncing thousands of pods is slow).
 func StartKubeScheduler(ctx context.Context, kubeconfig, dir string, qps float32, burst int32) (*KubeScheduler, error) {
 	config := filepath.Join(dir, "kube-scheduler.yaml")
 	if err := os.WriteFile(config, fmt.Appendf(nil, `apiVersion: kubescheduler.config.k8s.io/v1
@@ -157,7 +158,7 @@ leaderElection:
 	go func() { ks.done <- cmd.Wait() }()
 	httpc := &http.Client{Timeout: time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 	url := fmt.Sprintf("https://127.0.0.1:%d/readyz", port)
-	deadline := time.Now().Add(2 * time.Minute)
+	deadline := time.Now().Add(10 * time.Minute)
 	for {
 		select {
 		case err := <-ks.done:
@@ -172,7 +173,7 @@ leaderElection:
 		}
 		if time.Now().After(deadline) {
 			ks.Stop()
-			return nil, fmt.Errorf("kube-scheduler not ready after 2 minutes")
+			return nil, fmt.Errorf("kube-scheduler not ready after 10 minutes")
 		}
 	}
 }
