@@ -17,7 +17,6 @@ limitations under the License.
 package workloadapi
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -178,5 +177,5 @@ func describe(errs field.ErrorList) string {
 	for i, e := range errs {
 		msgs[i] = e.Error()
 	}
-	return fmt.Sprint(strings.Join(msgs, "; "))
+	return strings.Join(msgs, "; ")
 }
