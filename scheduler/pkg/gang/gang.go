@@ -213,7 +213,14 @@ func (p *Plugin) PreFilter(_ context.Context, state fwk.CycleState, pod *corev1.
 	if !status.IsSuccess() {
 		return nil, status
 	}
-	if decision == nil || len(decision.Required) == 0 {
+	if decision == nil {
+		return nil, nil
+	}
+	if decision.Node != "" {
+		// The gang's plan (the group-level cycle): filter that node only.
+		return &fwk.PreFilterResult{NodeNames: sets.New(decision.Node)}, nil
+	}
+	if len(decision.Required) == 0 {
 		return nil, nil
 	}
 	allowed := sets.New[string]()

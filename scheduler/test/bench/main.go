@@ -14,13 +14,17 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command bench measures scheduling throughput of stock kube-scheduler v1.37
-// (default profile, no Grove plugins) and grove-scheduler in one run, on the
-// same fake nodes of one envtest kube-apiserver: (a) plain pods and (b) 5-pod
-// gangs. Pods (and PodGangs) are created before the scheduler starts, and the
-// clock runs from the scheduler's informers being synced to the last pod
-// bound, so both schedulers are timed on scheduling alone. Both use the same
-// client QPS/burst so the comparison isolates the plugin's cost.
+// Command bench measures scheduling throughput in one run, on the same fake
+// nodes of one envtest kube-apiserver: (a) plain pods, stock kube-scheduler
+// v1.37 (default profile, in-process) against grove-scheduler; (b) 5-pod
+// gangs, grove-scheduler against stock kube-scheduler v1.37.2's own gang
+// scheduling (the bin/k8s-v1.37.2/kube-scheduler binary with GenericWorkload,
+// the gangs written as Workloads and PodGroups by the operator's
+// default-scheduler backend), and against stock kube-scheduler scheduling the
+// same pods without gang semantics. Pods, PodGangs (and Workloads) are created
+// before the scheduler starts, and the clock runs from the scheduler's
+// informers being synced (the binary's /readyz) to the last pod bound, so every
+// scheduler is timed on scheduling alone. All use the same client QPS/burst.
 package main
 
 import (
@@ -52,13 +56,31 @@ type config struct {
 	cpuProfile string
 }
 
+// The schedulers a scenario runs: stock kube-scheduler in-process (pods one
+// by one), stock kube-scheduler's Workload API gang scheduling (binary) and
+// grove-scheduler.
+const (
+	kubeScheduler         = "kube-scheduler"
+	kubeSchedulerWorkload = "kube-scheduler-workload"
+	groveScheduler        = "grove-scheduler"
+)
+
 type result struct {
 	scenario, scheduler string
-	pods                int
+	pods, bound         int
 	elapsed             time.Duration
 }
 
-func (r result) rate() float64 { return float64(r.pods) / r.elapsed.Seconds() }
+func (r result) rate() float64 { return float64(r.bound) / r.elapsed.Seconds() }
+
+// String is the result's line, saying when not every pod was bound.
+func (r result) String() string {
+	s := fmt.Sprintf("%-6s %-24s %5d pods in %7s = %7.1f pods/s", r.scenario, r.scheduler, r.bound, r.elapsed.Round(time.Millisecond), r.rate())
+	if r.bound < r.pods {
+		s += fmt.Sprintf(" (only %d of %d bound: timed out)", r.bound, r.pods)
+	}
+	return s
+}
 
 func main() {
 	var c config
@@ -68,9 +90,9 @@ func main() {
 	flag.IntVar(&c.plainPods, "plain-pods", 5000, "pods in the plain scenario")
 	flag.IntVar(&c.gangs, "gangs", 1000, "gangs in the gang scenario")
 	flag.IntVar(&c.gangSize, "gang-size", 5, "pods per gang")
-	flag.Float64Var(&qps, "qps", 500, "scheduler client QPS (both schedulers)")
-	flag.IntVar(&burst, "burst", 1000, "scheduler client burst (both schedulers)")
-	flag.StringVar(&c.cpuProfile, "cpuprofile-dir", "", "write a CPU profile of each timed run into this directory")
+	flag.Float64Var(&qps, "qps", 500, "scheduler client QPS (every scheduler)")
+	flag.IntVar(&burst, "burst", 1000, "scheduler client burst (every scheduler)")
+	flag.StringVar(&c.cpuProfile, "cpuprofile-dir", "", "write a CPU profile of each timed in-process run into this directory")
 	klogFlags := flag.NewFlagSet("klog", flag.ExitOnError)
 	klog.InitFlags(klogFlags)
 	_ = klogFlags.Set("v", "0")
@@ -83,11 +105,12 @@ func main() {
 }
 
 func run(c config) error {
-	env, cfg, err := harness.StartControlPlane()
+	cp, err := harness.StartWorkloadAPIControlPlane()
 	if err != nil {
 		return err
 	}
-	defer func() { _ = env.Stop() }()
+	defer cp.Stop()
+	cfg, kubeconfig, dir := cp.Config, cp.Kubeconfig, cp.Dir
 	ctx := context.Background()
 	kube := kubernetes.NewForConfigOrDie(cfg)
 	grove := groveclient.NewForConfigOrDie(cfg)
@@ -101,38 +124,56 @@ func run(c config) error {
 	}
 	fmt.Printf("created %d nodes in %s\n", c.nodes, time.Since(start).Round(time.Millisecond))
 
-	var results []result
-	for _, scenario := range []string{"plain", "gangs"} {
-		for _, grovePlugins := range []bool{false, true} {
-			r, err := runOne(ctx, cfg, kube, grove, c, scenario, grovePlugins)
-			if err != nil {
-				return err
-			}
-			fmt.Printf("%-6s %-16s %5d pods in %7s = %7.1f pods/s\n", r.scenario, r.scheduler, r.pods, r.elapsed.Round(time.Millisecond), r.rate())
-			results = append(results, r)
+	r := runner{c: c, cfg: cfg, kube: kube, grove: grove, kubeconfig: kubeconfig, dir: dir}
+	results := map[string]result{}
+	for _, run := range []struct{ scenario, scheduler string }{
+		{"plain", kubeScheduler}, {"plain", groveScheduler},
+		{"gangs", kubeScheduler}, {"gangs", kubeSchedulerWorkload}, {"gangs", groveScheduler},
+	} {
+		res, err := r.runOne(ctx, run.scenario, run.scheduler)
+		if err != nil {
+			return err
 		}
+		fmt.Println(res)
+		results[run.scenario+"/"+run.scheduler] = res
 	}
+	plain, gangs := func(s string) result { return results["plain/"+s] }, func(s string) result { return results["gangs/"+s] }
 	fmt.Println()
-	fmt.Printf("| Scenario | Nodes | Pods | stock kube-scheduler pods/s | grove-scheduler pods/s | ratio | target |\n|---|---|---|---|---|---|---|\n")
-	targets := map[string]string{"plain": "≥ 0.9×", "gangs": "≥ 0.7×"}
-	names := map[string]string{"plain": "(a) plain pods", "gangs": fmt.Sprintf("(b) %d gangs × %d pods", c.gangs, c.gangSize)}
-	for i := 0; i+1 < len(results); i += 2 {
-		stock, g := results[i], results[i+1]
-		fmt.Printf("| %s | %d | %d | %.0f | %.0f | %.2f× | %s |\n", names[stock.scenario], c.nodes, stock.pods, stock.rate(), g.rate(), g.rate()/stock.rate(), targets[stock.scenario])
-	}
+	fmt.Println("| Scenario | Nodes | Pods | stock kube-scheduler pods/s (no gangs) | kube-scheduler-workload pods/s | grove-scheduler pods/s | grove / workload | grove / stock | target |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	fmt.Printf("| (a) plain pods | %d | %d | %.0f | — | %.0f | — | %.2f× | ≥ 0.95× stock |\n", c.nodes, c.plainPods,
+		plain(kubeScheduler).rate(), plain(groveScheduler).rate(), plain(groveScheduler).rate()/plain(kubeScheduler).rate())
+	fmt.Printf("| (b) %d gangs × %d pods | %d | %d | %.0f | %.0f | %.0f | %.2f× | %.2f× | ≥ 1.0× workload |\n", c.gangs, c.gangSize, c.nodes, c.gangs*c.gangSize,
+		gangs(kubeScheduler).rate(), gangs(kubeSchedulerWorkload).rate(), gangs(groveScheduler).rate(),
+		gangs(groveScheduler).rate()/gangs(kubeSchedulerWorkload).rate(), gangs(groveScheduler).rate()/gangs(kubeScheduler).rate())
+	fmt.Println()
+	fmt.Printf("plain %d: grove %.0f pods/s, kube-scheduler %.0f pods/s, ratio %.2f\n", c.plainPods,
+		plain(groveScheduler).rate(), plain(kubeScheduler).rate(), plain(groveScheduler).rate()/plain(kubeScheduler).rate())
+	fmt.Printf("gangs %dx%d: grove %.0f pods/s, kube-scheduler-workload %.0f pods/s, ratio %.2f\n", c.gangs, c.gangSize,
+		gangs(groveScheduler).rate(), gangs(kubeSchedulerWorkload).rate(), gangs(groveScheduler).rate()/gangs(kubeSchedulerWorkload).rate())
 	return nil
 }
 
+type runner struct {
+	c               config
+	cfg             *rest.Config
+	kube            kubernetes.Interface
+	grove           groveclient.Interface
+	kubeconfig, dir string
+}
+
 // runOne creates the scenario's pods in a fresh namespace, starts one
-// scheduler, times it until every pod is bound, then stops it and frees the nodes.
-func runOne(ctx context.Context, cfg *rest.Config, kube kubernetes.Interface, grove groveclient.Interface, c config, scenario string, grovePlugins bool) (result, error) {
-	schedulerName := "default-scheduler"
-	if grovePlugins {
-		schedulerName = "grove-scheduler"
-	}
-	ns := fmt.Sprintf("%s-%s", scenario, schedulerName)
-	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+// scheduler, times it until every pod is bound (or 5 minutes pass), then
+// stops it and frees the nodes.
+func (r runner) runOne(ctx context.Context, scenario, scheduler string) (result, error) {
+	c := r.c
+	ns := fmt.Sprintf("%s-%s", scenario, scheduler)
+	if _, err := r.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		return result{}, err
+	}
+	schedulerName := "default-scheduler"
+	if scheduler == groveScheduler {
+		schedulerName = groveScheduler
 	}
 	var pods []*corev1.Pod
 	var gangs []*groveschedulerv1alpha1.PodGang
@@ -148,51 +189,66 @@ func runOne(ctx context.Context, cfg *rest.Config, kube kubernetes.Interface, gr
 			pods = append(pods, gangPods...)
 		}
 	}
+	if scheduler == kubeSchedulerWorkload {
+		harness.JoinPodGroups(pods)
+	}
 	createStart := time.Now()
-	if err := harness.CreateAll(ctx, kube, grove, gangs, pods); err != nil {
+	if err := harness.CreateAll(ctx, r.kube, r.grove, gangs, pods); err != nil {
 		return result{}, err
 	}
 	fmt.Printf("created %d pods and %d PodGangs in %s\n", len(pods), len(gangs), time.Since(createStart).Round(time.Millisecond))
+	if scheduler == kubeSchedulerWorkload {
+		out, err := harness.TranslateGangs(ctx, r.kubeconfig, ns, false)
+		if err != nil {
+			return result{}, err
+		}
+		fmt.Println(out)
+	}
 
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
-	bindings, err := harness.WatchBindings(watchCtx, kube, ns, len(pods))
+	bindings, err := harness.WatchBindings(watchCtx, r.kube, ns, len(pods))
 	if err != nil {
 		return result{}, err
 	}
 
 	schedCtx, stopScheduler := context.WithCancel(ctx)
-	if err := harness.RunScheduler(schedCtx, cfg, harness.Options{Grove: grovePlugins, QPS: c.qps, Burst: c.burst}); err != nil {
-		stopScheduler()
+	defer stopScheduler()
+	stop := stopScheduler
+	if scheduler == kubeSchedulerWorkload {
+		ks, err := harness.StartKubeScheduler(schedCtx, r.kubeconfig, r.dir, c.qps, c.burst)
+		if err != nil {
+			return result{}, err
+		}
+		stop = ks.Stop
+	} else if err := harness.RunScheduler(schedCtx, r.cfg, harness.Options{Grove: scheduler == groveScheduler, QPS: c.qps, Burst: c.burst}); err != nil {
 		return result{}, err
 	}
-	stopProfile, err := startProfile(c.cpuProfile, scenario+"-"+schedulerName)
+	stopProfile, err := startProfile(c.cpuProfile, scenario+"-"+scheduler, scheduler != kubeSchedulerWorkload)
 	if err != nil {
-		stopScheduler()
+		stop()
 		return result{}, err
 	}
 	begin := time.Now()
 	select {
 	case <-bindings.Done():
 	case <-time.After(5 * time.Minute):
-		stopProfile()
-		stopScheduler()
-		return result{}, fmt.Errorf("%s/%s: only %d of %d pods bound after 5 minutes", scenario, schedulerName, bindings.Count(), len(pods))
 	}
-	elapsed := time.Since(begin)
+	res := result{scenario: scenario, scheduler: scheduler, pods: len(pods), bound: bindings.Count(), elapsed: time.Since(begin)}
 	stopProfile()
-	stopScheduler()
+	stop()
 
-	if err := harness.DeletePods(ctx, kube, ns); err != nil {
+	if err := harness.DeletePods(ctx, r.kube, ns); err != nil {
 		return result{}, err
 	}
-	return result{scenario: scenario, scheduler: map[bool]string{false: "kube-scheduler", true: "grove-scheduler"}[grovePlugins], pods: len(pods), elapsed: elapsed}, nil
+	return res, nil
 }
 
 // startProfile starts a CPU profile into dir/name.pprof and returns its stop
-// function; with no dir it does nothing.
-func startProfile(dir, name string) (func(), error) {
-	if dir == "" {
+// function; with no dir, or for a scheduler in another process, it does
+// nothing.
+func startProfile(dir, name string, inProcess bool) (func(), error) {
+	if dir == "" || !inProcess {
 		return func() {}, nil
 	}
 	f, err := os.Create(filepath.Join(dir, name+".pprof"))

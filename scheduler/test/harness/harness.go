@@ -57,28 +57,38 @@ import (
 // StartControlPlane starts etcd and kube-apiserver from KUBEBUILDER_ASSETS with
 // Grove's CRDs installed. Stop the returned environment when done.
 func StartControlPlane() (*envtest.Environment, *rest.Config, error) {
+	env := &envtest.Environment{}
+	cfg, err := startControlPlane(env)
+	if err != nil {
+		return nil, nil, err
+	}
+	return env, cfg, nil
+}
+
+// startControlPlane starts env with Grove's CRDs installed.
+func startControlPlane(env *envtest.Environment) (*rest.Config, error) {
 	var crds []*apiextensionsv1.CustomResourceDefinition
 	for _, manifests := range []func() ([][]byte, error){corecrds.Manifests, schedcrds.Manifests} {
 		docs, err := manifests()
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		for _, doc := range docs {
 			crd := &apiextensionsv1.CustomResourceDefinition{}
 			if err := yaml.Unmarshal(doc, crd); err != nil {
-				return nil, nil, fmt.Errorf("decoding CRD: %w", err)
+				return nil, fmt.Errorf("decoding CRD: %w", err)
 			}
 			crds = append(crds, crd)
 		}
 	}
-	env := &envtest.Environment{CRDInstallOptions: envtest.CRDInstallOptions{CRDs: crds}}
+	env.CRDInstallOptions = envtest.CRDInstallOptions{CRDs: crds}
 	cfg, err := env.Start()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	// The test clients must not be the bottleneck.
 	cfg.QPS, cfg.Burst = 1000, 2000
-	return env, cfg, nil
+	return cfg, nil
 }
 
 // ConfigFile is the path of the shipped grove-scheduler configuration.
@@ -260,6 +270,10 @@ type PodSpec struct {
 	PriorityClassName  string
 	// NodeSelector confines the pod to a test's own nodes.
 	NodeSelector map[string]string
+	// PodGroup joins the pod to a Workload API PodGroup
+	// (spec.schedulingGroup.podGroupName), as the operator's default-scheduler
+	// backend does.
+	PodGroup string
 }
 
 // NewPod builds a pod with one pause container and zero termination grace, so
@@ -280,12 +294,20 @@ func NewPod(s PodSpec) *corev1.Pod {
 			TerminationGracePeriodSeconds: &zero,
 			PriorityClassName:             s.PriorityClassName,
 			NodeSelector:                  s.NodeSelector,
+			SchedulingGroup:               schedulingGroup(s.PodGroup),
 			Containers: []corev1.Container{{
 				Name: "main", Image: "registry.k8s.io/pause:3.10",
 				Resources: corev1.ResourceRequirements{Requests: s.Requests, Limits: limitsFor(s.Requests)},
 			}},
 		},
 	}
+}
+
+func schedulingGroup(podGroup string) *corev1.PodSchedulingGroup {
+	if podGroup == "" {
+		return nil
+	}
+	return &corev1.PodSchedulingGroup{PodGroupName: &podGroup}
 }
 
 // limitsFor mirrors extended resources into limits, which the API requires.

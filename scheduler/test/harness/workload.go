@@ -23,7 +23,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -47,6 +46,16 @@ func Gang(ns, name, schedulerName string, size int, requests corev1.ResourceList
 	}
 	pg.Spec.PodGroups = []groveschedulerv1alpha1.PodGroup{group}
 	return pg, pods
+}
+
+// JoinPodGroups joins each pod to the Workload API PodGroup named like its
+// PodClique and hands it to stock kube-scheduler, as the operator's
+// default-scheduler backend prepares pods (PreparePod).
+func JoinPodGroups(pods []*corev1.Pod) {
+	for _, p := range pods {
+		p.Spec.SchedulerName = "default-scheduler"
+		p.Spec.SchedulingGroup = schedulingGroup(p.Labels["grove.io/podclique"])
+	}
 }
 
 // CreateAll creates the PodGangs, then the pods, 32 at a time.
@@ -122,13 +131,19 @@ func (b *Bindings) NodeOf(pod string) string {
 // gone. Deleting thousands of pods may outlast the request timeout on a
 // loaded machine; the deletion goes on, and the wait sees it through.
 func DeletePods(ctx context.Context, kube kubernetes.Interface, ns string) error {
-	err := kube.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
-	if err != nil && !apierrors.IsTimeout(err) && !apierrors.IsServerTimeout(err) {
-		return err
-	}
+	// An overloaded API server may also reset the stream of a long
+	// DeleteCollection; the request is repeated until the pods are gone.
+	deleteAll := func() { _ = kube.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}) }
+	deleteAll()
 	if err := WaitFor(ctx, time.Second, 5*time.Minute, func() (bool, error) {
 		list, err := kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{Limit: 1})
-		return err == nil && len(list.Items) == 0, err
+		if err != nil {
+			return false, nil
+		}
+		if len(list.Items) > 0 && list.Items[0].DeletionTimestamp == nil {
+			deleteAll()
+		}
+		return len(list.Items) == 0, nil
 	}); err != nil {
 		return fmt.Errorf("waiting for the pods of %s to go: %w", ns, err)
 	}

@@ -16,7 +16,9 @@ limitations under the License.
 
 // Package workloadapi is the default-scheduler backend with gang scheduling:
 // it hands each PodGang to stock kube-scheduler through the Kubernetes
-// Workload API (scheduling.k8s.io/v1beta1, Kubernetes 1.37). A PodGang
+// Workload API (scheduling.k8s.io/v1beta1, Kubernetes 1.37; apiversion.go is
+// the one place naming the version). The objects are compiled by the
+// upstream helper k8s.io/component-helpers' workloadbuilder. A PodGang
 // becomes a Workload of the same name with one PodGroupTemplate per pod
 // group, and one PodGroup per pod group named like its PodClique, whose
 // gang.minCount is the pod group's minReplicas. Pods join their PodGroup
@@ -35,12 +37,12 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/component-helpers/scheduling/schedulingv1/workloadbuilder"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -50,9 +52,6 @@ import (
 	"github.com/grove-project/grove/operator/internal/backend/translation"
 	"github.com/grove-project/grove/operator/internal/config"
 )
-
-// MaxPodGroupTemplates is how many PodGroupTemplates a Workload may hold.
-const MaxPodGroupTemplates = 8
 
 // ConditionPodGroupInitiallyScheduled is the PodGroup condition
 // kube-scheduler sets once the group's minCount is placed.
@@ -85,7 +84,7 @@ func (b *Backend) PreparePod(pod *corev1.Pod) {
 
 // Types are the kinds the backend writes.
 func (b *Backend) Types() []client.Object {
-	return []client.Object{&schedulingv1beta1.Workload{}, &schedulingv1beta1.PodGroup{}}
+	return []client.Object{&workload{}, &podGroup{}}
 }
 
 // ValidatePodCliqueSet rejects what the Workload API cannot express: a gang of
@@ -123,6 +122,39 @@ func (b *Backend) ValidatePodCliqueSet(pcs *grovecorev1alpha1.PodCliqueSet) fiel
 			base, MaxPodGroupTemplates)))
 	}
 	errs = append(errs, b.validateTopology(tmpl.TopologyConstraint, base > 1, tp.Child("topologyConstraint"))...)
+	return append(errs, oneRequiredDomain(tmpl, tp)...)
+}
+
+// oneRequiredDomain rejects a clique packed by more than one required
+// domain: its own and that of its scaling group, or of the PodCliqueSet; a
+// PodGroup takes one required key.
+func oneRequiredDomain(tmpl *grovecorev1alpha1.PodCliqueSetTemplateSpec, tp *field.Path) field.ErrorList {
+	required := func(tc *grovecorev1alpha1.TopologyConstraint) string {
+		if tc == nil || tc.Pack == nil {
+			return ""
+		}
+		return string(ptr.Deref(tc.Pack.Required, ""))
+	}
+	groupOf := map[string]string{}
+	for _, sg := range tmpl.PodCliqueScalingGroupConfigs {
+		for _, c := range sg.CliqueNames {
+			groupOf[c] = required(sg.TopologyConstraint)
+		}
+	}
+	var errs field.ErrorList
+	for i := range tmpl.Cliques {
+		var domains []string
+		for _, d := range []string{required(tmpl.TopologyConstraint), groupOf[tmpl.Cliques[i].Name], required(tmpl.Cliques[i].TopologyConstraint)} {
+			if d != "" && !slices.Contains(domains, d) {
+				domains = append(domains, d)
+			}
+		}
+		if len(domains) > 1 {
+			errs = append(errs, field.Forbidden(tp.Child("cliques").Index(i).Child("topologyConstraint", "pack", "required"), fmt.Sprintf(
+				"clique %s is packed by %d required domains (%s); the Workload API of scheduler backend default-scheduler packs a PodGroup by one key",
+				tmpl.Cliques[i].Name, len(domains), strings.Join(domains, ", "))))
+		}
+	}
 	return errs
 }
 
@@ -144,101 +176,80 @@ func (b *Backend) validateTopology(tc *grovecorev1alpha1.TopologyConstraint, spa
 // Sync writes the gang's Workload and PodGroups and reads kube-scheduler's
 // verdict from the PodGroups' PodGroupInitiallyScheduled conditions.
 func (b *Backend) Sync(ctx context.Context, c client.Client, pg *groveschedulerv1alpha1.PodGang, _ *grovecorev1alpha1.PodCliqueSet) (translation.Verdict, error) {
-	templates, err := b.templates(pg)
+	desired, desiredGroups, err := b.build(ctx, pg)
 	if err != nil {
 		return translation.Verdict{}, err
 	}
-	if err := b.ensureWorkload(ctx, c, pg, templates); err != nil {
+	if err := b.ensureWorkload(ctx, c, pg, desired); err != nil {
 		return translation.Verdict{}, err
 	}
-	groups := make([]*schedulingv1beta1.PodGroup, 0, len(templates))
-	for i := range templates {
-		g, err := b.ensurePodGroup(ctx, c, pg, &templates[i])
+	groups := make([]*podGroup, 0, len(desiredGroups))
+	for _, d := range desiredGroups {
+		g, err := b.ensurePodGroup(ctx, c, pg, d)
 		if err != nil {
 			return translation.Verdict{}, err
 		}
 		groups = append(groups, g)
 	}
-	if err := b.deleteStalePodGroups(ctx, c, pg, templates); err != nil {
+	if err := b.deleteStalePodGroups(ctx, c, pg, desired.Spec.PodGroupTemplates); err != nil {
 		return translation.Verdict{}, err
 	}
 	return verdict(groups), nil
 }
 
-// templates maps each pod group to a PodGroupTemplate named like it.
-func (b *Backend) templates(pg *groveschedulerv1alpha1.PodGang) ([]schedulingv1beta1.PodGroupTemplate, error) {
-	if n := len(pg.Spec.PodGroups); n > MaxPodGroupTemplates {
-		return nil, translation.Mappingf("PodGang %s has %d pod groups; a Workload holds at most %d", pg.Name, n, MaxPodGroupTemplates)
+// build compiles the gang's Workload and one PodGroup per pod group with
+// the upstream workloadbuilder: each pod group is a leaf item compiled into
+// its PodGroupTemplate (the builder makes a lone leaf the Workload's only
+// template, while a root with children would become a composite template,
+// which 1.37 serves only as v1alpha3), and the Workload holds them all.
+func (b *Backend) build(ctx context.Context, pg *groveschedulerv1alpha1.PodGang) (*workload, []*podGroup, error) {
+	root, err := b.gangTree(pg)
+	if err != nil {
+		return nil, nil, err
 	}
-	gangKey := requiredKey(pg.Spec.TopologyConstraint)
-	if k := preferredKey(pg.Spec.TopologyConstraint); k != "" {
-		return nil, translation.Mappingf("PodGang %s prefers packing by %s; the Workload API has required placement only", pg.Name, k)
+	if len(root.Children) == 0 {
+		return nil, nil, translation.Mappingf("PodGang %s has no pod groups", pg.Name)
 	}
-	if gangKey != "" && len(pg.Spec.PodGroups) > 1 {
-		return nil, translation.Mappingf("PodGang %s packs %d pod groups together by %s; the Workload API packs each PodGroup on its own", pg.Name, len(pg.Spec.PodGroups), gangKey)
+	opts := workloadbuilder.BuildOptions{
+		Name:            pg.Name,
+		Namespace:       pg.Namespace,
+		Owner:           metav1.NewControllerRef(pg, groveschedulerv1alpha1.SchemeGroupVersion.WithKind("PodGang")),
+		AllowedPolicies: []workloadbuilder.SchedulingPolicyOption{workloadbuilder.BasicPolicy, workloadbuilder.GangPolicy},
 	}
-	for _, gc := range pg.Spec.TopologyConstraintGroupConfigs {
-		if k := requiredKey(gc.TopologyConstraint) + preferredKey(gc.TopologyConstraint); k != "" && len(gc.PodGroupNames) > 1 {
-			return nil, translation.Mappingf("PodGang %s packs pod groups %s together by %s; the Workload API packs each PodGroup on its own", pg.Name, strings.Join(gc.PodGroupNames, ", "), k)
+	var w *workload
+	groups := make([]*podGroup, 0, len(root.Children))
+	for _, leaf := range root.Children {
+		builder := newBuilder(leaf, opts)
+		if errs := builder.Validate(ctx, workloadbuilder.ValidationInput{}); len(errs) > 0 {
+			return nil, nil, translation.Mappingf("pod group %s: %s", leaf.Name, describe(errs))
 		}
-	}
-	out := make([]schedulingv1beta1.PodGroupTemplate, 0, len(pg.Spec.PodGroups))
-	for _, g := range pg.Spec.PodGroups {
-		t := schedulingv1beta1.PodGroupTemplate{Name: g.Name, PriorityClassName: pg.Spec.PriorityClassName}
-		if g.MinReplicas > 0 {
-			t.SchedulingPolicy.Gang = &schedulingv1beta1.GangSchedulingPolicy{MinCount: g.MinReplicas}
-		} else {
-			t.SchedulingPolicy.Basic = &schedulingv1beta1.BasicSchedulingPolicy{}
+		one, err := builder.BuildWorkload()
+		if err != nil {
+			return nil, nil, translation.Mappingf("pod group %s: %v", leaf.Name, err)
 		}
-		if k := preferredKey(g.TopologyConstraint); k != "" {
-			return nil, translation.Mappingf("pod group %s prefers packing by %s; the Workload API has required placement only", g.Name, k)
+		g, err := builder.NewPodGroup(leaf.Name, leaf.Name)
+		if err != nil {
+			return nil, nil, fmt.Errorf("materializing PodGroup %s: %w", leaf.Name, err)
 		}
-		key := requiredKey(g.TopologyConstraint)
-		if key == "" {
-			key = gangKey
+		g.Labels = translation.Labels(pg)
+		groups = append(groups, g)
+		if w == nil {
+			w = one
+			continue
 		}
-		if key != "" {
-			if !b.cfg.TopologyAwareScheduling {
-				return nil, translation.Mappingf("pod group %s packs by %s; scheduler backend default-scheduler has topologyAwareScheduling off", g.Name, key)
-			}
-			t.SchedulingConstraints = &schedulingv1beta1.PodGroupSchedulingConstraints{Topology: []schedulingv1beta1.TopologyConstraint{{Key: key}}}
-		}
-		out = append(out, t)
+		w.Spec.PodGroupTemplates = append(w.Spec.PodGroupTemplates, one.Spec.PodGroupTemplates...)
 	}
-	return out, nil
-}
-
-func requiredKey(tc *groveschedulerv1alpha1.TopologyConstraint) string {
-	if tc == nil || tc.PackConstraint == nil {
-		return ""
-	}
-	return ptr.Deref(tc.PackConstraint.Required, "")
-}
-
-func preferredKey(tc *groveschedulerv1alpha1.TopologyConstraint) string {
-	if tc == nil || tc.PackConstraint == nil {
-		return ""
-	}
-	return ptr.Deref(tc.PackConstraint.Preferred, "")
-}
-
-func objectMeta(pg *groveschedulerv1alpha1.PodGang, name string) metav1.ObjectMeta {
-	return metav1.ObjectMeta{Name: name, Namespace: pg.Namespace, Labels: translation.Labels(pg)}
+	w.Labels = translation.Labels(pg)
+	return w, groups, nil
 }
 
 // ensureWorkload creates the Workload or updates its templates. The set of
 // template names is fixed once a Workload exists, so a gang whose pod groups
 // changed gets a new Workload (its PodGroups, which reference templates by
 // name, are recreated with it).
-func (b *Backend) ensureWorkload(ctx context.Context, c client.Client, pg *groveschedulerv1alpha1.PodGang, templates []schedulingv1beta1.PodGroupTemplate) error {
-	desired := &schedulingv1beta1.Workload{ObjectMeta: objectMeta(pg, pg.Name), Spec: schedulingv1beta1.WorkloadSpec{
-		ControllerRef: &schedulingv1beta1.TypedLocalObjectReference{
-			APIGroup: groveschedulerv1alpha1.SchemeGroupVersion.Group, Kind: "PodGang", Name: pg.Name,
-		},
-		PodGroupTemplates: templates,
-	}}
-	current := &schedulingv1beta1.Workload{}
-	if err := c.Get(ctx, client.ObjectKeyFromObject(desired), current); err == nil && !sameTemplateNames(current.Spec.PodGroupTemplates, templates) {
+func (b *Backend) ensureWorkload(ctx context.Context, c client.Client, pg *groveschedulerv1alpha1.PodGang, desired *workload) error {
+	current := &workload{}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(desired), current); err == nil && !sameTemplateNames(current.Spec.PodGroupTemplates, desired.Spec.PodGroupTemplates) {
 		if err := c.Delete(ctx, current, client.Preconditions{UID: &current.UID}); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("deleting Workload %s whose pod groups changed: %w", current.Name, err)
 		}
@@ -249,7 +260,7 @@ func (b *Backend) ensureWorkload(ctx context.Context, c client.Client, pg *grove
 	} else if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("getting Workload %s: %w", desired.Name, err)
 	}
-	return translation.Ensure(ctx, c, pg, desired, &schedulingv1beta1.Workload{}, func(d, cur *schedulingv1beta1.Workload) bool {
+	return translation.Ensure(ctx, c, pg, desired, &workload{}, func(d, cur *workload) bool {
 		if equality.Semantic.DeepEqual(d.Spec.PodGroupTemplates, cur.Spec.PodGroupTemplates) {
 			return false
 		}
@@ -258,8 +269,8 @@ func (b *Backend) ensureWorkload(ctx context.Context, c client.Client, pg *grove
 	})
 }
 
-func sameTemplateNames(a, b []schedulingv1beta1.PodGroupTemplate) bool {
-	names := func(ts []schedulingv1beta1.PodGroupTemplate) []string {
+func sameTemplateNames(a, b []podGroupTemplate) bool {
+	names := func(ts []podGroupTemplate) []string {
 		out := make([]string, len(ts))
 		for i := range ts {
 			out[i] = ts[i].Name
@@ -273,15 +284,9 @@ func sameTemplateNames(a, b []schedulingv1beta1.PodGroupTemplate) bool {
 // ensurePodGroup creates the pod group's PodGroup or updates its minCount
 // (the only field of it the API lets change: scaling a clique's
 // minAvailable lands there).
-func (b *Backend) ensurePodGroup(ctx context.Context, c client.Client, pg *groveschedulerv1alpha1.PodGang, t *schedulingv1beta1.PodGroupTemplate) (*schedulingv1beta1.PodGroup, error) {
-	desired := &schedulingv1beta1.PodGroup{ObjectMeta: objectMeta(pg, t.Name), Spec: schedulingv1beta1.PodGroupSpec{
-		WorkloadRef:           &schedulingv1beta1.WorkloadReference{WorkloadName: pg.Name, TemplateName: t.Name},
-		SchedulingPolicy:      t.SchedulingPolicy,
-		SchedulingConstraints: t.SchedulingConstraints,
-		PriorityClassName:     t.PriorityClassName,
-	}}
-	current := &schedulingv1beta1.PodGroup{}
-	err := translation.Ensure(ctx, c, pg, desired, current, func(d, cur *schedulingv1beta1.PodGroup) bool {
+func (b *Backend) ensurePodGroup(ctx context.Context, c client.Client, pg *groveschedulerv1alpha1.PodGang, desired *podGroup) (*podGroup, error) {
+	current := &podGroup{}
+	err := translation.Ensure(ctx, c, pg, desired, current, func(d, cur *podGroup) bool {
 		if equality.Semantic.DeepEqual(d.Spec.SchedulingPolicy, cur.Spec.SchedulingPolicy) {
 			return false
 		}
@@ -300,14 +305,14 @@ func (b *Backend) ensurePodGroup(ctx context.Context, c client.Client, pg *grove
 
 // deleteStalePodGroups deletes the gang's PodGroups no template names
 // (all of them when templates is nil).
-func (b *Backend) deleteStalePodGroups(ctx context.Context, c client.Client, pg *groveschedulerv1alpha1.PodGang, templates []schedulingv1beta1.PodGroupTemplate) error {
-	list := &schedulingv1beta1.PodGroupList{}
+func (b *Backend) deleteStalePodGroups(ctx context.Context, c client.Client, pg *groveschedulerv1alpha1.PodGang, templates []podGroupTemplate) error {
+	list := &podGroupList{}
 	if err := c.List(ctx, list, client.InNamespace(pg.Namespace), client.MatchingLabels{apicommon.LabelPodGang: pg.Name}); err != nil {
 		return fmt.Errorf("listing PodGroups of PodGang %s: %w", pg.Name, err)
 	}
 	for i := range list.Items {
 		g := &list.Items[i]
-		if slices.ContainsFunc(templates, func(t schedulingv1beta1.PodGroupTemplate) bool { return t.Name == g.Name }) || !metav1.IsControlledBy(g, pg) {
+		if slices.ContainsFunc(templates, func(t podGroupTemplate) bool { return t.Name == g.Name }) || !metav1.IsControlledBy(g, pg) {
 			continue
 		}
 		if err := c.Delete(ctx, g); client.IgnoreNotFound(err) != nil {
@@ -319,7 +324,7 @@ func (b *Backend) deleteStalePodGroups(ctx context.Context, c client.Client, pg 
 
 // verdict: the gang is scheduled once every PodGroup is; otherwise the first
 // group kube-scheduler found unschedulable says why.
-func verdict(groups []*schedulingv1beta1.PodGroup) translation.Verdict {
+func verdict(groups []*podGroup) translation.Verdict {
 	waiting := []string{}
 	for _, g := range groups {
 		cond := meta.FindStatusCondition(g.Status.Conditions, ConditionPodGroupInitiallyScheduled)

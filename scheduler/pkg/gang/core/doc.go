@@ -23,6 +23,8 @@ limitations under the License.
 //   - queue.go: PreEnqueue and the queue order;
 //   - feasibility.go and placement.go: the PreFilter feasibility check and the
 //     topology-aware placement search;
+//   - groupcycle.go: the group-level cycle, the gang's plan of its minimum set
+//     and the pinning of its pods to their planned nodes;
 //   - affinity.go and volumes.go: inter-pod (anti-)affinity, host ports and
 //     the volume topology of pods' claims in that search;
 //   - permit.go: Reserve, Permit and the release of a failed gang;

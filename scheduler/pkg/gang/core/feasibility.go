@@ -38,6 +38,9 @@ type Decision struct {
 	// BestEffort is set for pods beyond their group's minReplicas: they never
 	// fail or preempt on behalf of the gang, and wait until the minimum set is placed.
 	BestEffort bool
+	// Node is the node the gang's plan gives the pod (groupcycle.go): its
+	// cycle filters that node only. Empty leaves the choice to kube-scheduler.
+	Node string
 }
 
 // PreFilter runs the gang feasibility and placement search for a pod of a gang
@@ -73,6 +76,11 @@ func (m *Manager) PreFilter(pod *corev1.Pod, nodeInfos []fwk.NodeInfo) (*Decisio
 		}
 	}
 	m.mu.Unlock()
+	if !met {
+		if d := m.plannedDecision(key, gi, pod, nodeInfos); d != nil {
+			return d, nil
+		}
+	}
 
 	nodes, byName := simNodes(nodeInfos)
 	var demands []GroupDemand
@@ -106,7 +114,13 @@ func (m *Manager) PreFilter(pod *corev1.Pod, nodeInfos []fwk.NodeInfo) (*Decisio
 		m.recordFailure(key, fail.Message)
 		return nil, fwk.NewStatus(fwk.Unschedulable, fail.Message)
 	}
-	return &Decision{Required: placement.Required[gi], Preferred: placement.Preferred[gi], BestEffort: met}, nil
+	d := &Decision{Required: placement.Required[gi], Preferred: placement.Preferred[gi], BestEffort: met}
+	if !met {
+		m.mu.Lock()
+		d.Node = m.storePlanLocked(m.stateLocked(key), gi, pod, placement)
+		m.mu.Unlock()
+	}
+	return d, nil
 }
 
 // recordFailure remembers why the gang does not fit, for its status and Events.

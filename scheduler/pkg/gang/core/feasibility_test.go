@@ -69,7 +69,7 @@ func TestPreFilter(t *testing.T) {
 			packed: true,
 			pod:    newTestPod("ns", "g-w-0", "g", 1),
 			nodes:  racks,
-			want:   &Decision{Required: map[string]string{"rack": "b"}},
+			want:   &Decision{Required: map[string]string{"rack": "b"}, Node: "b0"},
 		},
 		{
 			name:     "later pods join the rack the gang's placed pods occupy",
@@ -78,7 +78,7 @@ func TestPreFilter(t *testing.T) {
 			reserved: []string{"g-w-0@b1"},
 			pod:      newTestPod("ns", "g-w-1", "g", 1),
 			nodes:    racks,
-			want:     &Decision{Required: map[string]string{"rack": "b"}},
+			want:     &Decision{Required: map[string]string{"rack": "b"}, Node: "b0"},
 		},
 		{
 			name:    "a gang no rack can hold is rejected with the search's reason",

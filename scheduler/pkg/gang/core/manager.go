@@ -270,6 +270,10 @@ func (m *Manager) stateLocked(key string) *gangState {
 // transitionLocked moves a gang to the phase the event leads to (Phase.next)
 // and keeps the waiting-at-Permit gauge in step; m.mu must be held for writing.
 func (m *Manager) transitionLocked(key string, st *gangState, ev gangEvent) {
+	if ev != evAttemptStarted && ev != evPermitWaiting {
+		// The attempt ended (or the search ran again): its plan is spent.
+		st.plan = nil
+	}
 	from := st.phase
 	st.phase = from.next(ev)
 	if st.phase == from {

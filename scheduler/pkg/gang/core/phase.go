@@ -170,6 +170,9 @@ type gangState struct {
 	victims map[string]string
 	// victimsDeadline bounds how long the gang waits for its victims before preempting again.
 	victimsDeadline time.Time
+	// plan is the group-level cycle's placement of the minimum set being
+	// reserved (groupcycle.go); nil outside an attempt.
+	plan *gangPlan
 }
 
 func newGangState() *gangState {

@@ -14,18 +14,22 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command topology measures grove-scheduler's topology-aware placement on the
-// Node objects of one envtest kube-apiserver, labelled with blocks, racks and
-// hosts: (a) one large gang with a required block, timed from the moment the
+// Command topology measures topology-aware placement on the Node objects of
+// one envtest kube-apiserver, labelled with blocks, racks and hosts:
+// (a) one large gang with a required block, timed from the moment the
 // scheduler starts with the PodGang complete and every pod created to the
 // last pod bound; (b) many small gangs without a constraint, with a required
-// rack and with a preferred rack, in one run, with pods/s and the share of
-// gangs whose pods all landed in one rack.
+// rack and with a preferred rack, with pods/s and the share of gangs whose
+// pods all landed in one rack. Each scenario runs grove-scheduler and stock
+// kube-scheduler v1.37.2's own gang scheduling (the binary, with
+// GenericWorkload and TopologyAwareWorkloadScheduling; the gangs written as
+// Workloads and PodGroups by the operator's default-scheduler backend) in
+// the same run, with the same client QPS/burst. The Workload API has no
+// preferred placement, so the preferred scenario runs grove-scheduler only.
 package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -58,18 +62,33 @@ type config struct {
 
 // scenario is one timed run: gangs of size pods each, requesting cpu, packed by pack.
 type scenario struct {
-	name        string
-	gangs, size int
-	cpu         string
-	pack        *groveschedulerv1alpha1.TopologyPackConstraint
+	// name labels the table row, summary the summary line.
+	name, summary string
+	gangs, size   int
+	cpu           string
+	pack          *groveschedulerv1alpha1.TopologyPackConstraint
 }
 
 // outcome is what a run measured.
 type outcome struct {
-	elapsed time.Duration
-	pods    int
+	elapsed     time.Duration
+	pods, bound int
 	// inOneRack and inOneBlock count the gangs whose pods share a rack (block).
 	inOneRack, inOneBlock int
+}
+
+func (o outcome) rate() float64 { return float64(o.bound) / o.elapsed.Seconds() }
+
+// timing is how long the run took, saying when not every pod was bound.
+func (o outcome) timing() string {
+	if o.bound < o.pods {
+		return fmt.Sprintf("%d of %d pods bound after %s (timed out)", o.bound, o.pods, o.elapsed.Round(time.Millisecond))
+	}
+	return fmt.Sprintf("%.2f s", o.elapsed.Seconds())
+}
+
+func (o outcome) String() string {
+	return fmt.Sprintf("%s, %.0f pods/s, %d gangs in one rack, %d in one block", o.timing(), o.rate(), o.inOneRack, o.inOneBlock)
 }
 
 func main() {
@@ -90,12 +109,19 @@ func main() {
 	}
 }
 
+// The schedulers a scenario runs.
+const (
+	groveScheduler        = "grove-scheduler"
+	kubeSchedulerWorkload = "kube-scheduler-workload"
+)
+
 func run(c config) error {
-	env, cfg, err := harness.StartControlPlane()
+	cp, err := harness.StartWorkloadAPIControlPlane()
 	if err != nil {
 		return err
 	}
-	defer func() { _ = env.Stop() }()
+	defer cp.Stop()
+	cfg, kubeconfig, dir := cp.Config, cp.Kubeconfig, cp.Dir
 	ctx := context.Background()
 	kube := kubernetes.NewForConfigOrDie(cfg)
 	grove := groveclient.NewForConfigOrDie(cfg)
@@ -130,81 +156,143 @@ func run(c config) error {
 	if c.bigGang > 0 {
 		// 10 of 32 CPUs: three pods per host, so the gang needs 171 hosts
 		// for 512 pods, more than a rack and less than a block.
-		runs = append(runs, scenario{name: fmt.Sprintf("(a) 1 gang × %d pods, required block", c.bigGang), gangs: 1, size: c.bigGang, cpu: "10",
-			pack: &groveschedulerv1alpha1.TopologyPackConstraint{Required: ptr.To(blockKey)}})
+		runs = append(runs, scenario{name: fmt.Sprintf("(a) 1 gang × %d pods, required block", c.bigGang), summary: fmt.Sprintf("required block 1x%d", c.bigGang),
+			gangs: 1, size: c.bigGang, cpu: "10", pack: &groveschedulerv1alpha1.TopologyPackConstraint{Required: ptr.To(blockKey)}})
 	}
 	if c.gangs > 0 {
-		label := fmt.Sprintf("(b) %d gangs × %d pods", c.gangs, c.gangSize)
+		label, summary := fmt.Sprintf("(b) %d gangs × %d pods", c.gangs, c.gangSize), fmt.Sprintf("%dx%d", c.gangs, c.gangSize)
 		runs = append(runs,
-			scenario{name: label + ", no constraint", gangs: c.gangs, size: c.gangSize, cpu: "100m"},
-			scenario{name: label + ", required rack", gangs: c.gangs, size: c.gangSize, cpu: "100m",
+			scenario{name: label + ", no constraint", summary: "no constraint " + summary, gangs: c.gangs, size: c.gangSize, cpu: "100m"},
+			scenario{name: label + ", required rack", summary: "required rack " + summary, gangs: c.gangs, size: c.gangSize, cpu: "100m",
 				pack: &groveschedulerv1alpha1.TopologyPackConstraint{Required: ptr.To(rackKey)}},
-			scenario{name: label + ", preferred rack", gangs: c.gangs, size: c.gangSize, cpu: "100m",
+			scenario{name: label + ", preferred rack", summary: "preferred rack " + summary, gangs: c.gangs, size: c.gangSize, cpu: "100m",
 				pack: &groveschedulerv1alpha1.TopologyPackConstraint{Preferred: ptr.To(rackKey)}},
 		)
 	}
-	fmt.Println()
-	fmt.Println("| Scenario | Nodes | Pods | all bound after | pods/s | gangs in one rack | gangs in one block |")
-	fmt.Println("|---|---|---|---|---|---|---|")
+	r := runner{cfg: cfg, kube: kube, grove: grove, kubeconfig: kubeconfig, dir: dir, place: place}
+	var table, summaries []string
 	for i, s := range runs {
-		o, err := runOne(ctx, cfg, kube, grove, s, fmt.Sprintf("run-%d", i), place)
-		if err != nil {
-			return err
+		outcomes := map[string]outcome{}
+		for _, scheduler := range []string{groveScheduler, kubeSchedulerWorkload} {
+			if scheduler == kubeSchedulerWorkload && s.pack != nil && s.pack.Preferred != nil {
+				table = append(table, fmt.Sprintf("| %s | %s | %d | — | — | not expressible: the Workload API has required placement only | — | — |", s.name, scheduler, c.nodes))
+				continue
+			}
+			o, err := r.runOne(ctx, s, scheduler, fmt.Sprintf("run-%d-%s", i, scheduler))
+			if err != nil {
+				return err
+			}
+			outcomes[scheduler] = o
+			fmt.Printf("%s, %s: %s\n", s.name, scheduler, o)
+			table = append(table, fmt.Sprintf("| %s | %s | %d | %d | %s | %.0f | %d of %d | %d of %d |", s.name, scheduler, c.nodes, o.bound, o.elapsed.Round(time.Millisecond),
+				o.rate(), o.inOneRack, s.gangs, o.inOneBlock, s.gangs))
 		}
-		fmt.Printf("| %s | %d | %d | %s | %.0f | %d of %d | %d of %d |\n", s.name, c.nodes, o.pods, o.elapsed.Round(time.Millisecond),
-			float64(o.pods)/o.elapsed.Seconds(), o.inOneRack, s.gangs, o.inOneBlock, s.gangs)
+		summaries = append(summaries, summaryLine(s, outcomes))
 	}
+	fmt.Println()
+	fmt.Println("| Scenario | Scheduler | Nodes | Pods bound | all bound after | pods/s | gangs in one rack | gangs in one block |")
+	fmt.Println("|---|---|---|---|---|---|---|---|")
+	fmt.Println(strings.Join(table, "\n"))
+	fmt.Println()
+	fmt.Println(strings.Join(summaries, "\n"))
 	return nil
 }
 
+// summaryLine compares grove-scheduler with kube-scheduler-workload on one
+// scenario: time for the single large gang, pods/s for the many small ones;
+// the ratio is grove-scheduler's throughput over kube-scheduler-workload's.
+func summaryLine(s scenario, outcomes map[string]outcome) string {
+	g, gok := outcomes[groveScheduler]
+	w, wok := outcomes[kubeSchedulerWorkload]
+	switch {
+	case !wok:
+		return fmt.Sprintf("%s: grove %.0f pods/s, kube-scheduler-workload cannot express it (the Workload API has required placement only)", s.summary, g.rate())
+	case !gok:
+		return s.summary + ": grove did not run"
+	case s.gangs == 1:
+		return fmt.Sprintf("%s: grove %s, kube-scheduler-workload %s, ratio %.2f", s.summary, g.timing(), w.timing(), g.rate()/w.rate())
+	}
+	return fmt.Sprintf("%s: grove %.0f pods/s, kube-scheduler-workload %.0f pods/s, ratio %.2f", s.summary, g.rate(), w.rate(), g.rate()/w.rate())
+}
+
+type runner struct {
+	cfg             *rest.Config
+	kube            kubernetes.Interface
+	grove           groveclient.Interface
+	kubeconfig, dir string
+	place           func(nodes []string) (oneRack, oneBlock bool)
+}
+
 // runOne creates the scenario's PodGangs and pods in namespace ns, starts
-// grove-scheduler, times it until every pod is bound, checks where each gang
-// went, then stops the scheduler and deletes the pods.
-func runOne(ctx context.Context, cfg *rest.Config, kube kubernetes.Interface, grove groveclient.Interface, s scenario, ns string,
-	place func(nodes []string) (oneRack, oneBlock bool)) (outcome, error) {
-	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+// the scheduler, times it until every pod is bound (or 5 minutes pass),
+// checks where each gang went, then stops the scheduler and deletes the pods.
+func (r runner) runOne(ctx context.Context, s scenario, scheduler, ns string) (outcome, error) {
+	if _, err := r.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		return outcome{}, err
 	}
 	var pods []*corev1.Pod
 	var gangs []*groveschedulerv1alpha1.PodGang
 	for g := 0; g < s.gangs; g++ {
-		pg, gangPods := harness.Gang(ns, fmt.Sprintf("gang-%d", g), "grove-scheduler", s.size, harness.Resources("cpu", s.cpu, "memory", "128Mi"))
+		pg, gangPods := harness.Gang(ns, fmt.Sprintf("gang-%d", g), groveScheduler, s.size, harness.Resources("cpu", s.cpu, "memory", "128Mi"))
 		if s.pack != nil {
 			pg.Spec.TopologyConstraint = &groveschedulerv1alpha1.TopologyConstraint{PackConstraint: s.pack}
 		}
 		gangs = append(gangs, pg)
 		pods = append(pods, gangPods...)
 	}
-	if err := harness.CreateAll(ctx, kube, grove, gangs, pods); err != nil {
+	if scheduler == kubeSchedulerWorkload {
+		harness.JoinPodGroups(pods)
+	}
+	if err := harness.CreateAll(ctx, r.kube, r.grove, gangs, pods); err != nil {
 		return outcome{}, err
+	}
+	if scheduler == kubeSchedulerWorkload {
+		out, err := harness.TranslateGangs(ctx, r.kubeconfig, ns, true)
+		if err != nil {
+			return outcome{}, err
+		}
+		fmt.Println(out)
 	}
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
-	bindings, err := harness.WatchBindings(watchCtx, kube, ns, len(pods))
+	bindings, err := harness.WatchBindings(watchCtx, r.kube, ns, len(pods))
 	if err != nil {
 		return outcome{}, err
 	}
 
 	schedCtx, stopScheduler := context.WithCancel(ctx)
 	defer stopScheduler()
-	if err := harness.RunScheduler(schedCtx, cfg, harness.Options{Grove: true, QPS: 500, Burst: 1000}); err != nil {
+	stop := stopScheduler
+	if scheduler == kubeSchedulerWorkload {
+		ks, err := harness.StartKubeScheduler(schedCtx, r.kubeconfig, r.dir, 500, 1000)
+		if err != nil {
+			return outcome{}, err
+		}
+		stop = ks.Stop
+	} else if err := harness.RunScheduler(schedCtx, r.cfg, harness.Options{Grove: true, QPS: 500, Burst: 1000}); err != nil {
 		return outcome{}, err
 	}
 	begin := time.Now()
 	select {
 	case <-bindings.Done():
 	case <-time.After(5 * time.Minute):
-		return outcome{}, fmt.Errorf("%s: only %d of %d pods bound after 5 minutes", s.name, bindings.Count(), len(pods))
 	}
-	o := outcome{elapsed: time.Since(begin), pods: len(pods)}
-	stopScheduler()
+	o := outcome{elapsed: time.Since(begin), pods: len(pods), bound: bindings.Count()}
+	stop()
 
+	complete := 0
 	for _, pg := range gangs {
 		var nodes []string
 		for _, ref := range pg.Spec.PodGroups[0].PodReferences {
-			nodes = append(nodes, bindings.NodeOf(ref.Name))
+			if n := bindings.NodeOf(ref.Name); n != "" {
+				nodes = append(nodes, n)
+			}
 		}
-		rack, block := place(nodes)
+		if len(nodes) < len(pg.Spec.PodGroups[0].PodReferences) {
+			continue
+		}
+		complete++
+		rack, block := r.place(nodes)
 		if rack {
 			o.inOneRack++
 		}
@@ -217,12 +305,12 @@ func runOne(ctx context.Context, cfg *rest.Config, kube kubernetes.Interface, gr
 		if *s.pack.Required == blockKey {
 			want = o.inOneBlock
 		}
-		if want != s.gangs {
-			return o, errors.New(s.name + ": a gang with a required domain was spread over several")
+		if want != complete {
+			return o, fmt.Errorf("%s, %s: a gang with a required domain was spread over several", s.name, scheduler)
 		}
 	}
 
-	if err := harness.DeletePods(ctx, kube, ns); err != nil {
+	if err := harness.DeletePods(ctx, r.kube, ns); err != nil {
 		return o, err
 	}
 	return o, nil
