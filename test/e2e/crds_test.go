@@ -57,14 +57,14 @@ var _ = Describe("Grove CRDs", func() {
 			wantSpec := want["spec"].(map[string]any)
 			gotSpec := served.Object["spec"].(map[string]any)
 			for _, field := range []string{"group", "names", "scope", "versions"} {
-				Expect(normalize(gotSpec[field])).To(Equal(normalize(wantSpec[field])), "%s spec.%s differs from %s: the upgrade did not apply the chart's CRD", name, field, f)
+				Expect(jsonRoundTrip(gotSpec[field])).To(Equal(jsonRoundTrip(wantSpec[field])), "%s spec.%s differs from %s: the upgrade did not apply the chart's CRD", name, field, f)
 			}
 		}
 	})
 })
 
-// normalize round-trips v through JSON so numbers and maps compare alike.
-func normalize(v any) any {
+// jsonRoundTrip round-trips v through JSON so numbers and maps compare alike.
+func jsonRoundTrip(v any) any {
 	b, err := json.Marshal(v)
 	Expect(err).NotTo(HaveOccurred())
 	var out any
