@@ -37,6 +37,7 @@ import (
 
 	groveclient "github.com/grove-project/grove/api/client/clientset/versioned"
 	schedlisters "github.com/grove-project/grove/api/client/listers/scheduler/v1alpha1"
+	apicommon "github.com/grove-project/grove/api/common"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/scheduler/pkg/metrics"
 )
@@ -55,11 +56,14 @@ type schedulerHandle interface {
 
 // Manager is the gang bookkeeping shared by all extension points of the plugin.
 type Manager struct {
-	log      logr.Logger
-	handle   schedulerHandle
-	kube     kubernetes.Interface
-	podGangs schedlisters.PodGangLister
-	pods     corelisters.PodLister
+	log logr.Logger
+	// schedulerName is the profile this plugin serves; PodGangs whose
+	// grove.io/scheduler-name names another backend are not this scheduler's.
+	schedulerName string
+	handle        schedulerHandle
+	kube          kubernetes.Interface
+	podGangs      schedlisters.PodGangLister
+	pods          corelisters.PodLister
 	// podsByGang is the pod informer's indexer, with gangIndex.
 	podsByGang    cache.Indexer
 	nodes         corelisters.NodeLister
@@ -99,6 +103,9 @@ func NewManager(log logr.Logger, handle fwk.Handle, client groveclient.Interface
 	m := newManager(log, handle, handle.ClientSet(), podGangs,
 		factory.Core().V1().Pods().Lister(), factory.Core().V1().Nodes().Lister(),
 		factory.Scheduling().V1().PriorityClasses().Lister(), factory.Policy().V1().PodDisruptionBudgets().Lister(), permitTimeout)
+	if p, ok := handle.(interface{ ProfileName() string }); ok && p.ProfileName() != "" {
+		m.schedulerName = p.ProfileName()
+	}
 	m.namespaces = factory.Core().V1().Namespaces().Lister()
 	m.pvcs = factory.Core().V1().PersistentVolumeClaims().Lister()
 	m.pvs = factory.Core().V1().PersistentVolumes().Lister()
@@ -145,6 +152,7 @@ func newManager(log logr.Logger, handle schedulerHandle, kube kubernetes.Interfa
 	pdbs policylisters.PodDisruptionBudgetLister, permitTimeout time.Duration) *Manager {
 	return &Manager{
 		log:           log,
+		schedulerName: defaultSchedulerName,
 		handle:        handle,
 		kube:          kube,
 		podGangs:      podGangs,
@@ -173,6 +181,13 @@ func (m *Manager) onPodGang(oldObj, obj any) {
 	if !ok {
 		return
 	}
+	if !m.handles(pg) {
+		// A gang of another backend (or one relabelled away from this
+		// scheduler): its status is the operator's backend controller's to
+		// write, and two writers would overwrite each other's condition.
+		m.onPodGangDelete(pg)
+		return
+	}
 	old, _ := oldObj.(*groveschedulerv1alpha1.PodGang)
 	spec := newGangSpec(pg)
 	m.mu.Lock()
@@ -184,6 +199,17 @@ func (m *Manager) onPodGang(oldObj, obj any) {
 	if m.queueReady.Load() && podGangChangeHelps(old, pg) {
 		m.activateWaiting(spec.key)
 	}
+}
+
+// defaultSchedulerName is grove-scheduler's profile name when the framework
+// handle does not say (the chart and scheduler/config name it so).
+const defaultSchedulerName = "grove-scheduler"
+
+// handles says whether pg is this scheduler's: its grove.io/scheduler-name
+// names this profile, or it names none (a PodGang made by hand).
+func (m *Manager) handles(pg *groveschedulerv1alpha1.PodGang) bool {
+	name := pg.Labels[apicommon.LabelSchedulerName]
+	return name == "" || name == m.schedulerName
 }
 
 func (m *Manager) onPodGangDelete(obj any) {

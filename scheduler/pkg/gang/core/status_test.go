@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	apicommon "github.com/grove-project/grove/api/common"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
@@ -321,4 +322,47 @@ func (e *testEnv) podGangStatusWrites() int {
 		}
 	}
 	return n
+}
+
+// TestOtherBackendsGangsAreLeftAlone: a PodGang whose grove.io/scheduler-name
+// names another backend (the operator's backend controller writes its status)
+// is neither tracked nor given a status by grove-scheduler; one that names
+// grove-scheduler, or none, is.
+func TestOtherBackendsGangsAreLeftAlone(t *testing.T) {
+	for _, tc := range []struct {
+		scheduler string
+		tracked   bool
+	}{
+		{scheduler: "volcano", tracked: false},
+		{scheduler: "default-scheduler", tracked: false},
+		{scheduler: "grove-scheduler", tracked: true},
+		{scheduler: "", tracked: true},
+	} {
+		t.Run("scheduler-name "+tc.scheduler, func(t *testing.T) {
+			e := newTestEnv(t)
+			group := testGroup{name: "w", pods: 2, min: 2, gpus: 1}
+			e.addNodes(newTestNode("n0", 8, nil))
+			pg := newTestPodGang("ns", "g", group)
+			if tc.scheduler != "" {
+				pg.Labels = map[string]string{apicommon.LabelSchedulerName: tc.scheduler}
+			}
+			e.addPodGang(pg)
+			pods := newTestGangPods("ns", "g", group)
+			e.addPods(bound(pods[0], "n0"), bound(pods[1], "n0"))
+
+			if got := e.m.spec("ns/g") != nil; got != tc.tracked {
+				t.Fatalf("tracked = %v, want %v", got, tc.tracked)
+			}
+			if err := e.m.status.sync(context.Background(), "ns/g"); err != nil {
+				t.Fatal(err)
+			}
+			want := 0
+			if tc.tracked {
+				want = 1
+			}
+			if n := e.podGangStatusWrites(); n != want {
+				t.Fatalf("%d status writes, want %d", n, want)
+			}
+		})
+	}
 }
