@@ -122,10 +122,11 @@ var _ = Describe("PodCliqueSet lifecycle", func() {
 	It("stops the sync of a PodCliqueSet deleted while the sync creates its children", func() {
 		const replicas = 400
 		ns := newNamespace()
-		// The operator's own count of the PodCliques it created; the specs
-		// run one at a time, so those of this spec.
+		// The operator's own count of the PodCliques it created (an apply
+		// that creates is answered 201); the specs run one at a time, so
+		// those of this spec.
 		createdPodCliques := func() int {
-			return int(promtestutil.ToFloat64(metrics.APIRequests.WithLabelValues("POST", "podcliques", "201")))
+			return int(promtestutil.ToFloat64(metrics.APIRequests.WithLabelValues("PATCH", "podcliques", "201")))
 		}
 		before := createdPodCliques()
 		pcs := onePodPCS(ns, "big", "")

@@ -68,14 +68,9 @@ import (
 // ClusterTopologyBindings their constraints name; deletion of
 // the other objects it owns but Secrets, to recreate them.
 func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry) error {
-	d := childsync.Deps{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: common.NewEventRecorder(mgr, ControllerName), Creates: childsync.NewCreates(), Converged: childsync.NewConvergedChildren(), FieldManager: childsync.PodCliqueSetFieldManager}
+	d := childsync.Deps{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: common.NewEventRecorder(mgr, ControllerName), Creates: childsync.NewCreates(), FieldManager: childsync.PodCliqueSetFieldManager}
 	if err := d.Creates.Track(context.Background(), mgr.GetCache(), &grovecorev1alpha1.PodClique{}, &grovecorev1alpha1.PodCliqueScalingGroup{},
 		&groveschedulerv1alpha1.PodGang{}, &corev1.Service{}, &autoscalingv2.HorizontalPodAutoscaler{}); err != nil {
-		return err
-	}
-	if err := d.Converged.Track(context.Background(), mgr.GetCache(), &grovecorev1alpha1.PodClique{}, &grovecorev1alpha1.PodCliqueScalingGroup{},
-		&groveschedulerv1alpha1.PodGang{}, &corev1.Service{}, &autoscalingv2.HorizontalPodAutoscaler{},
-		&corev1.ServiceAccount{}, &rbacv1.Role{}, &rbacv1.RoleBinding{}); err != nil {
 		return err
 	}
 	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), d, cfg, backends)

@@ -30,6 +30,7 @@ import (
 	"github.com/go-logr/logr"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	autoscalingv2ac "k8s.io/client-go/applyconfigurations/autoscaling/v2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
@@ -67,7 +68,10 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 	defer report.Emit()
 	return childsync.Parallel(len(want), childsync.DefaultParallelism, func(i int) error {
 		live := &autoscalingv2.HorizontalPodAutoscaler{}
-		res, err := childsync.ServerSideApply(ctx, o.d, pcs, want[i], live)
+		res, err := childsync.Apply(ctx, o.d, pcs, childsync.Child{
+			Key: client.ObjectKey{Namespace: pcs.Namespace, Name: *want[i].GetName()}, Live: live,
+			Build: func() (childsync.ApplyConfiguration, error) { return want[i], nil },
+		})
 		report.Applied(live, res, err)
 		return groveerr.Wrapf(err, "ERR_SYNC_HPA", groveerr.OperationSync, "applying HPA %s", live.Name)
 	})
@@ -75,7 +79,7 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 
 func (o operator) deleteExcept(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, keep map[string]bool) error {
 	return childsync.DeleteExcept(ctx, o.d, pcs, childsync.Excess{
-		List: &autoscalingv2.HorizontalPodAutoscalerList{}, Component: apicommon.LabelComponentHPA, Kind: kind, ListCode: "ERR_LIST_HPA", DeleteCode: "ERR_DELETE_HPA",
+		List: &autoscalingv2.HorizontalPodAutoscalerList{}, Set: pcs.Name, Selector: childsync.Selector(pcs.Name, apicommon.LabelComponentHPA), Kind: kind, ListCode: "ERR_LIST_HPA", DeleteCode: "ERR_DELETE_HPA",
 	}, keep)
 }
 

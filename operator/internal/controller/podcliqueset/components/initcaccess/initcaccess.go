@@ -42,6 +42,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -65,7 +66,10 @@ func Operators(d childsync.Deps) (objects, bindings []component.Operator[*grovec
 // apply applies desired (its owner reference to pcs is added here) and
 // reports what it did.
 func apply[T client.Object](ctx context.Context, d childsync.Deps, pcs *grovecorev1alpha1.PodCliqueSet, kind string, code grovecorev1alpha1.ErrorCode, desired childsync.ApplyConfiguration, live T) error {
-	res, err := childsync.ServerSideApply(ctx, d, pcs, desired, live)
+	res, err := childsync.Apply(ctx, d, pcs, childsync.Child{
+		Key: client.ObjectKey{Namespace: ptr.Deref(desired.GetNamespace(), ""), Name: ptr.Deref(desired.GetName(), "")}, Live: live,
+		Build: func() (childsync.ApplyConfiguration, error) { return desired, nil },
+	})
 	report := d.NewReport(pcs, kind)
 	report.Applied(live, res, err)
 	report.Emit()

@@ -23,7 +23,6 @@ package podclique
 
 import (
 	"context"
-	"sync"
 
 	"github.com/go-logr/logr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -74,21 +73,18 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 	}
 	report := o.d.NewReport(pcs, kind)
 	defer report.Emit()
-	// A standalone PodClique is a function of the set's spec, name and UID.
-	inputs := childsync.OwnerInputs(pcs)
 	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
 		w := todo[i]
 		name := client.ObjectKey{Namespace: pcs.Namespace, Name: apicommon.PodCliqueName(pcs.Name, w.replica, w.tmpl.Name)}
-		build := sync.OnceValues(func() (*grovecorev1alpha1.PodClique, error) {
-			want, err := desired.PodClique(o.d.Scheme, pcs, w.replica, w.tmpl, hashes.Cliques[w.tmpl.Name], nil, pcs)
-			if err != nil {
-				return nil, groveerr.Wrapf(err, "ERR_BUILD_PODCLIQUE", groveerr.OperationSync, "building PodClique for clique %s replica %d", w.tmpl.Name, w.replica)
-			}
-			return want, nil
-		})
 		live := &grovecorev1alpha1.PodClique{}
-		res, err := childsync.ApplyShared(ctx, o.d, pcs, desired.PodCliqueChild(name, &w.tmpl.Spec, inputs, build,
-			func(_, want *grovecorev1alpha1.PodClique) *grovecorev1alpha1.PodClique { return want }), live)
+		res, err := childsync.Apply(ctx, o.d, pcs, childsync.Child{Key: name, Live: live, Scale: desired.PodCliqueScale(&w.tmpl.Spec),
+			Build: func() (childsync.ApplyConfiguration, error) {
+				want, err := desired.PodClique(o.d.Scheme, pcs, w.replica, w.tmpl, hashes.Cliques[w.tmpl.Name], nil, pcs)
+				if err != nil {
+					return nil, groveerr.Wrapf(err, "ERR_BUILD_PODCLIQUE", groveerr.OperationSync, "building PodClique for clique %s replica %d", w.tmpl.Name, w.replica)
+				}
+				return desired.PodCliqueApply(want)
+			}})
 		report.Applied(live, res, err)
 		return groveerr.Wrapf(err, "ERR_CREATE_OR_UPDATE_PODCLIQUE", groveerr.OperationSync, "applying PodClique %s", name.Name)
 	})
@@ -96,6 +92,6 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 
 func (o operator) deleteExcept(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, keep map[string]bool) error {
 	return childsync.DeleteExcept(ctx, o.d, pcs, childsync.Excess{
-		List: &grovecorev1alpha1.PodCliqueList{}, Component: apicommon.LabelComponentPCSPodClique, Kind: kind, ListCode: "ERR_LIST_PODCLIQUE", DeleteCode: "ERR_DELETE_PODCLIQUE",
+		List: &grovecorev1alpha1.PodCliqueList{}, Set: pcs.Name, Selector: childsync.Selector(pcs.Name, apicommon.LabelComponentPCSPodClique), Kind: kind, ListCode: "ERR_LIST_PODCLIQUE", DeleteCode: "ERR_DELETE_PODCLIQUE",
 	}, keep)
 }

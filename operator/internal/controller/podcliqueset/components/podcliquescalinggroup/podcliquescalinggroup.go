@@ -76,19 +76,10 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 	defer report.Emit()
 	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
 		w := todo[i]
-		templateReplicas, autoscaled := desired.ScalingGroupReplicas(w.cfg), w.cfg.ScaleConfig != nil
-		res, err := childsync.ApplyShared(ctx, o.d, pcs, childsync.Shared[*grovecorev1alpha1.PodCliqueScalingGroup]{
-			Name:   client.ObjectKeyFromObject(w.want),
-			Create: func() (*grovecorev1alpha1.PodCliqueScalingGroup, error) { return w.want, nil },
-			Want: func(*grovecorev1alpha1.PodCliqueScalingGroup) (childsync.ApplyConfiguration, error) {
-				return desired.PodCliqueScalingGroupApply(w.want)
-			},
-			Replicas: func(l *grovecorev1alpha1.PodCliqueScalingGroup) (int32, bool) {
-				r := desired.Replicas(l.Spec.Replicas, l.Annotations, templateReplicas, autoscaled)
-				return r, r != l.Spec.Replicas
-			},
-			SetReplicas: func(l *grovecorev1alpha1.PodCliqueScalingGroup, r int32) { l.Spec.Replicas = r },
-		}, &grovecorev1alpha1.PodCliqueScalingGroup{})
+		res, err := childsync.Apply(ctx, o.d, pcs, childsync.Child{
+			Key: client.ObjectKeyFromObject(w.want), Live: &grovecorev1alpha1.PodCliqueScalingGroup{}, Scale: desired.ScalingGroupScale(w.cfg),
+			Build: func() (childsync.ApplyConfiguration, error) { return desired.PodCliqueScalingGroupApply(w.want) },
+		})
 		report.Applied(w.want, res, err)
 		return groveerr.Wrapf(err, "ERR_SYNC_PODCLIQUESCALINGGROUP", groveerr.OperationSync, "applying PodCliqueScalingGroup %s", w.want.Name)
 	})
@@ -96,7 +87,7 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 
 func (o operator) deleteExcept(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, keep map[string]bool) error {
 	return childsync.DeleteExcept(ctx, o.d, pcs, childsync.Excess{
-		List: &grovecorev1alpha1.PodCliqueScalingGroupList{}, Component: apicommon.LabelComponentPCSG, Kind: kind, ListCode: "ERR_LIST_PODCLIQUESCALINGGROUP", DeleteCode: "ERR_DELETE_PODCLIQUESCALINGGROUP",
+		List: &grovecorev1alpha1.PodCliqueScalingGroupList{}, Set: pcs.Name, Selector: childsync.Selector(pcs.Name, apicommon.LabelComponentPCSG), Kind: kind, ListCode: "ERR_LIST_PODCLIQUESCALINGGROUP", DeleteCode: "ERR_DELETE_PODCLIQUESCALINGGROUP",
 	}, keep)
 }
 

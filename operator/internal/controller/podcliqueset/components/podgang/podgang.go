@@ -39,13 +39,10 @@ package podgang
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/go-logr/logr"
@@ -54,7 +51,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	groveschedulerac "github.com/grove-project/grove/api/client/applyconfiguration/scheduler/v1alpha1"
 	apicommon "github.com/grove-project/grove/api/common"
@@ -144,9 +140,8 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 	var pending atomic.Int32
 	report := o.d.NewReport(pcs, kind)
 	defer report.Emit()
-	ofSet := setInputs(pcs, st.topology, schedulerName)
 	err = childsync.Parallel(len(gangs), childsync.DefaultParallelism, func(i int) error {
-		initialized, err := o.syncGang(ctx, pcs, st, gangs[i], schedulerName, ofSet+"/"+gangs[i].inputs(), report)
+		initialized, err := o.syncGang(ctx, pcs, st, gangs[i], schedulerName, report)
 		if !initialized {
 			pending.Add(1)
 		}
@@ -246,60 +241,22 @@ func expectedGangs(pcs *grovecorev1alpha1.PodCliqueSet, st *state) []*gang {
 	return out
 }
 
-// setInputs are what every PodGang of the set is built from besides its
-// gang (childsync.Shared.Inputs): the set's UID and generation (its spec and
-// owner), its labels and annotations (PodGangs carry them), the topology
-// binding's translation and the scheduler backend.
-func setInputs(pcs *grovecorev1alpha1.PodCliqueSet, topo topology.Resolution, schedulerName string) string {
-	h := sha256.New()
-	for _, m := range []map[string]string{pcs.Labels, pcs.Annotations} {
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			fmt.Fprintf(h, "%q=%q;", k, m[k])
-		}
-		h.Write([]byte{'|'})
-	}
-	return fmt.Sprintf("%s/%x/%s/%s", childsync.OwnerInputs(pcs), h.Sum(nil)[:16], topo.Identity(), schedulerName)
-}
-
-// inputs are what the gang's PodGang is built from besides the set: its
-// pod groups and topology group configurations, which depend on the live
-// replicas of PodCliques and scaling groups (scaled to zero, or out).
-func (g *gang) inputs() string {
-	var b strings.Builder
-	for _, m := range g.members {
-		b.WriteString(m.pclqName)
-		b.WriteByte(',')
-	}
-	for _, gc := range g.groupConfigs {
-		fmt.Fprintf(&b, "|%s:%s", gc.name, strings.Join(gc.pclqs, ","))
-	}
-	return b.String()
-}
-
 // syncGang creates or applies one PodGang and writes its Initialized
-// condition. It reports whether the PodGang is initialized. inputs are
-// childsync.Shared.Inputs: a PodGang found converged under them is not built.
-func (o operator) syncGang(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, st *state, g *gang, schedulerName, inputs string, report *childsync.Report) (bool, error) {
+// condition. It reports whether the PodGang is initialized.
+func (o operator) syncGang(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, st *state, g *gang, schedulerName string, report *childsync.Report) (bool, error) {
 	name := client.ObjectKey{Namespace: pcs.Namespace, Name: g.name}
 	if err := o.dropGroups(ctx, name, g); err != nil {
 		return false, groveerr.Wrapf(err, "ERR_CREATE_OR_PATCH_PODGANG", groveerr.OperationSync, "removing groups from PodGang %s", g.name)
 	}
-	build := sync.OnceValues(func() (*groveschedulerv1alpha1.PodGang, error) { return o.build(pcs, st, g, schedulerName) })
 	live := &groveschedulerv1alpha1.PodGang{}
-	res, err := childsync.ApplyShared(ctx, o.d, pcs, childsync.Shared[*groveschedulerv1alpha1.PodGang]{
-		Name:   name,
-		Inputs: inputs,
-		Create: build,
-		Want: func(*groveschedulerv1alpha1.PodGang) (childsync.ApplyConfiguration, error) {
-			want, err := build()
+	res, err := childsync.Apply(ctx, o.d, pcs, childsync.Child{Key: name, Live: live,
+		Build: func() (childsync.ApplyConfiguration, error) {
+			want, err := o.build(pcs, st, g, schedulerName)
 			if err != nil {
 				return nil, err
 			}
 			return applyConfiguration(want)
-		},
-		Shared:   isPodReferences,
-		Unshared: withoutPodReferences,
-	}, live)
+		}})
 	report.Applied(live, res, err)
 	if err != nil {
 		return false, groveerr.Wrapf(err, "ERR_CREATE_OR_PATCH_PODGANG", groveerr.OperationSync, "creating or applying PodGang %s", g.name)
@@ -309,36 +266,6 @@ func (o operator) syncGang(ctx context.Context, pcs *grovecorev1alpha1.PodClique
 		return false, nil
 	}
 	return o.syncInitialized(ctx, live, allPodsReferenced(st, live))
-}
-
-// isPodReferences matches spec.podgroups[name=…].podReferences: each group's
-// PodClique writes its own, so the PodCliqueSet controller's apply never owns
-// them (it creates a group with none; the CRD defaults a group applied
-// without them to none).
-func isPodReferences(p fieldpath.Path) bool {
-	field := func(i int, name string) bool { return p[i].FieldName != nil && *p[i].FieldName == name }
-	return len(p) >= 4 && field(0, "spec") && field(1, "podgroups") && p[2].Key != nil && field(3, "podReferences")
-}
-
-// withoutPodReferences returns a shallow copy of pg without its groups' pod
-// references and the managed-fields entries of the PodCliques' controller,
-// which owns nothing else: every PodClique writes its group's references
-// once its pods exist, and these writes alone leave the PodGang as converged
-// as it was.
-func withoutPodReferences(pg *groveschedulerv1alpha1.PodGang) *groveschedulerv1alpha1.PodGang {
-	out := *pg
-	out.Spec.PodGroups = make([]groveschedulerv1alpha1.PodGroup, len(pg.Spec.PodGroups))
-	for i, g := range pg.Spec.PodGroups {
-		g.PodReferences = nil
-		out.Spec.PodGroups[i] = g
-	}
-	out.ManagedFields = nil
-	for _, e := range pg.ManagedFields {
-		if e.Manager != childsync.PodCliqueFieldManager {
-			out.ManagedFields = append(out.ManagedFields, e)
-		}
-	}
-	return &out
 }
 
 // applyConfiguration is the apply configuration of want without the groups'
@@ -502,6 +429,6 @@ func (o operator) schedulerName(pcs *grovecorev1alpha1.PodCliqueSet) (string, er
 
 func (o operator) deleteExcept(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, keep map[string]bool) error {
 	return childsync.DeleteExcept(ctx, o.d, pcs, childsync.Excess{
-		List: &groveschedulerv1alpha1.PodGangList{}, Component: apicommon.LabelComponentPodGang, Kind: kind, ListCode: "ERR_LIST_PODGANGS", DeleteCode: "ERR_DELETE_PODGANG",
+		List: &groveschedulerv1alpha1.PodGangList{}, Set: pcs.Name, Selector: childsync.Selector(pcs.Name, apicommon.LabelComponentPodGang), Kind: kind, ListCode: "ERR_LIST_PODGANGS", DeleteCode: "ERR_DELETE_PODGANG",
 	}, keep)
 }
