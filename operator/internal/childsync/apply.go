@@ -183,9 +183,17 @@ func Apply(ctx context.Context, d Deps, owner client.Object, c Child) (Result, e
 func create(ctx context.Context, d Deps, c Child) (Result, error) {
 	c.Live.SetNamespace(c.Key.Namespace)
 	c.Live.SetName(c.Key.Name)
-	if d.Creates.awaiting(c.Live) {
+	if !d.Creates.reserve(c.Live) {
 		return Unchanged, nil
 	}
+	res, err := createReserved(ctx, d, c)
+	if err != nil {
+		d.Creates.observed(c.Live) // nothing was created: free to try again
+	}
+	return res, err
+}
+
+func createReserved(ctx context.Context, d Deps, c Child) (Result, error) {
 	wanted, err := c.Build()
 	if err != nil {
 		return Unchanged, err
@@ -202,7 +210,6 @@ func create(ctx context.Context, d Deps, c Child) (Result, error) {
 	if err := apply(ctx, d, obj, c.Live, d.FieldManager); err != nil {
 		return Unchanged, err
 	}
-	d.Creates.created(c.Live)
 	return Created, nil
 }
 

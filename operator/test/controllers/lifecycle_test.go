@@ -30,7 +30,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
@@ -185,7 +184,7 @@ var _ = Describe("PodCliqueSet lifecycle", func() {
 		backends, err := backend.NewRegistry(cfg)
 		Expect(err).NotTo(HaveOccurred())
 		deps := childsync.Deps{Client: stale, Scheme: manager.Scheme(), Recorder: &events.FakeRecorder{}, FieldManager: childsync.PodCliqueSetFieldManager}
-		req := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: "stale"}}
+		req := podcliqueset.SetLevel(client.ObjectKey{Namespace: ns, Name: "stale"})
 
 		By("the API server answers that the set exists: nothing is deleted")
 		_, err = podcliqueset.NewReconciler(stale, k8sClient, deps, cfg, backends).Reconcile(ctx, req)

@@ -247,6 +247,56 @@ var _ = Describe("Children written by server-side apply", func() {
 		Eventually(func(g Gomega) int32 { return getPCLQ(g).Spec.Replicas }).Should(Equal(int32(2)))
 	})
 
+	It("takes over every child an older Grove wrote without replacing a pod", func() {
+		ns := newNamespace()
+		Expect(k8sClient.Create(ctx, loadFixture("simple1.yaml", ns))).To(Succeed())
+		full := []string{"simple1-0-pca/2/2", "simple1-0-pcd/1/1", "simple1-0-sga-0-pcb/1/1", "simple1-0-sga-0-pcc/1/2"}
+		Eventually(groupSummary(ns, "simple1-0")).Should(Equal(full))
+		podUIDs := func() map[string]types.UID {
+			pods := &corev1.PodList{}
+			Expect(k8sClient.List(ctx, pods, client.InNamespace(ns), client.MatchingLabels{apicommon.LabelPartOfKey: "simple1"})).To(Succeed())
+			out := map[string]types.UID{}
+			for i := range pods.Items {
+				out[pods.Items[i].Name] = pods.Items[i].UID
+			}
+			return out
+		}
+		before := podUIDs()
+		Expect(before).To(HaveLen(6))
+
+		By("every applied child's fields recorded as Grove up to e430b4b left them")
+		children := []client.Object{
+			&grovecorev1alpha1.PodClique{ObjectMeta: metav1.ObjectMeta{Name: "simple1-0-pca"}},
+			&grovecorev1alpha1.PodClique{ObjectMeta: metav1.ObjectMeta{Name: "simple1-0-pcd"}},
+			&grovecorev1alpha1.PodCliqueScalingGroup{ObjectMeta: metav1.ObjectMeta{Name: "simple1-0-sga"}},
+			&groveschedulerv1alpha1.PodGang{ObjectMeta: metav1.ObjectMeta{Name: "simple1-0"}},
+			&corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "simple1-0"}},
+		}
+		for _, obj := range children {
+			Eventually(func(g Gomega) {
+				g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: obj.GetName()}, obj)).To(Succeed())
+				obj.SetManagedFields(asOlderGrove(obj.GetManagedFields()))
+				g.Expect(k8sClient.Update(ctx, obj)).To(Succeed())
+			}).Should(Succeed())
+		}
+
+		By("the next sync of every replica takes them over")
+		Eventually(func() error {
+			p := getPCS(ns, "simple1")()
+			p.Annotations = map[string]string{apicommon.AnnotationReconcileTrigger: "takeover"}
+			return k8sClient.Update(ctx, p)
+		}).Should(Succeed())
+		for _, obj := range children {
+			Eventually(func(g Gomega) []string {
+				g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: obj.GetName()}, obj)).To(Succeed())
+				return managers(obj)
+			}).Should(And(ContainElement(childsync.PodCliqueSetFieldManager+"/Apply"), Not(ContainElement(childsync.CreateFieldManager+"/Update"))),
+				fmt.Sprintf("%T %s", obj, obj.GetName()))
+		}
+		Consistently(podUIDs, 3*time.Second).Should(Equal(before), "no pod replaced")
+		Expect(groupSummary(ns, "simple1-0")()).To(Equal(full))
+	})
+
 	It("restores a label another writer removed from a PodClique it had found converged", func() {
 		ns := newNamespace()
 		pcs := loadFixture("simple1.yaml", ns)

@@ -199,7 +199,10 @@ var _ = Describe("Status writes", Ordered, func() {
 
 	reconcileAll := func() {
 		GinkgoHelper()
-		_, err := pcsR.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: pcsName}})
+		key := client.ObjectKey{Namespace: ns, Name: pcsName}
+		_, err := pcsR.Reconcile(ctx, podcliqueset.Request{NamespacedName: key, Replica: 0})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = pcsR.Reconcile(ctx, podcliqueset.SetLevel(key))
 		Expect(err).NotTo(HaveOccurred())
 		_, err = pcsgR.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: pcsName + "-0-sg"}})
 		Expect(err).NotTo(HaveOccurred())
@@ -271,7 +274,7 @@ var _ = Describe("Status writes", Ordered, func() {
 		uid := func(name string) types.UID { return getPCLQ(ns, name)().UID }
 		replica0 := map[string]types.UID{pcsgName + "-0-leader": uid(pcsgName + "-0-leader"), pcsgName + "-0-worker": uid(pcsgName + "-0-worker")}
 		setImage(ns, pcsName, "worker", "registry.example/worker:2")
-		_, err := pcsR.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: pcsName}})
+		_, err := pcsR.Reconcile(ctx, podcliqueset.SetLevel(client.ObjectKey{Namespace: ns, Name: pcsName}))
 		Expect(err).NotTo(HaveOccurred(), "the PodCliqueSet starts rolling its replica 0")
 		_, gen := hashes(ns, pcsName, "worker")
 		Expect(update.ReplicaUpdating(getPCS(ns, pcsName)(), 0, gen)).To(BeTrue())

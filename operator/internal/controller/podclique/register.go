@@ -39,6 +39,7 @@ import (
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
+	"github.com/grove-project/grove/operator/internal/childsync"
 	"github.com/grove-project/grove/operator/internal/config"
 	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/controller/podclique/components/pod"
@@ -72,10 +73,13 @@ func setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backen
 	expectations := expect.NewStore(expectationTimeout)
 	recorder := common.NewEventRecorder(mgr, ControllerName)
 	initcImage := cfg.InitContainer.Image + ":" + version.GitVersion()
+	// Every write of the controller (pods, its status, its groups' pod
+	// references) is recorded under its field manager.
+	c := client.WithFieldOwner(mgr.GetClient(), childsync.PodCliqueFieldManager)
 	r := &Reconciler{
-		client:   mgr.GetClient(),
+		client:   c,
 		recorder: recorder,
-		pods:     pod.New(mgr.GetClient(), mgr.GetAPIReader(), recorder, backends, expectations, initcImage),
+		pods:     pod.New(c, mgr.GetAPIReader(), recorder, backends, expectations, initcImage),
 		written:  newWrittenVersions(),
 	}
 	return ctrl.NewControllerManagedBy(mgr).

@@ -58,9 +58,9 @@ import (
 // server lets the operator bind the Role only once it can resolve the Role
 // (the operator holds no bind permission), so the binding must not race its
 // creation.
-func Operators(d childsync.Deps) (objects, bindings []component.Operator[*grovecorev1alpha1.PodCliqueSet]) {
-	return []component.Operator[*grovecorev1alpha1.PodCliqueSet]{serviceAccount{d}, role{d}, tokenSecret{d}},
-		[]component.Operator[*grovecorev1alpha1.PodCliqueSet]{roleBinding{d}}
+func Operators(d childsync.Deps) (objects, bindings []component.Operator[component.SetWork]) {
+	return []component.Operator[component.SetWork]{serviceAccount{d}, role{d}, tokenSecret{d}},
+		[]component.Operator[component.SetWork]{roleBinding{d}}
 }
 
 // apply applies desired (its owner reference to pcs is added here) and
@@ -80,7 +80,11 @@ type serviceAccount struct{ d childsync.Deps }
 
 func (serviceAccount) Kind() string { return "ServiceAccount" }
 
-func (s serviceAccount) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
+func (s serviceAccount) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) error {
+	if !w.IsSetLevel() {
+		return nil // one per set: kept by the set-level pass
+	}
+	pcs := w.PCS
 	name := apicommon.InitcServiceAccountName(pcs.Name)
 	owner, err := childsync.ControllerReference(s.d.Scheme, pcs)
 	if err != nil {
@@ -116,7 +120,11 @@ type role struct{ d childsync.Deps }
 
 func (role) Kind() string { return "Role" }
 
-func (r role) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
+func (r role) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) error {
+	if !w.IsSetLevel() {
+		return nil // one per set: kept by the set-level pass
+	}
+	pcs := w.PCS
 	name := apicommon.InitcRoleName(pcs.Name)
 	owner, err := childsync.ControllerReference(r.d.Scheme, pcs)
 	if err != nil {
@@ -133,7 +141,11 @@ type roleBinding struct{ d childsync.Deps }
 
 func (roleBinding) Kind() string { return "RoleBinding" }
 
-func (r roleBinding) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
+func (r roleBinding) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) error {
+	if !w.IsSetLevel() {
+		return nil // one per set: kept by the set-level pass
+	}
+	pcs := w.PCS
 	name := apicommon.InitcRoleBindingName(pcs.Name)
 	owner, err := childsync.ControllerReference(r.d.Scheme, pcs)
 	if err != nil {
@@ -161,7 +173,11 @@ type tokenSecret struct{ d childsync.Deps }
 
 func (tokenSecret) Kind() string { return "Secret" }
 
-func (t tokenSecret) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
+func (t tokenSecret) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) error {
+	if !w.IsSetLevel() {
+		return nil // one per set: kept by the set-level pass
+	}
+	pcs := w.PCS
 	name := apicommon.InitcTokenSecretName(pcs.Name)
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{

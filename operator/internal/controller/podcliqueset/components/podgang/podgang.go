@@ -43,7 +43,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync/atomic"
 
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -76,7 +75,7 @@ type operator struct {
 
 // New returns the PodGang component operator. tasEnabled says whether
 // topology constraints are translated into the PodGangs.
-func New(d childsync.Deps, backends *backend.Registry, tasEnabled bool) component.Operator[*grovecorev1alpha1.PodCliqueSet] {
+func New(d childsync.Deps, backends *backend.Registry, tasEnabled bool) component.Operator[component.SetWork] {
 	return operator{d: d, backends: backends, tasEnabled: tasEnabled}
 }
 
@@ -118,45 +117,74 @@ type state struct {
 	topology topology.Resolution
 }
 
-// Sync builds the expected PodGangs, deletes the others, and creates or
-// patches each, then sets its Initialized condition.
-func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
-	st, err := o.read(ctx, pcs)
-	if err != nil {
-		return err
-	}
-	gangs := expectedGangs(pcs, st)
-	keep := make(map[string]bool, len(gangs))
-	for _, g := range gangs {
-		keep[g.name] = true
-	}
-	if err := o.deleteExcept(ctx, pcs, keep); err != nil {
-		return err
-	}
+// Sync deletes, in the set-level pass, the PodGangs no longer expected and
+// reports how many wait for their pods; otherwise it creates or applies the
+// PodGangs of the work's replicas, then sets their Initialized condition.
+func (o operator) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) error {
+	pcs := w.PCS
+	// A backend that is not enabled fails every replica's pass: the
+	// set-level pass reports it in the status too.
 	schedulerName, err := o.schedulerName(pcs)
 	if err != nil {
 		return err
 	}
-	var pending atomic.Int32
+	st, err := o.read(ctx, pcs, w.Replica)
+	if err != nil {
+		return err
+	}
+	if w.IsSetLevel() {
+		gangs := expectedGangs(pcs, st, 0, pcs.Spec.Replicas)
+		keep := make(map[string]bool, len(gangs))
+		for _, g := range gangs {
+			keep[g.name] = true
+		}
+		if err := o.deleteExcept(ctx, pcs, keep); err != nil {
+			return err
+		}
+		return o.countPending(ctx, pcs)
+	}
+	var gangs []*gang
+	for _, i := range w.Replicas() {
+		gangs = append(gangs, expectedGangs(pcs, st, i, i+1)...)
+	}
 	report := o.d.NewReport(pcs, kind)
 	defer report.Emit()
-	err = childsync.Parallel(len(gangs), childsync.DefaultParallelism, func(i int) error {
-		initialized, err := o.syncGang(ctx, pcs, st, gangs[i], schedulerName, report)
-		if !initialized {
-			pending.Add(1)
-		}
-		return err
+	return childsync.Parallel(len(gangs), childsync.DefaultParallelism, func(i int) error {
+		return o.syncGang(ctx, pcs, st, gangs[i], schedulerName, report)
 	})
-	metrics.PodGangsPending.WithLabelValues(pcs.Namespace, pcs.Name).Set(float64(pending.Load()))
-	return err
 }
 
-func (o operator) read(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet) (*state, error) {
+// countPending sets the number of the set's PodGangs that wait for their
+// pods (Initialized not True).
+func (o operator) countPending(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet) error {
+	list := &groveschedulerv1alpha1.PodGangList{}
+	// Read only: listed without copies of the cached objects.
+	if err := o.d.Client.List(ctx, list, childsync.ReadChildren(pcs, apicommon.LabelComponentPodGang)...); err != nil {
+		return groveerr.Wrap(err, "ERR_LIST_PODGANGS", groveerr.OperationSync, "listing PodGangs")
+	}
+	pending := 0
+	for i := range list.Items {
+		if list.Items[i].DeletionTimestamp == nil && !podganginit.IsTrue(&list.Items[i]) {
+			pending++
+		}
+	}
+	metrics.PodGangsPending.WithLabelValues(pcs.Namespace, pcs.Name).Set(float64(pending))
+	return nil
+}
+
+// read reads the set's PodCliques and scaling groups (of one replica unless
+// replica is component.SetLevel or AllReplicas) and the topology translation.
+func (o operator) read(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, replica int32) (*state, error) {
 	st := &state{
 		pclqs: map[string]*grovecorev1alpha1.PodClique{},
 		pcsgs: map[string]*grovecorev1alpha1.PodCliqueScalingGroup{},
 	}
 	children := childsync.ReadChildren(pcs, "")
+	if replica >= 0 {
+		sel := apicommon.DefaultLabels(pcs.Name)
+		sel[apicommon.LabelPodCliqueSetReplicaIndex] = desired.ReplicaIndexLabel(replica)
+		children = append(children, client.MatchingLabels(sel))
+	}
 	pclqs := &grovecorev1alpha1.PodCliqueList{}
 	// Read only: listed without copies of the cached objects.
 	if err := o.d.Client.List(ctx, pclqs, children...); err != nil {
@@ -180,11 +208,12 @@ func (o operator) read(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet)
 	return st, nil
 }
 
-// expectedGangs lists the PodGangs the PodCliqueSet should have, in replica order.
-func expectedGangs(pcs *grovecorev1alpha1.PodCliqueSet, st *state) []*gang {
+// expectedGangs lists the PodGangs replicas [first, end) of the PodCliqueSet
+// should have, in replica order.
+func expectedGangs(pcs *grovecorev1alpha1.PodCliqueSet, st *state, first, end int32) []*gang {
 	tmpl := &pcs.Spec.Template
 	var out []*gang
-	for i := int32(0); i < pcs.Spec.Replicas; i++ {
+	for i := first; i < end; i++ {
 		base := &gang{name: apicommon.BasePodGangName(pcs.Name, i), replica: i, constraint: tmpl.TopologyConstraint}
 		for _, c := range desired.StandaloneCliques(pcs) {
 			name := apicommon.PodCliqueName(pcs.Name, i, c.Name)
@@ -242,11 +271,11 @@ func expectedGangs(pcs *grovecorev1alpha1.PodCliqueSet, st *state) []*gang {
 }
 
 // syncGang creates or applies one PodGang and writes its Initialized
-// condition. It reports whether the PodGang is initialized.
-func (o operator) syncGang(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, st *state, g *gang, schedulerName string, report *childsync.Report) (bool, error) {
+// condition.
+func (o operator) syncGang(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, st *state, g *gang, schedulerName string, report *childsync.Report) error {
 	name := client.ObjectKey{Namespace: pcs.Namespace, Name: g.name}
 	if err := o.dropGroups(ctx, name, g); err != nil {
-		return false, groveerr.Wrapf(err, "ERR_CREATE_OR_PATCH_PODGANG", groveerr.OperationSync, "removing groups from PodGang %s", g.name)
+		return groveerr.Wrapf(err, "ERR_CREATE_OR_PATCH_PODGANG", groveerr.OperationSync, "removing groups from PodGang %s", g.name)
 	}
 	live := &groveschedulerv1alpha1.PodGang{}
 	res, err := childsync.Apply(ctx, o.d, pcs, childsync.Child{Key: name, Live: live,
@@ -259,11 +288,11 @@ func (o operator) syncGang(ctx context.Context, pcs *grovecorev1alpha1.PodClique
 		}})
 	report.Applied(live, res, err)
 	if err != nil {
-		return false, groveerr.Wrapf(err, "ERR_CREATE_OR_PATCH_PODGANG", groveerr.OperationSync, "creating or applying PodGang %s", g.name)
+		return groveerr.Wrapf(err, "ERR_CREATE_OR_PATCH_PODGANG", groveerr.OperationSync, "creating or applying PodGang %s", g.name)
 	}
 	if live.UID == "" {
 		// Created concurrently and not in the cache yet; its watch event brings the next sync.
-		return false, nil
+		return nil
 	}
 	return o.syncInitialized(ctx, live, allPodsReferenced(st, live))
 }
@@ -317,7 +346,7 @@ func (o operator) dropGroups(ctx context.Context, key client.ObjectKey, g *gang)
 	if err != nil {
 		return err
 	}
-	return client.IgnoreNotFound(o.d.Client.Patch(ctx, live, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(childsync.CreateFieldManager)))
+	return client.IgnoreNotFound(o.d.Client.Patch(ctx, live, client.RawPatch(types.JSONPatchType, patch)))
 }
 
 // allPodsReferenced reports whether every PodClique of the gang exists and
@@ -334,23 +363,16 @@ func allPodsReferenced(st *state, pg *groveschedulerv1alpha1.PodGang) bool {
 }
 
 // syncInitialized writes the Initialized condition when it is missing or
-// turns True. The PodClique whose references complete the gang usually wrote
-// True already; this write covers the rest (creation, and completions no
-// PodClique saw, such as a scale-in). PodCliques write their references and
-// grove-scheduler its status into the same object, so a conflict is expected:
-// the cached PodGang is older than the stored one. The write is then left to
-// the sync that the newer PodGang's update brings (a new generation or status
-// enqueues the PodCliqueSet), instead of being retried on a cache that may
-// not have caught up yet, which cost a refused write per try and, under
-// load, failed the whole sync.
-func (o operator) syncInitialized(ctx context.Context, pg *groveschedulerv1alpha1.PodGang, complete bool) (bool, error) {
-	if _, err := podganginit.Write(ctx, o.d.Client, pg, complete); err != nil {
-		if apierrors.IsConflict(err) {
-			return false, nil
-		}
-		return false, groveerr.Wrapf(err, "ERR_UPDATE_PODGANG_STATUS", groveerr.OperationSync, "setting Initialized on PodGang %s", pg.Name)
+// changes. PodCliques write their references and grove-scheduler its status
+// into the same object, so a conflict is expected: the cached PodGang is
+// older than the stored one. The write is then left to the pass that the
+// newer PodGang's update queues for its replica, instead of being retried on
+// a cache that may not have caught up yet.
+func (o operator) syncInitialized(ctx context.Context, pg *groveschedulerv1alpha1.PodGang, complete bool) error {
+	if _, err := podganginit.Write(ctx, o.d.Client, pg, complete); err != nil && !apierrors.IsConflict(err) {
+		return groveerr.Wrapf(err, "ERR_UPDATE_PODGANG_STATUS", groveerr.OperationSync, "setting Initialized on PodGang %s", pg.Name)
 	}
-	return podganginit.IsTrue(pg), nil
+	return nil
 }
 
 func (o operator) build(pcs *grovecorev1alpha1.PodCliqueSet, st *state, g *gang, schedulerName string) (*groveschedulerv1alpha1.PodGang, error) {

@@ -101,7 +101,7 @@ func TestExpectedGangs(t *testing.T) {
 				g.Name, g.Spec.Replicas = name, r
 				st.pcsgs[name] = g
 			}
-			if got := render(expectedGangs(tt.pcs, st)); !reflect.DeepEqual(got, tt.wantGangs) {
+			if got := render(expectedGangs(tt.pcs, st, 0, tt.pcs.Spec.Replicas)); !reflect.DeepEqual(got, tt.wantGangs) {
 				t.Errorf("gangs\n got %q\nwant %q", got, tt.wantGangs)
 			}
 		})

@@ -42,32 +42,34 @@ const kind = "Service"
 type operator struct{ d childsync.Deps }
 
 // New returns the headless Service component operator.
-func New(d childsync.Deps) component.Operator[*grovecorev1alpha1.PodCliqueSet] {
+func New(d childsync.Deps) component.Operator[component.SetWork] {
 	return operator{d}
 }
 
 func (operator) Kind() string { return kind }
 
-// Sync applies the Services of replicas [0, spec.replicas) and
-// deletes those of higher indices.
-func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
-	keep := make(map[string]bool, pcs.Spec.Replicas)
-	for i := int32(0); i < pcs.Spec.Replicas; i++ {
-		keep[apicommon.HeadlessServiceName(pcs.Name, i)] = true
+// Sync deletes, in the set-level pass, the Services of replicas at or above
+// spec.replicas, and otherwise applies the Services of the work's replicas.
+func (o operator) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) error {
+	pcs := w.PCS
+	if w.IsSetLevel() {
+		keep := make(map[string]bool, pcs.Spec.Replicas)
+		for i := int32(0); i < pcs.Spec.Replicas; i++ {
+			keep[apicommon.HeadlessServiceName(pcs.Name, i)] = true
+		}
+		return childsync.DeleteExcept(ctx, o.d, pcs, childsync.Excess{
+			List: &corev1.ServiceList{}, Set: pcs.Name, Selector: childsync.Selector(pcs.Name, apicommon.LabelComponentHeadlessService),
+			Kind: kind, ListCode: "ERR_LIST_SERVICE", DeleteCode: "ERR_DELETE_PODCLIQUESET_SERVICE",
+		}, keep)
 	}
-	if err := childsync.DeleteExcept(ctx, o.d, pcs, childsync.Excess{
-		List: &corev1.ServiceList{}, Set: pcs.Name, Selector: childsync.Selector(pcs.Name, apicommon.LabelComponentHeadlessService),
-		Kind: kind, ListCode: "ERR_LIST_SERVICE", DeleteCode: "ERR_DELETE_PODCLIQUESET_SERVICE",
-	}, keep); err != nil {
-		return err
-	}
+	replicas := w.Replicas()
 	report := o.d.NewReport(pcs, kind)
 	defer report.Emit()
-	return childsync.Parallel(int(pcs.Spec.Replicas), childsync.DefaultParallelism, func(i int) error {
-		key := client.ObjectKey{Namespace: pcs.Namespace, Name: apicommon.HeadlessServiceName(pcs.Name, int32(i))}
+	return childsync.Parallel(len(replicas), childsync.DefaultParallelism, func(i int) error {
+		key := client.ObjectKey{Namespace: pcs.Namespace, Name: apicommon.HeadlessServiceName(pcs.Name, replicas[i])}
 		live := &corev1.Service{}
 		res, err := childsync.Apply(ctx, o.d, pcs, childsync.Child{Key: key, Live: live,
-			Build: func() (childsync.ApplyConfiguration, error) { return o.build(pcs, int32(i)) }})
+			Build: func() (childsync.ApplyConfiguration, error) { return o.build(pcs, replicas[i]) }})
 		report.Applied(live, res, err)
 		return groveerr.Wrapf(err, "ERR_SYNC_PODCLIQUESET_SERVICE", groveerr.OperationSync, "applying Service %s", key.Name)
 	})
