@@ -50,16 +50,15 @@ import (
 
 // The PodClique controller reads and patches PodCliques (finalizer, status),
 // creates, patches and deletes their pods, reads the PodCliqueSet and the
-// PodGangs the pods belong to (and patches a PodGang's pod references, and
-// its Initialized condition when its references complete the gang), records
-// Events, and sets blockOwnerDeletion on the pods it owns.
+// PodGangs the pods belong to (and patches its group's pod references in a
+// PodGang; the PodCliqueSet controller writes the Initialized condition),
+// records Events, and sets blockOwnerDeletion on the pods it owns.
 //
 // +kubebuilder:rbac:groups=grove.io,resources=podcliques,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=grove.io,resources=podcliques/status,verbs=patch
 // +kubebuilder:rbac:groups=grove.io,resources=podcliques/finalizers,verbs=update
 // +kubebuilder:rbac:groups=grove.io,resources=podcliquesets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=scheduler.grove.io,resources=podgangs,verbs=get;list;watch;patch
-// +kubebuilder:rbac:groups=scheduler.grove.io,resources=podgangs/status,verbs=patch
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
