@@ -31,7 +31,7 @@ demo-down: ## Stop the local cluster and delete its state.
 .PHONY: e2e
 e2e: ## Run the end-to-end suite against the local cluster (brought up, or updated to the checkout's binaries, first).
 	$(LOCAL_CLUSTER) up --nodes $(NODES)
-	cd test && go test -v -tags e2e -count=1 -timeout 14m ./e2e -args -ginkgo.v $(E2E_FLAGS)
+	cd test && go test -v -tags e2e -count=1 -timeout 30m ./e2e -args -ginkgo.v $(E2E_FLAGS)
 
 .PHONY: e2e-ci
 e2e-ci: ## As e2e, then stop the cluster whatever the outcome (logs and diagnostics stay in .local-cluster/).
