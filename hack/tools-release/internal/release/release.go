@@ -167,8 +167,12 @@ func packageChart(ctx context.Context, o Options) (string, error) {
 // renderInstall renders the packaged chart, CRDs included, into one manifest
 // kubectl applies: the namespace first, then the chart's objects.
 func renderInstall(ctx context.Context, o Options, chart string) (string, error) {
+	kubeVersion, err := minKubeVersion(o.Chart)
+	if err != nil {
+		return "", err
+	}
 	out, err := helm(ctx, o.Helm, "template", "grove", filepath.Join(o.OutDir, chart),
-		"--namespace", Namespace, "--include-crds")
+		"--namespace", Namespace, "--include-crds", "--kube-version", kubeVersion)
 	if err != nil {
 		return "", err
 	}
@@ -249,4 +253,28 @@ func helm(ctx context.Context, bin string, args ...string) ([]byte, error) {
 		return nil, fmt.Errorf("helm %s: %w: %s", args[0], err, stderr.String())
 	}
 	return out, nil
+}
+
+// minKubeVersion is the lowest Kubernetes version the chart accepts, from its
+// Chart.yaml kubeVersion (">=1.37.0-0" gives v1.37.0): helm template checks
+// that constraint against a version it is told, and its own default is older.
+func minKubeVersion(chartDir string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(chartDir, "Chart.yaml"))
+	if err != nil {
+		return "", fmt.Errorf("reading the chart's Chart.yaml: %w", err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		v, ok := strings.CutPrefix(strings.TrimSpace(line), "kubeVersion:")
+		if !ok {
+			continue
+		}
+		v = strings.Trim(strings.TrimSpace(v), `"'`)
+		v, ok = strings.CutPrefix(v, ">=")
+		if !ok {
+			return "", fmt.Errorf("chart kubeVersion %q: want a lower bound such as \">=1.37.0-0\"", v)
+		}
+		v, _, _ = strings.Cut(strings.TrimSpace(v), "-")
+		return "v" + v, nil
+	}
+	return "", fmt.Errorf("the chart's Chart.yaml has no kubeVersion")
 }
