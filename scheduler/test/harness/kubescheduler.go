@@ -122,8 +122,10 @@ func TranslateGangs(ctx context.Context, kubeconfig, ns string, topologyAware bo
 
 // KubeScheduler is a running stock kube-scheduler process.
 type KubeScheduler struct {
-	cmd  *exec.Cmd
-	done chan error
+	cmd *exec.Cmd
+	// done is closed once the process has exited; waitErr is then its exit.
+	done    chan struct{}
+	waitErr error
 }
 
 // StartKubeScheduler runs bin/k8s-v1.37.2/kube-scheduler with its default
@@ -154,15 +156,15 @@ leaderElection:
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting kube-scheduler (make control-plane builds it): %w", err)
 	}
-	ks := &KubeScheduler{cmd: cmd, done: make(chan error, 1)}
-	go func() { ks.done <- cmd.Wait() }()
+	ks := &KubeScheduler{cmd: cmd, done: make(chan struct{})}
+	go func() { ks.waitErr = cmd.Wait(); close(ks.done) }()
 	httpc := &http.Client{Timeout: time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 	url := fmt.Sprintf("https://127.0.0.1:%d/readyz", port)
 	deadline := time.Now().Add(10 * time.Minute)
 	for {
 		select {
-		case err := <-ks.done:
-			return nil, fmt.Errorf("kube-scheduler exited before it was ready: %v", err)
+		case <-ks.done:
+			return nil, fmt.Errorf("kube-scheduler exited before it was ready: %w", ks.waitErr)
 		case <-time.After(20 * time.Millisecond):
 		}
 		if resp, err := httpc.Get(url); err == nil {

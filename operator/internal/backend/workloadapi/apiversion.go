@@ -29,11 +29,10 @@ import (
 )
 
 type (
-	workload           = schedulingv1beta1.Workload
-	podGroup           = schedulingv1beta1.PodGroup
-	podGroupList       = schedulingv1beta1.PodGroupList
-	podGroupTemplate   = schedulingv1beta1.PodGroupTemplate
-	topologyConstraint = schedulingv1beta1.TopologyConstraint
+	workload         = schedulingv1beta1.Workload
+	podGroup         = schedulingv1beta1.PodGroup
+	podGroupList     = schedulingv1beta1.PodGroupList
+	podGroupTemplate = schedulingv1beta1.PodGroupTemplate
 
 	// The builder's inputs: the building blocks as a controller's own API
 	// would embed them, checked by the builder's declarative validation.
