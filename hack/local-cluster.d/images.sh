@@ -44,7 +44,9 @@ load_image() {
   podman tag "$loaded" "$ref" >/dev/null || die "podman tag $loaded $ref failed"
   # untag with one name removes that name only (without one, every name)
   [ "$loaded" = "$ref" ] || podman untag "$loaded" "$loaded" >/dev/null 2>&1 || true
-  if [ -n "$want" ] && ! podman image inspect "$ref" --format '{{range .RepoDigests}}{{println .}}{{end}}' | grep -q "@$want\$"; then
+  # The chart names the multi-arch index, which the archive's own index.json
+  # lists; podman records only the platform image it loaded.
+  if [ -n "$want" ] && ! tar -xOf "$archive" index.json | grep -q "\"$want\""; then
     die "the chart names $name by digest $want, but $archive holds another image"
   fi
   podman image inspect "$ref" --format '{{.Id}}'
