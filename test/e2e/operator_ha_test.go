@@ -57,6 +57,7 @@ type operatorReplica struct {
 	webhookPort, healthPort, metricsPort int
 	cmd                                  *exec.Cmd
 	exited                               chan struct{}
+	logPath                              string
 }
 
 // localClusterEnv reads the ports.env values `hack/local-cluster env` prints.
@@ -81,18 +82,23 @@ func localCluster(args ...string) {
 	Expect(err).NotTo(HaveOccurred(), "hack/local-cluster %v:\n%s", args, out)
 }
 
-func freePort() int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	Expect(err).NotTo(HaveOccurred())
-	defer func() { _ = l.Close() }()
-	return l.Addr().(*net.TCPAddr).Port
+// replicaPorts returns the webhook, health and metrics ports of the HA spec's
+// replica i: fixed offsets from the local cluster's port base, below the
+// kernel's ephemeral range. (Ports the kernel handed out and this spec closed
+// again could be taken by any outbound connection of the busy suite before the
+// replica bound them, and a replica that cannot bind exits.)
+func replicaPorts(env map[string]string, i int) (webhookHealthMetrics [3]int) {
+	api, err := strconv.Atoi(env["API_PORT"])
+	Expect(err).NotTo(HaveOccurred(), "the local cluster's API_PORT")
+	base := api - 443 + 760 + 3*i
+	return [3]int{base, base + 1, base + 2}
 }
 
 // startReplica runs bin/grove-operator with the local cluster's
 // configuration (the one the chart rendered), its own ports and certificate
 // directory, and leader election on, as the chart's Deployment runs it.
-func startReplica(name string, base map[string]any) *operatorReplica {
-	r := &operatorReplica{name: name, webhookPort: freePort(), healthPort: freePort(), metricsPort: freePort(), exited: make(chan struct{})}
+func startReplica(name string, ports [3]int, base map[string]any) *operatorReplica {
+	r := &operatorReplica{name: name, webhookPort: ports[0], healthPort: ports[1], metricsPort: ports[2], exited: make(chan struct{})}
 	cfg := map[string]any{}
 	b, err := yaml.Marshal(base)
 	Expect(err).NotTo(HaveOccurred())
@@ -110,7 +116,8 @@ func startReplica(name string, base map[string]any) *operatorReplica {
 	cfgPath := filepath.Join(GinkgoT().TempDir(), "operator.yaml")
 	Expect(os.WriteFile(cfgPath, out, 0o600)).To(Succeed())
 
-	logFile, err := os.Create(filepath.Join(localDir, "logs", "grove-operator-ha-"+name+".log"))
+	r.logPath = filepath.Join(localDir, "logs", "grove-operator-ha-"+name+".log")
+	logFile, err := os.Create(r.logPath)
 	Expect(err).NotTo(HaveOccurred())
 	r.cmd = exec.Command(filepath.Join(repoRoot, "bin", "grove-operator"), "--config="+cfgPath)
 	r.cmd.Env = append(os.Environ(), "KUBECONFIG="+filepath.Join(localDir, "kubeconfig-grove-operator"), "POD_NAMESPACE=grove-system")
@@ -128,17 +135,34 @@ func startReplica(name string, base map[string]any) *operatorReplica {
 	return r
 }
 
+// ready fails while the replica's /readyz does, with the end of its log; a
+// replica that exited stops the wait at once.
 func (r *operatorReplica) ready() error {
-	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", r.healthPort))
+	select {
+	case <-r.exited:
+		return StopTrying(fmt.Sprintf("grove-operator replica %s exited:\n%s", r.name, r.logTail()))
+	default:
+	}
+	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz?verbose", r.healthPort))
 	if err != nil {
-		return err
+		return fmt.Errorf("%s readyz: %w; its log ends:\n%s", r.name, err, r.logTail())
 	}
 	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(resp.Body)
-		return fmt.Errorf("%s readyz %d: %s", r.name, resp.StatusCode, b)
+		return fmt.Errorf("%s readyz %d: %s; its log ends:\n%s", r.name, resp.StatusCode, b, r.logTail())
 	}
 	return nil
+}
+
+// logTail is the last 30 lines of the replica's log.
+func (r *operatorReplica) logTail() string {
+	b, err := os.ReadFile(r.logPath)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-30):], "\n")
 }
 
 // leads reads controller-runtime's leader_election_master_status gauge.
@@ -267,7 +291,7 @@ var _ = Describe("grove-operator high availability", Serial, func() {
 		localCluster("kill", "grove-operator")
 		DeferCleanup(func() { localCluster("start", "grove-operator") })
 
-		a, c := startReplica("a", base), startReplica("b", base)
+		a, c := startReplica("a", replicaPorts(env, 0), base), startReplica("b", replicaPorts(env, 1), base)
 		replicas := []*operatorReplica{a, c}
 		fwd := startForwarder(webhookAddr, a.webhookPort, c.webhookPort)
 
