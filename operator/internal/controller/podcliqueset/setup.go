@@ -45,6 +45,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/component"
 	"github.com/grove-project/grove/operator/internal/config"
 	"github.com/grove-project/grove/operator/internal/controller/common"
+	"github.com/grove-project/grove/operator/internal/podganginit"
 	"github.com/grove-project/grove/operator/internal/topology"
 )
 
@@ -266,7 +267,11 @@ func scalingGroupChanged(oldObj, curObj client.Object) (bool, bool) {
 
 // podGangChanged is the rule of PodGangs: the set-level pass reads their
 // status; a new generation means a PodClique changed its pod references,
-// which decide the Initialized condition the replica's pass writes.
+// which decide the Initialized condition the replica's pass writes. Until
+// Initialized is True every write of the PodGang queues its replica: the
+// pass's write of the condition fails with a conflict when grove-scheduler
+// (or anyone) wrote the PodGang after the cache's copy, and leaves the write
+// to the pass that the newer PodGang's update queues.
 func podGangChanged(oldObj, curObj client.Object) (bool, bool) {
 	if oldObj == nil {
 		return false, false // created by the replica's own apply
@@ -280,7 +285,8 @@ func podGangChanged(oldObj, curObj client.Object) (bool, bool) {
 		return false, false
 	}
 	setLevel := !equality.Semantic.DeepEqual(o.Status, n.Status) || (o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil)
-	return setLevel, ownChanged(o, n)
+	initializing := !podganginit.IsTrue(n) && o.ResourceVersion != n.ResourceVersion
+	return setLevel, initializing || ownChanged(o, n)
 }
 
 // breachChanged reports a change of the MinAvailableBreached condition's
