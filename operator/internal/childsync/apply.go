@@ -80,17 +80,25 @@ type ApplyConfiguration interface {
 	GetNamespace() *string
 }
 
-// ErrControlledByOther is returned for a child whose name is taken by an
-// object another controller owns; Grove never takes it over.
-type ErrControlledByOther struct {
-	Name       string
-	Controller metav1.OwnerReference
+// ErrNotOwned is returned for a child whose name is taken by an object its
+// owner does not control: a user's object, or another controller's. Grove
+// never takes such an object over: it is neither changed nor deleted, and
+// the owner reports it instead (see Report, NotOwned).
+type ErrNotOwned struct {
+	// Kind and Name name the object that holds the child's name.
+	Kind, Name string
+	// Controller is the object's controller reference; nil when it has none.
+	Controller *metav1.OwnerReference
 	// OwnerKind is the kind of the owner that wanted the child.
 	OwnerKind string
 }
 
-func (e ErrControlledByOther) Error() string {
-	return fmt.Sprintf("%s exists and is controlled by %s %s, not by this %s", e.Name, e.Controller.Kind, e.Controller.Name, e.OwnerKind)
+func (e ErrNotOwned) Error() string {
+	by := "has no controller"
+	if e.Controller != nil {
+		by = fmt.Sprintf("is controlled by %s %s", e.Controller.Kind, e.Controller.Name)
+	}
+	return fmt.Sprintf("%s %s exists and %s, not by this %s: left untouched", e.Kind, e.Name, by, e.OwnerKind)
 }
 
 // Child is one child its owner wants.
@@ -125,6 +133,13 @@ type Scale struct {
 // configuration, or a wanted label or annotation lost its value. A child
 // created by an earlier apply that the cache has not shown yet is not
 // applied again (see Creates).
+//
+// An object of the child's name that owner does not control is never
+// written: Apply returns ErrNotOwned. The cache holds every object of the
+// kinds Grove applies, its own or not (the manager's cache options), so a
+// child the cache does not show is absent; a write to a child the cache
+// shows carries its UID, so an object replaced since under the same name is
+// not written either.
 func Apply(ctx context.Context, d Deps, owner client.Object, c Child) (Result, error) {
 	if d.FieldManager == "" {
 		return Unchanged, fmt.Errorf("no field manager to apply %s", c.Key.Name)
@@ -135,7 +150,7 @@ func Apply(ctx context.Context, d Deps, owner client.Object, c Child) (Result, e
 		}
 		return create(ctx, d, c)
 	}
-	if err := controlledBy(d.Scheme, c.Live, owner); err != nil {
+	if err := ControlledBy(d.Scheme, c.Live, owner); err != nil {
 		return Unchanged, err
 	}
 	upgraded, err := upgradeLegacyFields(ctx, d, c.Live)
@@ -173,6 +188,7 @@ func Apply(ctx context.Context, d Deps, owner client.Object, c Child) (Result, e
 			return res, fmt.Errorf("handing spec.replicas of %s to %s: %w", c.Key.Name, ReplicasFieldManager, err)
 		}
 	}
+	obj.SetUID(c.Live.GetUID())
 	if err := apply(ctx, d, obj, c.Live, d.FieldManager); err != nil {
 		return res, err
 	}
@@ -279,6 +295,7 @@ func applyReplicas(ctx context.Context, d Deps, live client.Object, replicas int
 	obj.SetGroupVersionKind(gvk)
 	obj.SetNamespace(live.GetNamespace())
 	obj.SetName(live.GetName())
+	obj.SetUID(live.GetUID())
 	if err := unstructured.SetNestedField(obj.Object, int64(replicas), "spec", "replicas"); err != nil {
 		return err
 	}
@@ -314,17 +331,26 @@ func readLive(ctx context.Context, d Deps, key client.ObjectKey, live client.Obj
 	return d.Client.Get(ctx, key, live, client.UnsafeDisableDeepCopy)
 }
 
-// controlledBy returns ErrControlledByOther when another controller owns live.
-func controlledBy(scheme *runtime.Scheme, live, owner client.Object) error {
+// ControlledBy returns ErrNotOwned unless owner is live's controller.
+func ControlledBy(scheme *runtime.Scheme, live, owner client.Object) error {
 	c := metav1.GetControllerOfNoCopy(live)
-	if c == nil || c.UID == owner.GetUID() {
+	if c != nil && c.UID == owner.GetUID() {
 		return nil
 	}
-	kind := fmt.Sprintf("%T", owner)
-	if gvk, err := apiutil.GVKForObject(owner, scheme); err == nil {
-		kind = gvk.Kind
+	e := ErrNotOwned{Kind: kindOf(scheme, live), Name: live.GetName(), OwnerKind: kindOf(scheme, owner)}
+	if c != nil {
+		ref := *c
+		e.Controller = &ref
 	}
-	return ErrControlledByOther{Name: live.GetName(), Controller: *c, OwnerKind: kind}
+	return e
+}
+
+// kindOf is obj's kind as the scheme knows it.
+func kindOf(scheme *runtime.Scheme, obj runtime.Object) string {
+	if gvk, err := apiutil.GVKForObject(obj, scheme); err == nil {
+		return gvk.Kind
+	}
+	return fmt.Sprintf("%T", obj)
 }
 
 // upgradeLegacyFields moves the fields of legacyFieldManagers to

@@ -178,7 +178,7 @@ var _ = Describe("Children written by server-side apply", func() {
 		ns := newNamespace()
 		other := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "other-owner", Namespace: ns}}
 		Expect(k8sClient.Create(ctx, other)).To(Succeed())
-		// With the labels of a Grove child, the operator's label-filtered cache holds it.
+		// With the labels of a Grove child, the operator's cache holds it whole.
 		labels := childsync.Labels("simple1", "simple1-0", apicommon.LabelComponentHeadlessService)
 		labels[apicommon.LabelPodCliqueSetReplicaIndex] = "0"
 		svc := &corev1.Service{
@@ -189,8 +189,8 @@ var _ = Describe("Children written by server-side apply", func() {
 		}
 		Expect(k8sClient.Create(ctx, svc)).To(Succeed())
 		Expect(k8sClient.Create(ctx, loadFixture("simple1.yaml", ns))).To(Succeed())
-		Eventually(func() []string { return eventMessages(eventsWithReason(ns, "ServiceCreateOrUpdateFailed")) }).Should(ContainElement(
-			ContainSubstring("simple1-0 exists and is controlled by ConfigMap other-owner, not by this PodCliqueSet")))
+		Eventually(func() []string { return eventMessages(eventsWithReason(ns, childsync.ReasonChildNameTaken)) }).Should(ContainElement(
+			"PodCliqueSet/simple1: Not controlled by this owner, left untouched: Service simple1-0 (controlled by ConfigMap other-owner)"))
 		live := &corev1.Service{}
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(svc), live)).To(Succeed())
 		Expect(live.Spec.Selector).To(Equal(map[string]string{"app": "mine"}))

@@ -164,8 +164,12 @@ func setPodConditions(pod *corev1.Pod, ready bool) {
 	}, timeout, interval).Should(Succeed())
 }
 
+// ofSetSvc is the controller reference the PodCliqueSet controller puts on
+// the PodGangs of set "svc": a PodClique writes only into its own set's.
+var ofSetSvc = []metav1.OwnerReference{{APIVersion: grovecorev1alpha1.SchemeGroupVersion.String(), Kind: "PodCliqueSet", Name: "svc", UID: "svc-uid", Controller: ptr.To(true)}}
+
 func podGang(ns, name string, groups map[string][]corev1.Pod, minReplicas map[string]int32) *groveschedulerv1alpha1.PodGang {
-	pg := &groveschedulerv1alpha1.PodGang{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}}
+	pg := &groveschedulerv1alpha1.PodGang{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, OwnerReferences: ofSetSvc}}
 	names := make([]string, 0, len(groups))
 	for g := range groups {
 		names = append(names, g)
@@ -264,7 +268,7 @@ var _ = Describe("PodClique controller", func() {
 		// A PodGang without the clique's group: nothing is written or lifted.
 		other := groveschedulerv1alpha1.PodGroup{Name: "svc-0-other", MinReplicas: 1,
 			PodReferences: []groveschedulerv1alpha1.NamespacedName{{Namespace: ns, Name: "someone-else"}}}
-		pg := &groveschedulerv1alpha1.PodGang{ObjectMeta: metav1.ObjectMeta{Name: "svc-0", Namespace: ns},
+		pg := &groveschedulerv1alpha1.PodGang{ObjectMeta: metav1.ObjectMeta{Name: "svc-0", Namespace: ns, OwnerReferences: ofSetSvc},
 			Spec: groveschedulerv1alpha1.PodGangSpec{PodGroups: []groveschedulerv1alpha1.PodGroup{other}}}
 		Expect(k8sClient.Create(ctx, pg)).To(Succeed())
 		Consistently(func() []string { return gated(podsOf(pclq)) }, time.Second, interval).Should(HaveLen(3))

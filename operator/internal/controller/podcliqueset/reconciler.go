@@ -147,7 +147,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req Request) (ctrl.Result, e
 		return ctrl.Result{}, r.releaseLegacyFinalizer(ctx, log, pcs)
 	}
 	if req.Replica != component.SetLevel {
-		return ctrl.Result{}, r.reconcileReplica(ctx, log, pcs, req.Replica)
+		taken, err := r.reconcileReplica(ctx, log, pcs, req.Replica)
+		if taken && err == nil {
+			return ctrl.Result{RequeueAfter: notOwnedRetry}, nil
+		}
+		return ctrl.Result{}, err
 	}
 	requeueAfter, err := r.reconcileSpec(ctx, log, pcs)
 	if errors.Is(err, errStatusConflict) {
@@ -156,26 +160,33 @@ func (r *Reconciler) Reconcile(ctx context.Context, req Request) (ctrl.Result, e
 	return ctrl.Result{RequeueAfter: requeueAfter}, err
 }
 
+// notOwnedRetry is when a pass that left a child's name to an object the set
+// does not control runs again: that object's deletion queues nothing, as the
+// operator watches only the objects it manages.
+const notOwnedRetry = 30 * time.Second
+
 // reconcileReplica applies the children of one replica, or of all
-// (component.AllReplicas). The pass over all replicas of a large set takes
+// (component.AllReplicas), and reports whether names of its children are
+// held by objects the set does not control (the components' reports posted
+// the events naming them). The pass over all replicas of a large set takes
 // long (one apply per child, at the client's request rate); it stops once
 // the set is deleted, whose children would only be work for the deletion.
-func (r *Reconciler) reconcileReplica(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet, replica int32) error {
+func (r *Reconciler) reconcileReplica(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet, replica int32) (bool, error) {
 	if replica == component.AllReplicas {
 		var stop context.CancelFunc
 		ctx, stop = context.WithCancel(ctx)
 		defer stop()
 		go r.stopWhenDeleted(ctx, stop, pcs)
 	}
-	errs := r.syncComponents(ctx, log, component.SetWork{PCS: pcs, Replica: replica})
+	errs, taken := r.syncComponents(ctx, log, component.SetWork{PCS: pcs, Replica: replica})
 	if ctx.Err() != nil {
-		return nil // the set was deleted, or the operator is stopping
+		return false, nil // the set was deleted, or the operator is stopping
 	}
 	if len(errs) > 0 {
 		r.recorder.Eventf(pcs, nil, corev1.EventTypeWarning, "ReconcileError", common.ActionReconcile, "%v", errs[0])
-		return errors.Join(errs...)
+		return len(taken) > 0, errors.Join(errs...)
 	}
-	return nil
+	return len(taken) > 0, nil
 }
 
 // deletionPoll is how often a pass over all replicas looks whether its set
@@ -212,7 +223,7 @@ var errStatusConflict = errors.New("status computed on a stale PodCliqueSet")
 // terminationDelay expires.
 func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) (time.Duration, error) {
 	base := pcs.DeepCopy()
-	errs := r.syncComponents(ctx, log, component.SetWork{PCS: pcs, Replica: component.SetLevel})
+	errs, taken := r.syncComponents(ctx, log, component.SetWork{PCS: pcs, Replica: component.SetLevel})
 	var requeueAfter time.Duration
 	if len(errs) == 0 {
 		var err error
@@ -223,6 +234,10 @@ func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcs *gr
 	var ev statusEvents
 	if err := r.computeStatus(ctx, pcs, len(errs) == 0, &ev); err != nil {
 		errs = append(errs, err)
+	}
+	setChildNameConflict(pcs, taken)
+	if len(taken) > 0 && (requeueAfter == 0 || requeueAfter > notOwnedRetry) {
+		requeueAfter = notOwnedRetry
 	}
 	description := "PodCliqueSet reconciled"
 	if len(errs) > 0 {
@@ -243,17 +258,21 @@ func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcs *gr
 
 // syncComponents runs the component groups in order, the members of a group
 // concurrently, and stops after the first group that failed; its errors are
-// returned.
-func (r *Reconciler) syncComponents(ctx context.Context, log logr.Logger, w component.SetWork) []error {
+// returned, with the children's names held by objects the set does not
+// control that the groups run met. Such a name fails no group: the set's
+// other children do not depend on the object left alone.
+func (r *Reconciler) syncComponents(ctx context.Context, log logr.Logger, w component.SetWork) ([]error, []childsync.ErrNotOwned) {
+	var taken []childsync.ErrNotOwned
 	for _, group := range r.groups {
 		errs := make([]error, len(group))
+		held := make([][]childsync.ErrNotOwned, len(group))
 		var wg sync.WaitGroup
 		for i, op := range group {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				start := time.Now()
-				errs[i] = op.Sync(ctx, log.WithValues("component", op.Kind()), w)
+				held[i], errs[i] = childsync.SplitNotOwned(op.Sync(ctx, log.WithValues("component", op.Kind()), w))
 				metrics.ComponentSyncSeconds.WithLabelValues(op.Kind()).Observe(time.Since(start).Seconds())
 				if errs[i] != nil && ctx.Err() == nil {
 					log.Error(errs[i], "Component sync failed", "component", op.Kind())
@@ -261,11 +280,12 @@ func (r *Reconciler) syncComponents(ctx context.Context, log logr.Logger, w comp
 			}()
 		}
 		wg.Wait()
+		taken = slices.Concat(append([][]childsync.ErrNotOwned{taken}, held...)...)
 		if failed := slices.DeleteFunc(errs, func(err error) bool { return err == nil }); len(failed) > 0 {
-			return failed
+			return failed, taken
 		}
 	}
-	return nil
+	return nil, taken
 }
 
 // releaseLegacyFinalizer removes the finalizer older Grove versions put on

@@ -34,6 +34,7 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -498,7 +499,9 @@ func (c *Component) syncReferences(ctx context.Context, log logr.Logger, pclq *g
 		return nil, groveerr.Wrapf(err, ErrGetPodGang, groveerr.OperationSync, "getting PodGang %s", podGangName)
 	}
 	group := slices.IndexFunc(pg.Spec.PodGroups, func(g groveschedulerv1alpha1.PodGroup) bool { return g.Name == pclq.Name })
-	if group < 0 {
+	if group < 0 || !sameSet(pg, pclq) {
+		// Not this PodClique's PodGang: a user's object of its name is
+		// never written.
 		return nil, nil
 	}
 	current := pg.Spec.PodGroups[group].PodReferences
@@ -537,6 +540,13 @@ func (c *Component) syncReferences(ctx context.Context, log logr.Logger, pclq *g
 	// PodCliqueSet controller, the one writer of its Initialized condition.
 	log.V(1).Info("Wrote pod references", "podGang", podGangName, "pods", len(want))
 	return referencedNames(pclq.Namespace, want), nil
+}
+
+// sameSet reports whether pg's controller is the PodCliqueSet pclq belongs
+// to (its part-of label).
+func sameSet(pg *groveschedulerv1alpha1.PodGang, pclq *grovecorev1alpha1.PodClique) bool {
+	ref := metav1.GetControllerOfNoCopy(pg)
+	return ref != nil && ref.Kind == "PodCliqueSet" && ref.Name == pclq.Labels[apicommon.LabelPartOfKey]
 }
 
 func referencedNames(namespace string, refs []groveschedulerv1alpha1.NamespacedName) map[string]bool {

@@ -51,8 +51,9 @@ func New(d childsync.Deps) component.Operator[component.SetWork] {
 
 func (operator) Kind() string { return kind }
 
-// Sync deletes, in the set-level pass, the HPAs no longer wanted, and
-// otherwise applies the HPAs of the work's replicas.
+// Sync deletes, in the set-level pass, the HPAs no longer wanted and reports
+// the wanted names others' objects hold, and otherwise applies the HPAs of
+// the work's replicas.
 func (o operator) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) error {
 	pcs := w.PCS
 	if w.IsSetLevel() {
@@ -66,7 +67,10 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) 
 				keep[*h.GetName()] = true
 			}
 		}
-		return o.deleteExcept(ctx, pcs, keep)
+		if err := o.deleteExcept(ctx, pcs, keep); err != nil {
+			return err
+		}
+		return childsync.NotOwnedAmong(ctx, o.d, pcs, func() client.Object { return &autoscalingv2.HorizontalPodAutoscaler{} }, keep)
 	}
 	var want []*autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration
 	for _, i := range w.Replicas() {

@@ -147,6 +147,19 @@ func (r roleBinding) Sync(ctx context.Context, _ logr.Logger, w component.SetWor
 	}
 	pcs := w.PCS
 	name := apicommon.InitcRoleBindingName(pcs.Name)
+	// A Role or ServiceAccount of the names the binding would name that the
+	// set does not control is not bound: the binding would grant a user's
+	// ServiceAccount the Role, or the set's the user's Role. Their
+	// components report them.
+	for name, obj := range map[string]client.Object{apicommon.InitcRoleName(pcs.Name): &rbacv1.Role{}, apicommon.InitcServiceAccountName(pcs.Name): &corev1.ServiceAccount{}} {
+		err := r.d.Client.Get(ctx, client.ObjectKey{Namespace: pcs.Namespace, Name: name}, obj, client.UnsafeDisableDeepCopy) // read only
+		if err == nil && childsync.ControlledBy(r.d.Scheme, obj, pcs) != nil {
+			return nil
+		}
+		if client.IgnoreNotFound(err) != nil {
+			return groveerr.Wrapf(err, "ERR_SYNC_ROLEBINDING", groveerr.OperationSync, "reading %s", name)
+		}
+	}
 	owner, err := childsync.ControllerReference(r.d.Scheme, pcs)
 	if err != nil {
 		return groveerr.Wrap(err, "ERR_SYNC_ROLEBINDING", groveerr.OperationSync, "setting owner of RoleBinding "+name)
@@ -168,7 +181,9 @@ func (r roleBinding) Sync(ctx context.Context, _ logr.Logger, w component.SetWor
 // The operator may only create Secrets: it never reads, changes or deletes
 // one (garbage collection removes it with the PodCliqueSet). Every sync
 // sends the create, and AlreadyExists means the Secret is there, so one
-// deleted by hand comes back at the next sync.
+// deleted by hand comes back at the next sync. A user's Secret of that name
+// is therefore never taken over either; without read access, the operator
+// cannot tell it apart from its own, and does not report it.
 type tokenSecret struct{ d childsync.Deps }
 
 func (tokenSecret) Kind() string { return "Secret" }

@@ -48,8 +48,8 @@ func New(d childsync.Deps) component.Operator[component.SetWork] {
 func (operator) Kind() string { return kind }
 
 // Sync deletes, in the set-level pass, the PodCliques of removed replicas
-// or cliques, and otherwise applies the standalone PodCliques of the
-// work's replicas.
+// or cliques and reports the wanted names others' objects hold, and
+// otherwise applies the standalone PodCliques of the work's replicas.
 func (o operator) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) error {
 	pcs := w.PCS
 	cliques := desired.StandaloneCliques(pcs)
@@ -60,7 +60,10 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) 
 				keep[apicommon.PodCliqueName(pcs.Name, i, tmpl.Name)] = true
 			}
 		}
-		return o.deleteExcept(ctx, pcs, keep)
+		if err := o.deleteExcept(ctx, pcs, keep); err != nil {
+			return err
+		}
+		return childsync.NotOwnedAmong(ctx, o.d, pcs, func() client.Object { return &grovecorev1alpha1.PodClique{} }, keep)
 	}
 	hashes, err := hash.Of(pcs)
 	if err != nil {

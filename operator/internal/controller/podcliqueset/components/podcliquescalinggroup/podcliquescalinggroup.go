@@ -49,8 +49,8 @@ func New(d childsync.Deps) component.Operator[component.SetWork] {
 func (operator) Kind() string { return kind }
 
 // Sync deletes, in the set-level pass, the PodCliqueScalingGroups of
-// removed replicas or configs, and otherwise applies those of the work's
-// replicas.
+// removed replicas or configs and reports the wanted names others' objects
+// hold, and otherwise applies those of the work's replicas.
 func (o operator) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) error {
 	pcs := w.PCS
 	configs := pcs.Spec.Template.PodCliqueScalingGroupConfigs
@@ -61,7 +61,10 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) 
 				keep[apicommon.PodCliqueScalingGroupName(pcs.Name, i, configs[j].Name)] = true
 			}
 		}
-		return o.deleteExcept(ctx, pcs, keep)
+		if err := o.deleteExcept(ctx, pcs, keep); err != nil {
+			return err
+		}
+		return childsync.NotOwnedAmong(ctx, o.d, pcs, func() client.Object { return &grovecorev1alpha1.PodCliqueScalingGroup{} }, keep)
 	}
 	replicas := w.Replicas()
 	report := o.d.NewReport(pcs, kind)

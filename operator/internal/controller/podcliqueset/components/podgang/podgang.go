@@ -117,9 +117,10 @@ type state struct {
 	topology topology.Resolution
 }
 
-// Sync deletes, in the set-level pass, the PodGangs no longer expected and
-// reports how many wait for their pods; otherwise it creates or applies the
-// PodGangs of the work's replicas, then sets their Initialized condition.
+// Sync deletes, in the set-level pass, the PodGangs no longer expected,
+// counts those that wait for their pods and reports the wanted names
+// others' objects hold; otherwise it creates or applies the PodGangs of the
+// work's replicas, then sets their Initialized condition.
 func (o operator) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) error {
 	pcs := w.PCS
 	// A backend that is not enabled fails every replica's pass: the
@@ -141,7 +142,10 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) 
 		if err := o.deleteExcept(ctx, pcs, keep); err != nil {
 			return err
 		}
-		return o.countPending(ctx, pcs)
+		if err := o.countPending(ctx, pcs); err != nil {
+			return err
+		}
+		return childsync.NotOwnedAmong(ctx, o.d, pcs, func() client.Object { return &groveschedulerv1alpha1.PodGang{} }, keep)
 	}
 	var gangs []*gang
 	for _, i := range w.Replicas() {

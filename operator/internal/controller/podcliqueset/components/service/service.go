@@ -49,7 +49,8 @@ func New(d childsync.Deps) component.Operator[component.SetWork] {
 func (operator) Kind() string { return kind }
 
 // Sync deletes, in the set-level pass, the Services of replicas at or above
-// spec.replicas, and otherwise applies the Services of the work's replicas.
+// spec.replicas and reports the wanted names others' objects hold, and
+// otherwise applies the Services of the work's replicas.
 func (o operator) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) error {
 	pcs := w.PCS
 	if w.IsSetLevel() {
@@ -57,10 +58,13 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) 
 		for i := int32(0); i < pcs.Spec.Replicas; i++ {
 			keep[apicommon.HeadlessServiceName(pcs.Name, i)] = true
 		}
-		return childsync.DeleteExcept(ctx, o.d, pcs, childsync.Excess{
+		if err := childsync.DeleteExcept(ctx, o.d, pcs, childsync.Excess{
 			List: &corev1.ServiceList{}, Set: pcs.Name, Selector: childsync.Selector(pcs.Name, apicommon.LabelComponentHeadlessService),
 			Kind: kind, ListCode: "ERR_LIST_SERVICE", DeleteCode: "ERR_DELETE_PODCLIQUESET_SERVICE",
-		}, keep)
+		}, keep); err != nil {
+			return err
+		}
+		return childsync.NotOwnedAmong(ctx, o.d, pcs, func() client.Object { return &corev1.Service{} }, keep)
 	}
 	replicas := w.Replicas()
 	report := o.d.NewReport(pcs, kind)
