@@ -63,8 +63,9 @@ const CreateFieldManager = "grove-operator"
 
 // AppliedHashAnnotation holds the hash of the configuration a controller
 // last applied to a child. A child whose annotation matches what is wanted
-// now, and whose labels and annotations still hold the wanted values, is
-// left alone: a converged child costs no request.
+// now, whose labels and annotations still hold the wanted values and that no
+// writer outside Grove changed (see changedByOthers) is left alone: a
+// converged child costs no request.
 const AppliedHashAnnotation = "grove.io/applied-hash"
 
 // legacyFieldManagers are the managers whose fields move to the applying
@@ -175,7 +176,7 @@ func Apply(ctx context.Context, d Deps, owner client.Object, c Child) (Result, e
 	if err != nil {
 		return res, fmt.Errorf("encoding the apply configuration of %s: %w", c.Key.Name, err)
 	}
-	if !upgraded && c.Live.GetAnnotations()[AppliedHashAnnotation] == hash && metadataHeld(obj, c.Live) {
+	if !upgraded && c.Live.GetAnnotations()[AppliedHashAnnotation] == hash && metadataHeld(obj, c.Live) && !changedByOthers(c.Live) {
 		return res, nil
 	}
 	if c.Scale != nil && !rescaled && ownsReplicas(c.Live, d.FieldManager) {
@@ -264,6 +265,22 @@ func metadataHeld(want *unstructured.Unstructured, live metav1.Object) bool {
 		return true
 	}
 	return held(want.GetLabels(), live.GetLabels()) && held(want.GetAnnotations(), live.GetAnnotations())
+}
+
+// groveFieldManagers are the field managers of Grove's own writes.
+var groveFieldManagers = sets.New(PodCliqueSetFieldManager, PodCliqueScalingGroupFieldManager, PodCliqueFieldManager, ReplicasFieldManager, CreateFieldManager)
+
+// changedByOthers reports whether a writer outside Grove holds fields of
+// live's main resource (its subresources, status and scale, are others' to
+// write). A write that changes a field Grove applies takes that field over
+// (kubectl edit of a PodClique's pod spec, say), so the apply that follows
+// forces it back; the writer's entry then goes, unless it holds fields Grove
+// does not apply too, in which case every pass sends an apply the API server
+// finds has nothing to change.
+func changedByOthers(live metav1.Object) bool {
+	return slices.ContainsFunc(live.GetManagedFields(), func(e metav1.ManagedFieldsEntry) bool {
+		return e.Subresource == "" && !groveFieldManagers.Has(e.Manager)
+	})
 }
 
 // ownsReplicas reports whether manager's apply holds spec.replicas of live.
