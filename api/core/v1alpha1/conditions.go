@@ -36,6 +36,11 @@ const (
 	// least one node carries the label key of every level; its message counts
 	// the nodes and domains of each level.
 	ConditionTypeNodesLabelled = "NodesLabelled"
+	// ConditionTypeChildNameConflict on a PodCliqueSet is True while objects
+	// that the set does not control hold names of its children; Grove leaves
+	// them untouched and the message names them. Absent until the first
+	// conflict.
+	ConditionTypeChildNameConflict = "ChildNameConflict"
 
 	// ConditionReasonAllReplicasAvailable goes with Ready=True; the message
 	// counts the available replicas.
@@ -84,4 +89,9 @@ const (
 	// ConditionReasonLevelsNotLabelled goes with NodesLabelled=False: some
 	// level's label key is on no node.
 	ConditionReasonLevelsNotLabelled = "LevelsNotLabelled"
+	// ConditionReasonChildNamesTaken goes with ChildNameConflict=True.
+	ConditionReasonChildNamesTaken = "ChildNamesTaken"
+	// ConditionReasonNoChildNameConflict goes with ChildNameConflict=False:
+	// the conflicting objects are gone or the set no longer wants their names.
+	ConditionReasonNoChildNameConflict = "NoChildNameConflict"
 )

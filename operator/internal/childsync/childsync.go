@@ -15,11 +15,11 @@ limitations under the License.
 */
 
 // Package childsync holds what the PodCliqueSet and PodCliqueScalingGroup
-// controllers do the same way for their children: write a child only when it
-// differs from what is wanted (server-side apply, or create-or-patch for the
-// kinds whose fields other writers share), remember creates the cache has not
-// shown yet, delete children no longer wanted, run independent writes in
-// parallel, and emit one event per outcome and kind.
+// controllers do the same way for their children: apply a child server-side
+// when it is missing or differs from what is wanted (Apply), remember creates
+// the cache has not shown yet, delete children no longer wanted
+// (DeleteExcept), run independent writes in parallel, and emit one event per
+// outcome and kind.
 package childsync
 
 import (
@@ -29,8 +29,6 @@ import (
 	"strings"
 	"sync"
 
-	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
@@ -49,36 +47,6 @@ const (
 	Created
 	Patched
 )
-
-// Apply makes the live object named like desired match it. When the object
-// does not exist, desired is created (once, see Creates). Otherwise mutate
-// copies the fields the caller owns from desired into live, and live is
-// merge-patched only when that changed something, so a converged object
-// costs no write.
-func Apply[T client.Object](ctx context.Context, d Deps, desired, live T, mutate func(live T)) (Result, error) {
-	if err := d.Client.Get(ctx, client.ObjectKeyFromObject(desired), live); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return Unchanged, err
-		}
-		created, err := d.Creates.Create(ctx, d.Client, desired)
-		if err != nil || !created {
-			return Unchanged, err
-		}
-		return Created, nil
-	}
-	before, ok := live.DeepCopyObject().(T)
-	if !ok {
-		return Unchanged, errors.New("cannot copy live object")
-	}
-	mutate(live)
-	if equality.Semantic.DeepEqual(before, live) {
-		return Unchanged, nil
-	}
-	if err := d.Client.Patch(ctx, live, client.MergeFrom(before)); err != nil {
-		return Unchanged, err
-	}
-	return Patched, nil
-}
 
 // DeleteIgnoringNotFound deletes obj; an object that is already gone is no error.
 func DeleteIgnoringNotFound(ctx context.Context, c client.Client, obj client.Object) error {
@@ -130,9 +98,6 @@ type Deps struct {
 	Recorder events.EventRecorder
 	// Creates holds the creates the cache has not shown yet; nil tracks none.
 	Creates *Creates
-	// Converged remembers the children found converged at their current
-	// version; nil remembers none.
-	Converged *ConvergedChildren
 	// FieldManager names the controller in the managedFields of the
 	// children it applies server-side.
 	FieldManager string

@@ -22,7 +22,6 @@ import (
 	"sync"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -89,34 +88,25 @@ func createKey(obj client.Object) string {
 	return fmt.Sprintf("%T/%s/%s", obj, obj.GetNamespace(), obj.GetName())
 }
 
-// awaiting reports whether obj was created less than the timeout ago and the
-// cache has not shown it since.
-func (c *Creates) awaiting(obj client.Object) bool {
+// reserve reports whether obj may be created now: not while an earlier
+// create of it (less than the timeout ago) waits for the cache. A true
+// answer records the create at once, so of two syncs that find the child
+// missing together only one sends it.
+func (c *Creates) reserve(obj client.Object) bool {
 	if c == nil {
-		return false
+		return true
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	key := createKey(obj)
-	at, ok := c.pending[key]
-	if ok && c.now().Sub(at) >= c.timeout {
-		delete(c.pending, key)
+	if at, ok := c.pending[key]; ok && c.now().Sub(at) < c.timeout {
 		return false
 	}
-	return ok
-}
-
-// created records that obj was created (or found to exist) by a request the
-// cache has not caught up with.
-func (c *Creates) created(obj client.Object) {
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	delete(c.pending, key)
 	if c.tracked[fmt.Sprintf("%T", obj)] {
-		c.pending[createKey(obj)] = c.now()
+		c.pending[key] = c.now()
 	}
+	return true
 }
 
 // observed ends the wait for obj.
@@ -127,23 +117,4 @@ func (c *Creates) observed(obj client.Object) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.pending, createKey(obj))
-}
-
-// Create creates desired unless an earlier create of it still waits for the
-// cache. It reports whether this call created the object; an object that
-// already exists is no error.
-func (c *Creates) Create(ctx context.Context, cl client.Client, desired client.Object) (bool, error) {
-	if c.awaiting(desired) {
-		return false, nil
-	}
-	if err := cl.Create(ctx, desired, client.FieldOwner(CreateFieldManager)); err != nil {
-		if apierrors.IsAlreadyExists(err) {
-			// The cache is behind our own create; the watch event brings the next sync.
-			c.created(desired)
-			return false, nil
-		}
-		return false, err
-	}
-	c.created(desired)
-	return true, nil
 }

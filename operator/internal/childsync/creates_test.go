@@ -42,29 +42,29 @@ func TestCreatesAwaitTheCache(t *testing.T) {
 		want  bool
 	}{
 		{name: "never created", steps: func(*Creates) {}, obj: a, want: false},
-		{name: "created, cache behind", steps: func(c *Creates) { c.created(a) }, obj: a, want: true},
-		{name: "same name elsewhere", steps: func(c *Creates) { c.created(a) }, obj: otherNS, want: false},
-		{name: "cache showed it", steps: func(c *Creates) { c.created(a); c.observed(a) }, obj: a, want: false},
-		{name: "just before the timeout", steps: func(c *Creates) { c.created(a); now = now.Add(CreateTimeout - time.Second) }, obj: a, want: true},
-		{name: "timed out", steps: func(c *Creates) { c.created(a); now = now.Add(CreateTimeout) }, obj: a, want: false},
+		{name: "created, cache behind", steps: func(c *Creates) { c.reserve(a) }, obj: a, want: true},
+		{name: "same name elsewhere", steps: func(c *Creates) { c.reserve(a) }, obj: otherNS, want: false},
+		{name: "cache showed it", steps: func(c *Creates) { c.reserve(a); c.observed(a) }, obj: a, want: false},
+		{name: "just before the timeout", steps: func(c *Creates) { c.reserve(a); now = now.Add(CreateTimeout - time.Second) }, obj: a, want: true},
+		{name: "timed out", steps: func(c *Creates) { c.reserve(a); now = now.Add(CreateTimeout) }, obj: a, want: false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newTracker()
 			tc.steps(c)
-			if got := c.awaiting(tc.obj); got != tc.want {
+			if got := !c.reserve(tc.obj); got != tc.want {
 				t.Errorf("awaiting(%s/%s) = %t, want %t", tc.obj.Namespace, tc.obj.Name, got, tc.want)
 			}
 		})
 	}
 	c := newTracker()
-	c.created(untracked)
-	if c.awaiting(untracked) {
+	c.reserve(untracked)
+	if !c.reserve(untracked) {
 		t.Error("a create of a kind without an informer handler is remembered; nothing would end its wait")
 	}
 	var none *Creates
-	none.created(a)
-	if none.awaiting(a) {
+	none.reserve(a)
+	if !none.reserve(a) {
 		t.Error("a nil tracker remembers creates")
 	}
 }

@@ -26,28 +26,32 @@ import (
 
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/groveerr"
+	"github.com/grove-project/grove/operator/internal/index"
 )
 
-// Excess names one component's objects to delete: those of the PodCliqueSet
-// (listed into List by the component label) whose names are not in Keep.
+// Excess names the objects of one kind an owner may have too many of.
 type Excess struct {
-	// List receives the component's objects, e.g. &corev1.ServiceList{}.
+	// List receives the objects, e.g. &corev1.ServiceList{}.
 	List client.ObjectList
-	// Component is the value of the app.kubernetes.io/component label.
-	Component string
+	// Set is the name of the PodCliqueSet the owner belongs to (the
+	// part-of label, indexed by the cache).
+	Set string
+	// Selector selects the owner's objects of the kind (see Selector).
+	Selector client.MatchingLabels
 	// Kind names the objects in events and errors.
 	Kind string
 	// ListCode and DeleteCode are the error codes of a failed list or delete.
 	ListCode, DeleteCode grovecorev1alpha1.ErrorCode
 }
 
-// DeleteExcept deletes the PodCliqueSet's objects of one component whose
-// names are not in keep (nil keep: all of them), in parallel, reporting each
-// deletion as an event. Objects already being deleted, and objects with the
-// PodCliqueSet's labels that it does not control, are left alone.
-func DeleteExcept(ctx context.Context, d Deps, pcs *grovecorev1alpha1.PodCliqueSet, e Excess, keep map[string]bool) error {
+// DeleteExcept deletes the objects e selects that owner controls, are not
+// being deleted and whose names are not in keep, and emits one event per
+// outcome on owner. It serves every owner: a PodCliqueSet for its
+// components, a PodCliqueScalingGroup for its member PodCliques.
+func DeleteExcept(ctx context.Context, d Deps, owner client.Object, e Excess, keep map[string]bool) error {
 	// The listed objects are only read and deleted: no copies of the cache's.
-	if err := d.Client.List(ctx, e.List, ReadChildren(pcs, e.Component)...); err != nil {
+	opts := []client.ListOption{client.InNamespace(owner.GetNamespace()), index.InSet(e.Set), e.Selector, client.UnsafeDisableDeepCopy}
+	if err := d.Client.List(ctx, e.List, opts...); err != nil {
 		return groveerr.Wrapf(err, e.ListCode, groveerr.OperationSync, "listing %ss", e.Kind)
 	}
 	items, err := meta.ExtractList(e.List)
@@ -60,11 +64,11 @@ func DeleteExcept(ctx context.Context, d Deps, pcs *grovecorev1alpha1.PodCliqueS
 		if !ok {
 			return groveerr.Wrap(fmt.Errorf("%T is not an object", item), e.ListCode, groveerr.OperationSync, "reading list")
 		}
-		if !keep[obj.GetName()] && obj.GetDeletionTimestamp() == nil && metav1.IsControlledBy(obj, pcs) {
+		if !keep[obj.GetName()] && obj.GetDeletionTimestamp() == nil && metav1.IsControlledBy(obj, owner) {
 			excess = append(excess, obj)
 		}
 	}
-	report := d.NewReport(pcs, e.Kind)
+	report := d.NewReport(owner, e.Kind)
 	defer report.Emit()
 	return Parallel(len(excess), DefaultParallelism, func(i int) error {
 		err := DeleteIgnoringNotFound(ctx, d.Client, excess[i])

@@ -17,6 +17,7 @@ limitations under the License.
 package childsync
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -50,9 +51,15 @@ type outcome int
 const (
 	created outcome = iota
 	applyFailed
+	notOwned
 	deleted
 	deleteFailed
 )
+
+// ReasonChildNameTaken is the reason of the Warning event that names the
+// objects holding a child's name that the owner does not control (see
+// ErrNotOwned); they are left untouched.
+const ReasonChildNameTaken = "ChildNameTaken"
 
 type reported struct {
 	child client.Object
@@ -66,7 +73,10 @@ func (d Deps) NewReport(owner runtime.Object, kind string) *Report {
 
 // Applied records the result of Apply for child.
 func (r *Report) Applied(child client.Object, res Result, err error) {
+	var taken ErrNotOwned
 	switch {
+	case errors.As(err, &taken):
+		r.add(notOwned, child, taken)
 	case err != nil:
 		r.add(applyFailed, child, err)
 	case res == Created:
@@ -95,7 +105,7 @@ func (r *Report) add(o outcome, child client.Object, err error) {
 func (r *Report) Emit() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, o := range []outcome{created, applyFailed, deleted, deleteFailed} {
+	for _, o := range []outcome{created, applyFailed, notOwned, deleted, deleteFailed} {
 		items := r.outcomes[o]
 		if len(items) == 0 {
 			continue
@@ -117,6 +127,8 @@ func (o outcome) event(kind string) (eventType, reason, action string) {
 		return corev1.EventTypeNormal, kind + "CreateSuccessful", common.ActionCreate
 	case applyFailed:
 		return corev1.EventTypeWarning, kind + "CreateOrUpdateFailed", common.ActionCreateOrUpdate
+	case notOwned:
+		return corev1.EventTypeWarning, ReasonChildNameTaken, common.ActionCreateOrUpdate
 	case deleted:
 		return corev1.EventTypeNormal, kind + "DeleteSuccessful", common.ActionDelete
 	default:
@@ -129,9 +141,18 @@ func (o outcome) event(kind string) (eventType, reason, action string) {
 // failures, their errors) that fit in common.MaxEventNote followed by
 // "and N more".
 func note(o outcome, kind string, items []reported) string {
-	verb := map[outcome]string{created: "Created", applyFailed: "Error creating or updating", deleted: "Deleted", deleteFailed: "Error deleting"}[o]
+	verb := map[outcome]string{
+		created: "Created", applyFailed: "Error creating or updating", deleted: "Deleted", deleteFailed: "Error deleting",
+		notOwned: "Not controlled by this owner, left untouched:",
+	}[o]
 	entry := func(it reported) string {
-		if it.err != nil {
+		var taken ErrNotOwned
+		switch {
+		case errors.As(it.err, &taken) && taken.Controller != nil:
+			return fmt.Sprintf("%s (controlled by %s %s)", it.child.GetName(), taken.Controller.Kind, taken.Controller.Name)
+		case errors.As(it.err, &taken):
+			return it.child.GetName() + " (no controller)"
+		case it.err != nil:
 			return fmt.Sprintf("%s: %v", it.child.GetName(), it.err)
 		}
 		return it.child.GetName()

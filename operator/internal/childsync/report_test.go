@@ -57,6 +57,11 @@ func TestNote(t *testing.T) {
 		{name: "three created", outcome: created, items: items(3, nil), want: "Created 3 Services: pcs-000, pcs-001, pcs-002"},
 		{name: "two deleted", outcome: deleted, items: items(2, nil), want: "Deleted 2 Services: pcs-000, pcs-001"},
 		{name: "one failed", outcome: applyFailed, items: items(1, boom), want: "Error creating or updating Service pcs-000: forbidden"},
+		{name: "one not owned", outcome: notOwned, items: items(1, ErrNotOwned{Kind: "Service", Name: "pcs-000"}), want: "Not controlled by this owner, left untouched: Service pcs-000 (no controller)"},
+		{name: "two not owned", outcome: notOwned, items: []reported{
+			{child: svc("pcs-0"), err: ErrNotOwned{Kind: "Service", Name: "pcs-0", Controller: &metav1.OwnerReference{Kind: "Deployment", Name: "web"}}},
+			{child: svc("pcs-1"), err: ErrNotOwned{Kind: "Service", Name: "pcs-1"}},
+		}, want: "Not controlled by this owner, left untouched: 2 Services: pcs-0 (controlled by Deployment web), pcs-1 (no controller)"},
 		{name: "two failed deletes", outcome: deleteFailed, items: items(2, boom), want: "Error deleting 2 Services: pcs-000: forbidden; pcs-001: forbidden"},
 		// 22 bytes of header, 7 for the first name, 9 per further one and 13 for
 		// " and 390 more": 110 names fit in 1023 bytes.

@@ -125,7 +125,7 @@ func Replicas(live int32, liveAnnotations map[string]string, templateReplicas in
 
 // PodCliqueApply is the apply configuration of want without spec.replicas,
 // which Grove sets only at creation and when the template's value changes
-// (see Replicas and childsync.Shared).
+// (see Replicas and childsync.Scale).
 func PodCliqueApply(want *grovecorev1alpha1.PodClique) (*grovecoreac.PodCliqueApplyConfiguration, error) {
 	ac := &grovecoreac.PodCliqueApplyConfiguration{}
 	if err := convert(want, ac); err != nil {
@@ -165,31 +165,36 @@ func convert(typed, ac any) error {
 	return json.Unmarshal(raw, ac)
 }
 
-// PodCliqueChild describes the PodClique called name for
-// childsync.ApplyShared. build returns the wanted PodClique, created as it is
-// when none exists; an existing one is applied from template(live, want)
-// (want itself, or want pinned to the live template while a rolling update
-// has not reached it yet), and its spec.replicas follows Replicas with the
-// clique template spec's replicas and autoscaling. inputs are
-// childsync.Shared.Inputs: what build and template depend on, or "".
-func PodCliqueChild(name client.ObjectKey, spec *grovecorev1alpha1.PodCliqueSpec, inputs string, build func() (*grovecorev1alpha1.PodClique, error),
-	template func(live, want *grovecorev1alpha1.PodClique) *grovecorev1alpha1.PodClique) childsync.Shared[*grovecorev1alpha1.PodClique] {
-	templateReplicas, autoscaled := spec.Replicas, spec.AutoScalingConfig != nil
-	return childsync.Shared[*grovecorev1alpha1.PodClique]{
-		Name:   name,
-		Create: build,
-		Inputs: inputs,
-		Want: func(live *grovecorev1alpha1.PodClique) (childsync.ApplyConfiguration, error) {
-			want, err := build()
-			if err != nil {
-				return nil, err
-			}
-			return PodCliqueApply(template(live, want))
+// PodCliqueScale is the childsync.Scale of a PodClique of the clique
+// template spec: its replicas at creation, then Replicas.
+func PodCliqueScale(spec *grovecorev1alpha1.PodCliqueSpec) *childsync.Scale {
+	return scale(spec.Replicas, spec.AutoScalingConfig != nil, func(live client.Object) (int32, map[string]string) {
+		p, ok := live.(*grovecorev1alpha1.PodClique)
+		if !ok {
+			return 0, nil
+		}
+		return p.Spec.Replicas, p.Annotations
+	})
+}
+
+// ScalingGroupScale is the childsync.Scale of a PodCliqueScalingGroup of
+// the scaling-group config cfg.
+func ScalingGroupScale(cfg *grovecorev1alpha1.PodCliqueScalingGroupConfig) *childsync.Scale {
+	return scale(ScalingGroupReplicas(cfg), cfg.ScaleConfig != nil, func(live client.Object) (int32, map[string]string) {
+		g, ok := live.(*grovecorev1alpha1.PodCliqueScalingGroup)
+		if !ok {
+			return 0, nil
+		}
+		return g.Spec.Replicas, g.Annotations
+	})
+}
+
+func scale(templateReplicas int32, autoscaled bool, of func(client.Object) (int32, map[string]string)) *childsync.Scale {
+	return &childsync.Scale{
+		Initial: templateReplicas,
+		Want: func(live client.Object) (int32, int32) {
+			current, annotations := of(live)
+			return current, Replicas(current, annotations, templateReplicas, autoscaled)
 		},
-		Replicas: func(live *grovecorev1alpha1.PodClique) (int32, bool) {
-			r := Replicas(live.Spec.Replicas, live.Annotations, templateReplicas, autoscaled)
-			return r, r != live.Spec.Replicas
-		},
-		SetReplicas: func(p *grovecorev1alpha1.PodClique, r int32) { p.Spec.Replicas = r },
 	}
 }

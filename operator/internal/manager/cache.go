@@ -36,18 +36,21 @@ import (
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
-// cacheOptions caches core objects only when Grove manages them: the
-// operator never needs the cluster's other pods or Services, and caching them
-// all would cost memory in proportion to the cluster. Secrets are not cached
-// at all (see clientOptions). Pods are cached slimmed (see slimPod). The
-// children the operator applies keep all their fields and the managed fields
-// of their main resource: childsync compares and rewrites them (see
+// cacheOptions caches pods only when Grove manages them: the operator never
+// needs the cluster's other pods, and caching them all would cost memory in
+// proportion to the cluster. Of the other kinds it applies, it caches every
+// object, so that an apply never takes over an object of a child's name that
+// is not Grove's (childsync.Apply): those not managed by Grove only with
+// their identity and owners (see slimForeign). Secrets are not cached at all
+// (see clientOptions). Pods are cached slimmed (see slimPod). The children
+// the operator applies keep all their fields and the managed fields of their
+// main resource: childsync compares and rewrites them (see
 // dropSubresourceManagedFields). Every cached object shares its repeated
 // metadata with the others (see sharedMeta).
 func cacheOptions() cache.Options {
 	share := newSharedMeta()
 	selector := labels.SelectorFromSet(labels.Set{apicommon.LabelManagedByKey: apicommon.LabelManagedByValue})
-	managed := cache.ByObject{Label: selector, Transform: share.transform}
+	managed := cache.ByObject{Transform: chain(slimForeign, share.transform)}
 	slimChild := cache.ByObject{Transform: chain(dropSubresourceManagedFields, share.transform)}
 	return cache.Options{
 		DefaultTransform: share.transform,
@@ -63,6 +66,35 @@ func cacheOptions() cache.Options {
 			&autoscalingv2.HorizontalPodAutoscaler{}:   managed,
 		},
 	}
+}
+
+// slimForeign keeps of an object that Grove does not manage (no
+// app.kubernetes.io/managed-by: grove-operator label) what tells whether it
+// is one of Grove's children: its name, namespace, UID, version, labels,
+// owner references and deletion timestamp. A cluster's own Services,
+// ServiceAccounts, Roles, RoleBindings and HPAs then cost the cache little.
+func slimForeign(obj any) (any, error) {
+	o, ok := obj.(client.Object)
+	if !ok || o.GetLabels()[apicommon.LabelManagedByKey] == apicommon.LabelManagedByValue {
+		return obj, nil
+	}
+	m := metav1.ObjectMeta{
+		Name: o.GetName(), Namespace: o.GetNamespace(), UID: o.GetUID(), ResourceVersion: o.GetResourceVersion(),
+		Labels: o.GetLabels(), OwnerReferences: o.GetOwnerReferences(), DeletionTimestamp: o.GetDeletionTimestamp(),
+	}
+	switch t := obj.(type) {
+	case *corev1.Service:
+		return &corev1.Service{TypeMeta: t.TypeMeta, ObjectMeta: m}, nil
+	case *corev1.ServiceAccount:
+		return &corev1.ServiceAccount{TypeMeta: t.TypeMeta, ObjectMeta: m}, nil
+	case *rbacv1.Role:
+		return &rbacv1.Role{TypeMeta: t.TypeMeta, ObjectMeta: m}, nil
+	case *rbacv1.RoleBinding:
+		return &rbacv1.RoleBinding{TypeMeta: t.TypeMeta, ObjectMeta: m}, nil
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		return &autoscalingv2.HorizontalPodAutoscaler{TypeMeta: t.TypeMeta, ObjectMeta: m}, nil
+	}
+	return obj, nil
 }
 
 // chain runs transforms in order, each on what the one before returned.

@@ -20,7 +20,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -28,18 +27,24 @@ import (
 )
 
 var _ = Describe("Manager cache", func() {
-	It("holds core objects only when Grove manages them", func() {
+	It("holds other Services with their identity and owners only, and Grove's whole", func() {
 		ns := newNamespace()
 		grove := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "grove-svc", Namespace: ns, Labels: map[string]string{"app.kubernetes.io/managed-by": "grove-operator"}},
-			Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone}}
-		other := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "other-svc", Namespace: ns},
-			Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone}}
+			Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Selector: map[string]string{"app": "grove"}}}
+		other := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "other-svc", Namespace: ns, Labels: map[string]string{"app": "mine"},
+			Annotations: map[string]string{"note": "mine"}},
+			Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Selector: map[string]string{"app": "mine"}}}
 		Expect(k8sClient.Create(ctx, other)).To(Succeed())
 		Expect(k8sClient.Create(ctx, grove)).To(Succeed())
-		Eventually(func() error { return cachedClient.Get(ctx, client.ObjectKeyFromObject(grove), &corev1.Service{}) }).Should(Succeed())
-		// The unlabelled Service was created first, so the cache has seen it if it ever would.
-		err := cachedClient.Get(ctx, client.ObjectKeyFromObject(other), &corev1.Service{})
-		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "got %v", err)
+		cached := &corev1.Service{}
+		Eventually(func() error { return cachedClient.Get(ctx, client.ObjectKeyFromObject(grove), cached) }).Should(Succeed())
+		Expect(cached.Spec.Selector).To(Equal(grove.Spec.Selector))
+		Eventually(func() error { return cachedClient.Get(ctx, client.ObjectKeyFromObject(other), cached) }).Should(Succeed())
+		Expect(cached.UID).To(Equal(other.UID))
+		Expect(cached.Labels).To(Equal(other.Labels))
+		Expect(cached.Annotations).To(BeEmpty())
+		Expect(cached.ManagedFields).To(BeEmpty())
+		Expect(cached.Spec).To(Equal(corev1.ServiceSpec{}))
 	})
 
 	It("holds Grove's pods without managed fields, containers or volumes, and the other objects whole", func() {

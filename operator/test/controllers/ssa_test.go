@@ -81,6 +81,20 @@ func managers(obj client.Object) []string {
 	return out
 }
 
+// asOlderGrove returns entries as Grove up to e430b4b left them: what the
+// PodCliqueSet controller applies under the manager of its plain create
+// (grove-operator, an Update), and its apply entry gone.
+func asOlderGrove(entries []metav1.ManagedFieldsEntry) []metav1.ManagedFieldsEntry {
+	var out []metav1.ManagedFieldsEntry
+	for _, e := range entries {
+		if e.Subresource == "" && e.Manager == childsync.PodCliqueSetFieldManager {
+			e.Manager, e.Operation = childsync.CreateFieldManager, metav1.ManagedFieldsOperationUpdate
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
 // removeMetrics drops every metric from the autoScalingConfig of clique pca.
 func removeMetrics(ns string) {
 	Eventually(func() error {
@@ -164,7 +178,7 @@ var _ = Describe("Children written by server-side apply", func() {
 		ns := newNamespace()
 		other := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "other-owner", Namespace: ns}}
 		Expect(k8sClient.Create(ctx, other)).To(Succeed())
-		// With the labels of a Grove child, the operator's label-filtered cache holds it.
+		// With the labels of a Grove child, the operator's cache holds it whole.
 		labels := childsync.Labels("simple1", "simple1-0", apicommon.LabelComponentHeadlessService)
 		labels[apicommon.LabelPodCliqueSetReplicaIndex] = "0"
 		svc := &corev1.Service{
@@ -175,8 +189,8 @@ var _ = Describe("Children written by server-side apply", func() {
 		}
 		Expect(k8sClient.Create(ctx, svc)).To(Succeed())
 		Expect(k8sClient.Create(ctx, loadFixture("simple1.yaml", ns))).To(Succeed())
-		Eventually(func() []string { return eventMessages(eventsWithReason(ns, "ServiceCreateOrUpdateFailed")) }).Should(ContainElement(
-			ContainSubstring("simple1-0 exists and is controlled by ConfigMap other-owner, not by this PodCliqueSet")))
+		Eventually(func() []string { return eventMessages(eventsWithReason(ns, childsync.ReasonChildNameTaken)) }).Should(ContainElement(
+			"PodCliqueSet/simple1: Not controlled by this owner, left untouched: Service simple1-0 (controlled by ConfigMap other-owner)"))
 		live := &corev1.Service{}
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(svc), live)).To(Succeed())
 		Expect(live.Spec.Selector).To(Equal(map[string]string{"app": "mine"}))
@@ -196,7 +210,7 @@ var _ = Describe("Children written by server-side apply", func() {
 			return q
 		}
 		Eventually(func(g Gomega) map[string]string { return getPCLQ(g).Labels }).Should(HaveKeyWithValue("example.com/tier", "decode"))
-		Expect(managers(getPCLQ(Default))).To(ContainElement(childsync.CreateFieldManager+"/Update"), "created by a plain create")
+		Expect(managers(getPCLQ(Default))).To(Equal([]string{childsync.PodCliqueSetFieldManager + "/Apply"}), "created by the controller's apply")
 
 		By("kubectl scale pclq simple1-0-pcd --replicas=3")
 		scalePodClique(ns, "simple1-0-pcd", 3)
@@ -204,14 +218,7 @@ var _ = Describe("Children written by server-side apply", func() {
 		By("the fields are recorded as an older Grove left them: everything but the scale under grove-operator")
 		Eventually(func(g Gomega) {
 			q := getPCLQ(g)
-			var kept []metav1.ManagedFieldsEntry
-			for _, e := range q.ManagedFields {
-				if e.Subresource == "" && e.Manager != childsync.CreateFieldManager {
-					continue
-				}
-				kept = append(kept, e)
-			}
-			q.ManagedFields = kept
+			q.ManagedFields = asOlderGrove(q.ManagedFields)
 			g.Expect(k8sClient.Update(ctx, q)).To(Succeed())
 			g.Expect(managers(getPCLQ(g))).To(Equal([]string{childsync.CreateFieldManager + "/Update"}))
 		}).Should(Succeed())
@@ -227,6 +234,7 @@ var _ = Describe("Children written by server-side apply", func() {
 			g.Expect(q.Labels).NotTo(HaveKey("example.com/tier"))
 			g.Expect(q.Spec.Replicas).To(Equal(int32(3)))
 			g.Expect(managers(q)).To(ContainElement(childsync.PodCliqueSetFieldManager + "/Apply"))
+			g.Expect(managers(q)).NotTo(ContainElement(childsync.CreateFieldManager + "/Update"))
 		}).Should(Succeed())
 		Consistently(func(g Gomega) int32 { return getPCLQ(g).Spec.Replicas }, 2*time.Second).Should(Equal(int32(3)))
 
@@ -237,6 +245,56 @@ var _ = Describe("Children written by server-side apply", func() {
 			return k8sClient.Update(ctx, p)
 		}).Should(Succeed())
 		Eventually(func(g Gomega) int32 { return getPCLQ(g).Spec.Replicas }).Should(Equal(int32(2)))
+	})
+
+	It("takes over every child an older Grove wrote without replacing a pod", func() {
+		ns := newNamespace()
+		Expect(k8sClient.Create(ctx, loadFixture("simple1.yaml", ns))).To(Succeed())
+		full := []string{"simple1-0-pca/2/2", "simple1-0-pcd/1/1", "simple1-0-sga-0-pcb/1/1", "simple1-0-sga-0-pcc/1/2"}
+		Eventually(groupSummary(ns, "simple1-0")).Should(Equal(full))
+		podUIDs := func() map[string]types.UID {
+			pods := &corev1.PodList{}
+			Expect(k8sClient.List(ctx, pods, client.InNamespace(ns), client.MatchingLabels{apicommon.LabelPartOfKey: "simple1"})).To(Succeed())
+			out := map[string]types.UID{}
+			for i := range pods.Items {
+				out[pods.Items[i].Name] = pods.Items[i].UID
+			}
+			return out
+		}
+		before := podUIDs()
+		Expect(before).To(HaveLen(6))
+
+		By("every applied child's fields recorded as Grove up to e430b4b left them")
+		children := []client.Object{
+			&grovecorev1alpha1.PodClique{ObjectMeta: metav1.ObjectMeta{Name: "simple1-0-pca"}},
+			&grovecorev1alpha1.PodClique{ObjectMeta: metav1.ObjectMeta{Name: "simple1-0-pcd"}},
+			&grovecorev1alpha1.PodCliqueScalingGroup{ObjectMeta: metav1.ObjectMeta{Name: "simple1-0-sga"}},
+			&groveschedulerv1alpha1.PodGang{ObjectMeta: metav1.ObjectMeta{Name: "simple1-0"}},
+			&corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "simple1-0"}},
+		}
+		for _, obj := range children {
+			Eventually(func(g Gomega) {
+				g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: obj.GetName()}, obj)).To(Succeed())
+				obj.SetManagedFields(asOlderGrove(obj.GetManagedFields()))
+				g.Expect(k8sClient.Update(ctx, obj)).To(Succeed())
+			}).Should(Succeed())
+		}
+
+		By("the next sync of every replica takes them over")
+		Eventually(func() error {
+			p := getPCS(ns, "simple1")()
+			p.Annotations = map[string]string{apicommon.AnnotationReconcileTrigger: "takeover"}
+			return k8sClient.Update(ctx, p)
+		}).Should(Succeed())
+		for _, obj := range children {
+			Eventually(func(g Gomega) []string {
+				g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: obj.GetName()}, obj)).To(Succeed())
+				return managers(obj)
+			}).Should(And(ContainElement(childsync.PodCliqueSetFieldManager+"/Apply"), Not(ContainElement(childsync.CreateFieldManager+"/Update"))),
+				fmt.Sprintf("%T %s", obj, obj.GetName()))
+		}
+		Consistently(podUIDs, 3*time.Second).Should(Equal(before), "no pod replaced")
+		Expect(groupSummary(ns, "simple1-0")()).To(Equal(full))
 	})
 
 	It("restores a label another writer removed from a PodClique it had found converged", func() {
@@ -314,24 +372,13 @@ var _ = Describe("Children written by server-side apply", func() {
 		full := []string{"simple1-0-pca/2/2", "simple1-0-pcd/1/1", "simple1-0-sga-0-pcb/1/1", "simple1-0-sga-0-pcc/1/2"}
 		Eventually(groupSummary(ns, "simple1-0")).Should(Equal(full))
 
-		By("the fields are recorded as an older Grove left them: everything, references included, under grove-operator")
+		By("the fields are recorded as an older Grove left them: its create's under grove-operator, the references under the PodCliques' manager")
 		Eventually(func(g Gomega) {
 			pg := &groveschedulerv1alpha1.PodGang{}
 			g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: "simple1-0"}, pg)).To(Succeed())
-			var kept []metav1.ManagedFieldsEntry
-			for _, e := range pg.ManagedFields {
-				switch {
-				case e.Subresource != "":
-					kept = append(kept, e)
-				case e.Manager == childsync.CreateFieldManager:
-					// The create set every group with empty references; the
-					// older Grove wrote the references under the same name.
-					kept = append(kept, e)
-				}
-			}
-			pg.ManagedFields = kept
+			pg.ManagedFields = asOlderGrove(pg.ManagedFields)
 			g.Expect(k8sClient.Update(ctx, pg)).To(Succeed())
-			g.Expect(managers(podGang(ns, "simple1-0"))).To(Equal([]string{childsync.CreateFieldManager + "/Update"}))
+			g.Expect(managers(podGang(ns, "simple1-0"))).To(ConsistOf(childsync.CreateFieldManager+"/Update", childsync.PodCliqueFieldManager+"/Update"))
 		}).Should(Succeed())
 		Expect(groupSummary(ns, "simple1-0")()).To(Equal(full))
 

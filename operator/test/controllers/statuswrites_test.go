@@ -82,7 +82,11 @@ func (w *statusWrites) client() client.Client {
 		} else if o, ok := obj.(interface{ GetName() *string }); ok && o.GetName() != nil {
 			name = *o.GetName()
 		}
-		w.objects[fmt.Sprintf("%s %T/%s", verb, obj, name)]++
+		kind := fmt.Sprintf("%T", obj)
+		if o, ok := obj.(interface{ GetKind() string }); ok && o.GetKind() != "" {
+			kind = o.GetKind() // an apply configuration built from an object
+		}
+		w.objects[fmt.Sprintf("%s %s/%s", verb, kind, name)]++
 		return nil
 	}
 	return interceptor.NewClient(c, interceptor.Funcs{
@@ -195,7 +199,10 @@ var _ = Describe("Status writes", Ordered, func() {
 
 	reconcileAll := func() {
 		GinkgoHelper()
-		_, err := pcsR.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: pcsName}})
+		key := client.ObjectKey{Namespace: ns, Name: pcsName}
+		_, err := pcsR.Reconcile(ctx, podcliqueset.Request{NamespacedName: key, Replica: 0})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = pcsR.Reconcile(ctx, podcliqueset.SetLevel(key))
 		Expect(err).NotTo(HaveOccurred())
 		_, err = pcsgR.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: pcsName + "-0-sg"}})
 		Expect(err).NotTo(HaveOccurred())
@@ -209,7 +216,7 @@ var _ = Describe("Status writes", Ordered, func() {
 			reconcileAll()
 		}
 		writes.reset()
-		Expect(writes.resetObjects()).To(HaveKey(ContainSubstring("apply *v1.ServiceApplyConfiguration/"+pcsName+"-0")), "children are applied")
+		Expect(writes.resetObjects()).To(HaveKey(ContainSubstring("apply Service/"+pcsName+"-0")), "children are applied")
 		for range 3 {
 			reconcileAll()
 		}
@@ -267,7 +274,7 @@ var _ = Describe("Status writes", Ordered, func() {
 		uid := func(name string) types.UID { return getPCLQ(ns, name)().UID }
 		replica0 := map[string]types.UID{pcsgName + "-0-leader": uid(pcsgName + "-0-leader"), pcsgName + "-0-worker": uid(pcsgName + "-0-worker")}
 		setImage(ns, pcsName, "worker", "registry.example/worker:2")
-		_, err := pcsR.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: pcsName}})
+		_, err := pcsR.Reconcile(ctx, podcliqueset.SetLevel(client.ObjectKey{Namespace: ns, Name: pcsName}))
 		Expect(err).NotTo(HaveOccurred(), "the PodCliqueSet starts rolling its replica 0")
 		_, gen := hashes(ns, pcsName, "worker")
 		Expect(update.ReplicaUpdating(getPCS(ns, pcsName)(), 0, gen)).To(BeTrue())

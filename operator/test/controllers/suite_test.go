@@ -127,12 +127,21 @@ func testConfig() *config.OperatorConfiguration {
 // Controller names are registered once per process, so a restarted manager
 // skips that check.
 func startManager(cfg *rest.Config, mods ...func(*config.OperatorConfiguration)) (context.CancelFunc, chan struct{}) {
+	return startManagerWith(cfg, nil, mods...)
+}
+
+// startManagerWith is startManager with the controller-runtime options
+// changed by opts last (e.g. a client that injects failures).
+func startManagerWith(cfg *rest.Config, opts func(*ctrl.Options), mods ...func(*config.OperatorConfiguration)) (context.CancelFunc, chan struct{}) {
 	opCfg := testConfig()
 	for _, m := range mods {
 		m(opCfg)
 	}
 	mgr, err := manager.New(opCfg, cfg, func(o *ctrl.Options) {
 		o.Controller = ctrlconfig.Controller{SkipNameValidation: ptr.To(true)}
+		if opts != nil {
+			opts(o)
+		}
 	})
 	Expect(err).NotTo(HaveOccurred())
 	backends, err := backend.NewRegistry(opCfg)

@@ -18,7 +18,6 @@ package podclique
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/url"
 	"strings"
@@ -29,7 +28,6 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -38,7 +36,6 @@ import (
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
-	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/controller/podclique/components/pod"
 )
 
@@ -61,9 +58,6 @@ type faultyAPI struct {
 	staleGates  time.Duration
 	ungatedAt   map[types.UID]time.Time
 	gatePatches map[types.UID]int
-	// podGangStatusConflicts is how many of the next PodGang status writes
-	// fail with a conflict, as when another writer came in between.
-	podGangStatusConflicts int
 	// podCliqueStatusPatches counts the PodClique status writes and
 	// podCliqueStatusConflicts those the API server refused with a conflict.
 	podCliqueStatusPatches, podCliqueStatusConflicts int
@@ -133,17 +127,6 @@ func (f *faultyAPI) wrap(c client.WithWatch) client.WithWatch {
 			return nil
 		},
 		SubResourcePatch: func(ctx context.Context, c client.Client, subResource string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
-			if pg, isPodGang := obj.(*groveschedulerv1alpha1.PodGang); isPodGang && subResource == "status" && pg.Namespace == f.namespace {
-				f.mu.Lock()
-				conflict := f.podGangStatusConflicts > 0
-				if conflict {
-					f.podGangStatusConflicts--
-				}
-				f.mu.Unlock()
-				if conflict {
-					return apierrors.NewConflict(groveschedulerv1alpha1.Resource("podgangs"), pg.Name, errors.New("the object has been modified"))
-				}
-			}
 			pclq, isPodClique := obj.(*grovecorev1alpha1.PodClique)
 			if !isPodClique || subResource != "status" || pclq.Namespace != f.namespace {
 				return c.SubResource(subResource).Patch(ctx, obj, patch, opts...)
@@ -273,7 +256,7 @@ var _ = Describe("PodClique controller under API faults", Ordered, func() {
 		pcs = inferencePCS(ns)
 		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
 		faults.set(func(f *faultyAPI) {
-			f.namespace, f.loseAnswers, f.createOnLoss, f.hideNew, f.staleGates, f.podGangStatusConflicts = ns, 0, false, 0, 0, 0
+			f.namespace, f.loseAnswers, f.createOnLoss, f.hideNew, f.staleGates = ns, 0, false, 0, 0
 			f.podCliqueStatusPatches, f.podCliqueStatusConflicts, f.staleStatus = 0, 0, 0
 		})
 	})
@@ -402,22 +385,6 @@ var _ = Describe("PodClique controller under API faults", Ordered, func() {
 		Expect(time.Since(start)).To(BeNumerically("<", lag), "the status was written before the controller's reads showed the gates gone")
 		Consistently(patches, lag, interval).Should(Equal([]int{1, 1, 1}))
 		Expect(gated(podsOf(pclq))).To(BeEmpty())
-	})
-
-	It("marks the PodGang initialized after its status write met a conflict", func() {
-		faults.set(func(f *faultyAPI) { f.podGangStatusConflicts = 2 })
-		pclq := podCliqueOf(pcs, "frontend", -1)
-		pg := podGang(ns, "svc-0", map[string][]corev1.Pod{pclq.Name: nil}, map[string]int32{pclq.Name: 2})
-		Expect(k8sClient.Create(ctx, pg)).To(Succeed())
-		Expect(k8sClient.Create(ctx, pclq)).To(Succeed())
-		Eventually(func(g Gomega) {
-			got := &groveschedulerv1alpha1.PodGang{}
-			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pg), got)).To(Succeed())
-			g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeInitialized)).To(BeTrue())
-		}, timeout, interval).Should(Succeed())
-		faults.mu.Lock()
-		defer faults.mu.Unlock()
-		Expect(faults.podGangStatusConflicts).To(BeZero(), "both conflicts were met")
 	})
 
 	It("replaces pods that share an index, one ready pod at a time, keeping the oldest", func() {

@@ -39,6 +39,7 @@ import (
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
+	"github.com/grove-project/grove/operator/internal/childsync"
 	"github.com/grove-project/grove/operator/internal/config"
 	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/controller/podclique/components/pod"
@@ -49,16 +50,15 @@ import (
 
 // The PodClique controller reads and patches PodCliques (finalizer, status),
 // creates, patches and deletes their pods, reads the PodCliqueSet and the
-// PodGangs the pods belong to (and patches a PodGang's pod references, and
-// its Initialized condition when its references complete the gang), records
-// Events, and sets blockOwnerDeletion on the pods it owns.
+// PodGangs the pods belong to (and patches its group's pod references in a
+// PodGang; the PodCliqueSet controller writes the Initialized condition),
+// records Events, and sets blockOwnerDeletion on the pods it owns.
 //
 // +kubebuilder:rbac:groups=grove.io,resources=podcliques,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=grove.io,resources=podcliques/status,verbs=patch
 // +kubebuilder:rbac:groups=grove.io,resources=podcliques/finalizers,verbs=update
 // +kubebuilder:rbac:groups=grove.io,resources=podcliquesets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=scheduler.grove.io,resources=podgangs,verbs=get;list;watch;patch
-// +kubebuilder:rbac:groups=scheduler.grove.io,resources=podgangs/status,verbs=patch
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
@@ -72,10 +72,13 @@ func setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backen
 	expectations := expect.NewStore(expectationTimeout)
 	recorder := common.NewEventRecorder(mgr, ControllerName)
 	initcImage := startuporder.Image{Ref: cfg.InitContainer.Image, PullPolicy: cfg.InitContainer.ImagePullPolicy}
+	// Every write of the controller (pods, its status, its groups' pod
+	// references) is recorded under its field manager.
+	c := client.WithFieldOwner(mgr.GetClient(), childsync.PodCliqueFieldManager)
 	r := &Reconciler{
-		client:   mgr.GetClient(),
+		client:   c,
 		recorder: recorder,
-		pods:     pod.New(mgr.GetClient(), mgr.GetAPIReader(), recorder, backends, expectations, initcImage),
+		pods:     pod.New(c, mgr.GetAPIReader(), recorder, backends, expectations, initcImage),
 		written:  newWrittenVersions(),
 	}
 	return ctrl.NewControllerManagedBy(mgr).

@@ -208,11 +208,16 @@ func (r *Reconciler) syncPodCliques(ctx context.Context, pcs *grovecorev1alpha1.
 	defer report.Emit()
 	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
 		w := todo[i]
-		res, err := childsync.ApplyShared(ctx, r.d, pcsg, desired.PodCliqueChild(client.ObjectKeyFromObject(w.want), &w.tmpl.Spec, "",
-			func() (*grovecorev1alpha1.PodClique, error) { return w.want, nil },
-			func(live, want *grovecorev1alpha1.PodClique) *grovecorev1alpha1.PodClique {
-				return memberTemplate(upd, live, want)
-			}), &grovecorev1alpha1.PodClique{})
+		live := &grovecorev1alpha1.PodClique{}
+		res, err := childsync.Apply(ctx, r.d, pcsg, childsync.Child{
+			Key: client.ObjectKeyFromObject(w.want), Live: live, Scale: desired.PodCliqueScale(&w.tmpl.Spec),
+			Build: func() (childsync.ApplyConfiguration, error) {
+				if live.UID == "" {
+					return desired.PodCliqueApply(w.want)
+				}
+				return desired.PodCliqueApply(memberTemplate(upd, live, w.want))
+			},
+		})
 		report.Applied(w.want, res, err)
 		return groveerr.Wrapf(err, "ERR_CREATE_OR_UPDATE_PODCLIQUE", groveerr.OperationSync, "applying PodClique %s", w.want.Name)
 	})
@@ -220,32 +225,24 @@ func (r *Reconciler) syncPodCliques(ctx context.Context, pcs *grovecorev1alpha1.
 
 func (r *Reconciler) memberPodCliques(ctx context.Context, pcsg *grovecorev1alpha1.PodCliqueScalingGroup) ([]grovecorev1alpha1.PodClique, error) {
 	list := &grovecorev1alpha1.PodCliqueList{}
-	sel := childsync.Selector(pcsg.Labels[apicommon.LabelPartOfKey], apicommon.LabelComponentPCSGPodClique)
-	sel[apicommon.LabelPodCliqueScalingGroup] = pcsg.Name
-	if err := r.d.Client.List(ctx, list, client.InNamespace(pcsg.Namespace), index.InSet(pcsg.Labels[apicommon.LabelPartOfKey]), sel); err != nil {
+	if err := r.d.Client.List(ctx, list, client.InNamespace(pcsg.Namespace), index.InSet(pcsg.Labels[apicommon.LabelPartOfKey]), memberSelector(pcsg)); err != nil {
 		return nil, groveerr.Wrap(err, "ERR_LIST_PODCLIQUE", groveerr.OperationSync, "listing member PodCliques")
 	}
 	return list.Items, nil
 }
 
 func (r *Reconciler) deleteExcept(ctx context.Context, pcsg *grovecorev1alpha1.PodCliqueScalingGroup, keep map[string]bool) error {
-	members, err := r.memberPodCliques(ctx, pcsg)
-	if err != nil {
-		return err
-	}
-	var excess []*grovecorev1alpha1.PodClique
-	for i := range members {
-		if !keep[members[i].Name] && members[i].DeletionTimestamp == nil {
-			excess = append(excess, &members[i])
-		}
-	}
-	report := r.d.NewReport(pcsg, podCliqueKind)
-	defer report.Emit()
-	return childsync.Parallel(len(excess), childsync.DefaultParallelism, func(i int) error {
-		err := childsync.DeleteIgnoringNotFound(ctx, r.d.Client, excess[i])
-		report.Deleted(excess[i], err)
-		return groveerr.Wrapf(err, "ERR_DELETE_PODCLIQUE", groveerr.OperationDelete, "deleting PodClique %s", excess[i].Name)
-	})
+	return childsync.DeleteExcept(ctx, r.d, pcsg, childsync.Excess{
+		List: &grovecorev1alpha1.PodCliqueList{}, Set: pcsg.Labels[apicommon.LabelPartOfKey], Selector: memberSelector(pcsg),
+		Kind: podCliqueKind, ListCode: "ERR_LIST_PODCLIQUE", DeleteCode: "ERR_DELETE_PODCLIQUE",
+	}, keep)
+}
+
+// memberSelector selects the member PodCliques of pcsg.
+func memberSelector(pcsg *grovecorev1alpha1.PodCliqueScalingGroup) client.MatchingLabels {
+	sel := childsync.Selector(pcsg.Labels[apicommon.LabelPartOfKey], apicommon.LabelComponentPCSGPodClique)
+	sel[apicommon.LabelPodCliqueScalingGroup] = pcsg.Name
+	return sel
 }
 
 // reconcileDelete deletes the member PodCliques, then releases the

@@ -58,11 +58,9 @@ import (
 // PodCliqueSet (template changes reach every scaling group of the set, and
 // update-record changes start or end a group's turn to be rolled).
 func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration) error {
-	d := childsync.Deps{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: common.NewEventRecorder(mgr, ControllerName), Creates: childsync.NewCreates(), Converged: childsync.NewConvergedChildren(), FieldManager: childsync.PodCliqueScalingGroupFieldManager}
+	// Every write of the controller is recorded under its field manager.
+	d := childsync.Deps{Client: client.WithFieldOwner(mgr.GetClient(), childsync.PodCliqueScalingGroupFieldManager), Scheme: mgr.GetScheme(), Recorder: common.NewEventRecorder(mgr, ControllerName), Creates: childsync.NewCreates(), FieldManager: childsync.PodCliqueScalingGroupFieldManager}
 	if err := d.Creates.Track(context.Background(), mgr.GetCache(), &grovecorev1alpha1.PodClique{}); err != nil {
-		return err
-	}
-	if err := d.Converged.Track(context.Background(), mgr.GetCache(), &grovecorev1alpha1.PodClique{}); err != nil {
 		return err
 	}
 	r := NewReconciler(d)

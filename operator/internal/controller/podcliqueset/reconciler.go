@@ -20,6 +20,13 @@ limitations under the License.
 // operator each, under components/), recreates a replica whose gang stayed
 // broken longer than terminationDelay (gang termination), and reports the
 // set's status.
+//
+// Its work comes in kinds of Request: a replica's, which applies the
+// children of that replica, every replica's (the same for all, in parallel),
+// and the set-level pass, which deletes the children no longer wanted, keeps
+// the set-wide objects, terminates broken gangs and writes the status. A
+// change of one replica's children queues that replica alone; a change of
+// the set's spec queues every replica.
 package podcliqueset
 
 import (
@@ -32,6 +39,7 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -67,11 +75,9 @@ type Reconciler struct {
 	// groups are the component operators in dependency order: a group runs
 	// only when every earlier group synced without error. Components only
 	// read the PodCliqueSet, so a group's members run concurrently.
-	groups [][]component.Operator[*grovecorev1alpha1.PodCliqueSet]
+	groups [][]component.Operator[component.SetWork]
 	// deleted remembers the PodCliques gang termination deleted.
 	deleted *gangtermination.Tracker
-	// syncs lets a set's deletion stop its sync under way.
-	syncs *inflightSyncs
 	// childDeletions remembers the children of gone PodCliqueSets deleted.
 	childDeletions *childDeletions
 	// tasEnabled says whether topology constraints are translated.
@@ -93,25 +99,37 @@ func NewReconciler(c client.Client, apiReader client.Reader, d childsync.Deps, c
 		client:    c,
 		apiReader: apiReader,
 		recorder:  d.Recorder,
-		groups: [][]component.Operator[*grovecorev1alpha1.PodCliqueSet]{
+		groups: [][]component.Operator[component.SetWork]{
 			{podclique.New(d), podcliquescalinggroup.New(d), podgang.New(d, backends, tas)},
 			append(initcObjects, service.New(d), hpa.New(d)),
 			initcBindings,
 		},
 		deleted:        gangtermination.NewTracker(),
-		syncs:          newInflightSyncs(),
 		childDeletions: newChildDeletions(),
 		tasEnabled:     tas,
 	}
 }
 
-// Reconcile brings one PodCliqueSet's children and status in line with its spec.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	log := ctrl.LoggerFrom(ctx)
+// Request is one unit of the controller's work (component.SetWork): the
+// set-level pass of the PodCliqueSet named (Replica component.SetLevel), the
+// children of one of its replicas, or of all (component.AllReplicas).
+type Request struct {
+	types.NamespacedName
+	Replica int32
+}
+
+// SetLevel is the set-level request of the PodCliqueSet key.
+func SetLevel(key types.NamespacedName) Request {
+	return Request{NamespacedName: key, Replica: component.SetLevel}
+}
+
+// Reconcile does the work req names.
+func (r *Reconciler) Reconcile(ctx context.Context, req Request) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx).WithValues("replica", req.Replica)
 	pcs := &grovecorev1alpha1.PodCliqueSet{}
 	if err := r.client.Get(ctx, req.NamespacedName, pcs); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return ctrl.Result{}, err
+		if !apierrors.IsNotFound(err) || req.Replica != component.SetLevel {
+			return ctrl.Result{}, client.IgnoreNotFound(err)
 		}
 		// Gone: its children are deleted, by the garbage collector and,
 		// faster, by the operator.
@@ -123,39 +141,89 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, err
 	}
 	if pcs.DeletionTimestamp != nil {
+		if req.Replica != component.SetLevel {
+			return ctrl.Result{}, nil
+		}
 		return ctrl.Result{}, r.releaseLegacyFinalizer(ctx, log, pcs)
 	}
-	syncCtx, done := r.syncs.start(ctx, req.NamespacedName)
-	requeueAfter, err := r.reconcileSpec(syncCtx, log, pcs)
-	stopped := syncCtx.Err() != nil && ctx.Err() == nil
-	done()
-	if stopped {
-		// Deleted during the sync: the reconcile its deletion queued finds
-		// it gone and deletes what the sync created.
-		log.Info("PodCliqueSet deleted during its sync; the sync stopped")
-		return ctrl.Result{}, nil
+	if req.Replica != component.SetLevel {
+		taken, err := r.reconcileReplica(ctx, log, pcs, req.Replica)
+		if taken && err == nil {
+			return ctrl.Result{RequeueAfter: notOwnedRetry}, nil
+		}
+		return ctrl.Result{}, err
 	}
+	requeueAfter, err := r.reconcileSpec(ctx, log, pcs)
 	if errors.Is(err, errStatusConflict) {
 		return ctrl.Result{RequeueAfter: common.RetryAfterConflict}, nil
 	}
 	return ctrl.Result{RequeueAfter: requeueAfter}, err
 }
 
+// notOwnedRetry is when a pass that left a child's name to an object the set
+// does not control runs again: that object's deletion queues nothing, as the
+// operator watches only the objects it manages.
+const notOwnedRetry = 30 * time.Second
+
+// reconcileReplica applies the children of one replica, or of all
+// (component.AllReplicas), and reports whether names of its children are
+// held by objects the set does not control (the components' reports posted
+// the events naming them). The pass over all replicas of a large set takes
+// long (one apply per child, at the client's request rate); it stops once
+// the set is deleted, whose children would only be work for the deletion.
+func (r *Reconciler) reconcileReplica(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet, replica int32) (bool, error) {
+	if replica == component.AllReplicas {
+		var stop context.CancelFunc
+		ctx, stop = context.WithCancel(ctx)
+		defer stop()
+		go r.stopWhenDeleted(ctx, stop, pcs)
+	}
+	errs, taken := r.syncComponents(ctx, log, component.SetWork{PCS: pcs, Replica: replica})
+	if ctx.Err() != nil {
+		return false, nil // the set was deleted, or the operator is stopping
+	}
+	if len(errs) > 0 {
+		r.recorder.Eventf(pcs, nil, corev1.EventTypeWarning, "ReconcileError", common.ActionReconcile, "%v", errs[0])
+		return len(taken) > 0, errors.Join(errs...)
+	}
+	return len(taken) > 0, nil
+}
+
+// deletionPoll is how often a pass over all replicas looks whether its set
+// was deleted.
+const deletionPoll = 500 * time.Millisecond
+
+// stopWhenDeleted calls stop once the cache shows pcs deleted, being deleted
+// or replaced by a set of the same name, or ctx ends.
+func (r *Reconciler) stopWhenDeleted(ctx context.Context, stop context.CancelFunc, pcs *grovecorev1alpha1.PodCliqueSet) {
+	t := time.NewTicker(deletionPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		cur := &grovecorev1alpha1.PodCliqueSet{}
+		err := r.client.Get(ctx, client.ObjectKeyFromObject(pcs), cur)
+		if apierrors.IsNotFound(err) || err == nil && (cur.DeletionTimestamp != nil || cur.UID != pcs.UID) {
+			stop()
+			return
+		}
+	}
+}
+
 // errStatusConflict says the status was computed on a cached object older
 // than the stored one; the reconcile is retried once the cache caught up.
 var errStatusConflict = errors.New("status computed on a stale PodCliqueSet")
 
-// reconcileSpec: sync components → gang termination → status and
-// lastOperation, written in one patch when something but a timestamp
-// changed. It returns when the next breach's terminationDelay expires.
+// reconcileSpec is the set-level pass: the components' set-level work →
+// gang termination → status and lastOperation, written in one patch when
+// something but a timestamp changed. It returns when the next breach's
+// terminationDelay expires.
 func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) (time.Duration, error) {
 	base := pcs.DeepCopy()
-	errs := r.syncComponents(ctx, log, pcs)
-	if ctx.Err() != nil {
-		// Stopped (the set was deleted, see inflightSyncs) or shutting
-		// down: nothing is left to report on the set.
-		return 0, ctx.Err()
-	}
+	errs, taken := r.syncComponents(ctx, log, component.SetWork{PCS: pcs, Replica: component.SetLevel})
 	var requeueAfter time.Duration
 	if len(errs) == 0 {
 		var err error
@@ -166,6 +234,10 @@ func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcs *gr
 	var ev statusEvents
 	if err := r.computeStatus(ctx, pcs, len(errs) == 0, &ev); err != nil {
 		errs = append(errs, err)
+	}
+	setChildNameConflict(pcs, taken)
+	if len(taken) > 0 && (requeueAfter == 0 || requeueAfter > notOwnedRetry) {
+		requeueAfter = notOwnedRetry
 	}
 	description := "PodCliqueSet reconciled"
 	if len(errs) > 0 {
@@ -186,17 +258,21 @@ func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcs *gr
 
 // syncComponents runs the component groups in order, the members of a group
 // concurrently, and stops after the first group that failed; its errors are
-// returned.
-func (r *Reconciler) syncComponents(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) []error {
+// returned, with the children's names held by objects the set does not
+// control that the groups run met. Such a name fails no group: the set's
+// other children do not depend on the object left alone.
+func (r *Reconciler) syncComponents(ctx context.Context, log logr.Logger, w component.SetWork) ([]error, []childsync.ErrNotOwned) {
+	var taken []childsync.ErrNotOwned
 	for _, group := range r.groups {
 		errs := make([]error, len(group))
+		held := make([][]childsync.ErrNotOwned, len(group))
 		var wg sync.WaitGroup
 		for i, op := range group {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				start := time.Now()
-				errs[i] = op.Sync(ctx, log.WithValues("component", op.Kind()), pcs)
+				held[i], errs[i] = childsync.SplitNotOwned(op.Sync(ctx, log.WithValues("component", op.Kind()), w))
 				metrics.ComponentSyncSeconds.WithLabelValues(op.Kind()).Observe(time.Since(start).Seconds())
 				if errs[i] != nil && ctx.Err() == nil {
 					log.Error(errs[i], "Component sync failed", "component", op.Kind())
@@ -204,11 +280,12 @@ func (r *Reconciler) syncComponents(ctx context.Context, log logr.Logger, pcs *g
 			}()
 		}
 		wg.Wait()
+		taken = slices.Concat(append([][]childsync.ErrNotOwned{taken}, held...)...)
 		if failed := slices.DeleteFunc(errs, func(err error) bool { return err == nil }); len(failed) > 0 {
-			return failed
+			return failed, taken
 		}
 	}
-	return nil
+	return nil, taken
 }
 
 // releaseLegacyFinalizer removes the finalizer older Grove versions put on

@@ -18,6 +18,7 @@ package podcliqueset
 
 import (
 	"context"
+	"strconv"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -26,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -34,15 +36,16 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/childsync"
+	"github.com/grove-project/grove/operator/internal/component"
 	"github.com/grove-project/grove/operator/internal/config"
 	"github.com/grove-project/grove/operator/internal/controller/common"
+	"github.com/grove-project/grove/operator/internal/podganginit"
 	"github.com/grove-project/grove/operator/internal/topology"
 )
 
@@ -61,148 +64,229 @@ import (
 
 // Setup registers the PodCliqueSet controller with the manager.
 //
-// Watches: the PodCliqueSet itself (spec changes, deletion, the
-// grove.io/reconcile-trigger annotation); its PodCliques, scaling groups and
-// PodGangs, mapped to the owning PodCliqueSet through the part-of label, when
-// something the sync or the status reads changes; the
-// ClusterTopologyBindings their constraints name; deletion of
-// the other objects it owns but Secrets, to recreate them.
+// Watches, each mapped to the owning PodCliqueSet through the part-of label
+// and, for the work of one replica, the replica-index label: the
+// PodCliqueSet itself (a spec change or the grove.io/reconcile-trigger
+// annotation queues every replica and the set-level pass; deletion and
+// finalizers the set-level pass); its PodCliques, scaling groups and
+// PodGangs (what the status reads queues the set-level pass; a change of
+// what a replica's children are built from, or of a child's own metadata,
+// spec or existence, queues that replica); the ClusterTopologyBindings their
+// constraints name; deletion and metadata changes of the other objects it
+// owns but Secrets, to recreate or restore them.
 func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry) error {
-	d := childsync.Deps{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: common.NewEventRecorder(mgr, ControllerName), Creates: childsync.NewCreates(), Converged: childsync.NewConvergedChildren(), FieldManager: childsync.PodCliqueSetFieldManager}
+	// Every write of the controller is recorded under its field manager.
+	c := client.WithFieldOwner(mgr.GetClient(), childsync.PodCliqueSetFieldManager)
+	d := childsync.Deps{Client: c, Scheme: mgr.GetScheme(), Recorder: common.NewEventRecorder(mgr, ControllerName), Creates: childsync.NewCreates(), FieldManager: childsync.PodCliqueSetFieldManager}
 	if err := d.Creates.Track(context.Background(), mgr.GetCache(), &grovecorev1alpha1.PodClique{}, &grovecorev1alpha1.PodCliqueScalingGroup{},
 		&groveschedulerv1alpha1.PodGang{}, &corev1.Service{}, &autoscalingv2.HorizontalPodAutoscaler{}); err != nil {
 		return err
 	}
-	if err := d.Converged.Track(context.Background(), mgr.GetCache(), &grovecorev1alpha1.PodClique{}, &grovecorev1alpha1.PodCliqueScalingGroup{},
-		&groveschedulerv1alpha1.PodGang{}, &corev1.Service{}, &autoscalingv2.HorizontalPodAutoscaler{},
-		&corev1.ServiceAccount{}, &rbacv1.Role{}, &rbacv1.RoleBinding{}); err != nil {
-		return err
-	}
-	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), d, cfg, backends)
-	if err := r.syncs.track(context.Background(), mgr.GetCache()); err != nil {
-		return err
-	}
-	toPCS := handler.EnqueueRequestsFromMapFunc(mapToPodCliqueSet)
-	deleteOnly := builder.WithPredicates(predicate.Funcs{
-		CreateFunc: func(event.CreateEvent) bool { return false },
-		UpdateFunc: func(event.UpdateEvent) bool { return false },
-	})
-	return ctrl.NewControllerManagedBy(mgr).
+	r := NewReconciler(c, mgr.GetAPIReader(), d, cfg, backends)
+	setOnly := func(old, cur client.Object) (bool, bool) { return old == nil || cur == nil, false }
+	return builder.TypedControllerManagedBy[Request](mgr).
 		Named(ControllerName).
-		WithOptions(controller.Options{
+		WithOptions(controller.TypedOptions[Request]{
 			MaxConcurrentReconciles: cfg.Controllers.PodCliqueSet.ConcurrentSyncs,
 			RecoverPanic:            ptr.To(true),
 		}).
-		For(&grovecorev1alpha1.PodCliqueSet{}, builder.WithPredicates(podCliqueSetChanged())).
-		Watches(&grovecorev1alpha1.PodClique{}, toPCS, builder.WithPredicates(podCliqueChanged())).
-		Watches(&grovecorev1alpha1.PodCliqueScalingGroup{}, toPCS, builder.WithPredicates(scalingGroupChanged())).
-		Watches(&groveschedulerv1alpha1.PodGang{}, toPCS, builder.WithPredicates(podGangChanged())).
-		Watches(&grovecorev1alpha1.ClusterTopologyBinding{}, handler.EnqueueRequestsFromMapFunc(podCliqueSetsUsingTopology(mgr.GetClient())),
+		Watches(&grovecorev1alpha1.PodCliqueSet{}, podCliqueSetHandler()).
+		Watches(&grovecorev1alpha1.PodClique{}, childHandler(podCliqueChanged)).
+		Watches(&grovecorev1alpha1.PodCliqueScalingGroup{}, childHandler(scalingGroupChanged)).
+		Watches(&groveschedulerv1alpha1.PodGang{}, childHandler(podGangChanged)).
+		Watches(&grovecorev1alpha1.ClusterTopologyBinding{}, handler.TypedEnqueueRequestsFromMapFunc(podCliqueSetsUsingTopology(mgr.GetClient())),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Owns(&corev1.Service{}, deleteOnly).
-		Owns(&autoscalingv2.HorizontalPodAutoscaler{}, deleteOnly).
-		Owns(&corev1.ServiceAccount{}, deleteOnly).
-		Owns(&rbacv1.Role{}, deleteOnly).
-		Owns(&rbacv1.RoleBinding{}, deleteOnly).
+		Watches(&corev1.Service{}, childHandler(metadataChanged)).
+		Watches(&autoscalingv2.HorizontalPodAutoscaler{}, childHandler(metadataChanged)).
+		Watches(&corev1.ServiceAccount{}, childHandler(setOnly)).
+		Watches(&rbacv1.Role{}, childHandler(setOnly)).
+		Watches(&rbacv1.RoleBinding{}, childHandler(setOnly)).
 		Complete(r)
 }
 
-// mapToPodCliqueSet maps a Grove-managed object to its PodCliqueSet.
-func mapToPodCliqueSet(_ context.Context, obj client.Object) []reconcile.Request {
-	labels := obj.GetLabels()
-	if labels[apicommon.LabelManagedByKey] != apicommon.LabelManagedByValue || labels[apicommon.LabelPartOfKey] == "" {
-		return nil
-	}
-	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: labels[apicommon.LabelPartOfKey]}}}
+// everyReplica is the set-level request of pcs and the one of all its
+// replicas.
+func everyReplica(pcs *grovecorev1alpha1.PodCliqueSet) []Request {
+	key := client.ObjectKeyFromObject(pcs)
+	return []Request{SetLevel(key), {NamespacedName: key, Replica: component.AllReplicas}}
 }
 
-// podCliqueSetsUsingTopology maps a ClusterTopologyBinding to the PodCliqueSets
-// whose constraints name it, so PodGangs follow changes of its levels.
-func podCliqueSetsUsingTopology(c client.Client) handler.MapFunc {
-	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+// podCliqueSetHandler queues every replica of a set created (a restart sees
+// every set created) or changed in its spec or reconcile trigger, and the
+// set-level pass of one deleted or with other finalizers.
+func podCliqueSetHandler() handler.TypedEventHandler[client.Object, Request] {
+	add := func(q workqueue.TypedRateLimitingInterface[Request], reqs ...Request) {
+		for _, req := range reqs {
+			q.Add(req)
+		}
+	}
+	return handler.TypedFuncs[client.Object, Request]{
+		CreateFunc: func(_ context.Context, e event.TypedCreateEvent[client.Object], q workqueue.TypedRateLimitingInterface[Request]) {
+			if pcs, ok := e.Object.(*grovecorev1alpha1.PodCliqueSet); ok {
+				add(q, everyReplica(pcs)...)
+			}
+		},
+		UpdateFunc: func(_ context.Context, e event.TypedUpdateEvent[client.Object], q workqueue.TypedRateLimitingInterface[Request]) {
+			o, n := e.ObjectOld, e.ObjectNew
+			pcs, ok := n.(*grovecorev1alpha1.PodCliqueSet)
+			switch {
+			case !ok:
+			case o.GetGeneration() != n.GetGeneration() ||
+				o.GetAnnotations()[apicommon.AnnotationReconcileTrigger] != n.GetAnnotations()[apicommon.AnnotationReconcileTrigger]:
+				add(q, everyReplica(pcs)...)
+			case (o.GetDeletionTimestamp() == nil) != (n.GetDeletionTimestamp() == nil) ||
+				!equality.Semantic.DeepEqual(o.GetFinalizers(), n.GetFinalizers()):
+				add(q, SetLevel(client.ObjectKeyFromObject(n)))
+			}
+		},
+		DeleteFunc: func(_ context.Context, e event.TypedDeleteEvent[client.Object], q workqueue.TypedRateLimitingInterface[Request]) {
+			add(q, SetLevel(client.ObjectKeyFromObject(e.Object)))
+		},
+	}
+}
+
+// changeRule says, for a child's event, whether it concerns the set-level
+// pass and whether it concerns the child's replica. old is nil for a
+// create, cur nil for a delete.
+type changeRule func(old, cur client.Object) (setLevel, replica bool)
+
+// childHandler maps the events of a Grove-managed child to its
+// PodCliqueSet's requests by rule.
+func childHandler(rule changeRule) handler.TypedEventHandler[client.Object, Request] {
+	enqueue := func(q workqueue.TypedRateLimitingInterface[Request], obj client.Object, setLevel, replica bool) {
+		labels := obj.GetLabels()
+		if labels[apicommon.LabelManagedByKey] != apicommon.LabelManagedByValue || labels[apicommon.LabelPartOfKey] == "" {
+			return
+		}
+		key := types.NamespacedName{Namespace: obj.GetNamespace(), Name: labels[apicommon.LabelPartOfKey]}
+		if setLevel {
+			q.Add(SetLevel(key))
+		}
+		if i, err := strconv.ParseInt(labels[apicommon.LabelPodCliqueSetReplicaIndex], 10, 32); replica && err == nil {
+			q.Add(Request{NamespacedName: key, Replica: int32(i)})
+		}
+	}
+	return handler.TypedFuncs[client.Object, Request]{
+		CreateFunc: func(_ context.Context, e event.TypedCreateEvent[client.Object], q workqueue.TypedRateLimitingInterface[Request]) {
+			s, rep := rule(nil, e.Object)
+			enqueue(q, e.Object, s, rep)
+		},
+		UpdateFunc: func(_ context.Context, e event.TypedUpdateEvent[client.Object], q workqueue.TypedRateLimitingInterface[Request]) {
+			s, rep := rule(e.ObjectOld, e.ObjectNew)
+			enqueue(q, e.ObjectNew, s, rep)
+		},
+		DeleteFunc: func(_ context.Context, e event.TypedDeleteEvent[client.Object], q workqueue.TypedRateLimitingInterface[Request]) {
+			s, rep := rule(e.Object, nil)
+			enqueue(q, e.Object, s, rep)
+		},
+	}
+}
+
+// podCliqueSetsUsingTopology maps a ClusterTopologyBinding to every replica
+// of the PodCliqueSets whose constraints name it, so PodGangs follow changes
+// of its levels.
+func podCliqueSetsUsingTopology(c client.Client) handler.TypedMapFunc[client.Object, Request] {
+	return func(ctx context.Context, obj client.Object) []Request {
 		list := &grovecorev1alpha1.PodCliqueSetList{}
 		if err := c.List(ctx, list); err != nil {
 			ctrl.LoggerFrom(ctx).Error(err, "Listing PodCliqueSets for ClusterTopologyBinding", "clusterTopologyBinding", obj.GetName())
 			return nil
 		}
-		var reqs []reconcile.Request
+		var reqs []Request
 		for i := range list.Items {
 			if topology.Name(&list.Items[i]) == obj.GetName() {
-				reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: list.Items[i].Namespace, Name: list.Items[i].Name}})
+				reqs = append(reqs, everyReplica(&list.Items[i])...)
 			}
 		}
 		return reqs
 	}
 }
 
-func podCliqueSetChanged() predicate.Predicate {
-	return predicate.Funcs{
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			o, n := e.ObjectOld, e.ObjectNew
-			return o.GetGeneration() != n.GetGeneration() ||
-				(o.GetDeletionTimestamp() == nil) != (n.GetDeletionTimestamp() == nil) ||
-				o.GetAnnotations()[apicommon.AnnotationReconcileTrigger] != n.GetAnnotations()[apicommon.AnnotationReconcileTrigger] ||
-				!equality.Semantic.DeepEqual(o.GetFinalizers(), n.GetFinalizers())
-		},
-	}
+// ownChanged reports a change of what a replica's apply writes or reads of
+// its own child: its existence, spec (generation), labels or annotations.
+func ownChanged(old, cur client.Object) bool {
+	return old == nil || cur == nil || old.GetGeneration() != cur.GetGeneration() ||
+		(old.GetDeletionTimestamp() == nil) != (cur.GetDeletionTimestamp() == nil) ||
+		!equality.Semantic.DeepEqual(old.GetLabels(), cur.GetLabels()) ||
+		!equality.Semantic.DeepEqual(old.GetAnnotations(), cur.GetAnnotations())
 }
 
-func podCliqueChanged() predicate.Predicate {
-	return predicate.Funcs{
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			o, ok1 := e.ObjectOld.(*grovecorev1alpha1.PodClique)
-			n, ok2 := e.ObjectNew.(*grovecorev1alpha1.PodClique)
-			if !ok1 || !ok2 {
-				return false
-			}
-			return o.Spec.Replicas != n.Spec.Replicas ||
-				(o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil) ||
-				!equality.Semantic.DeepEqual(o.Labels, n.Labels) ||
-				o.Status.ReadyReplicas != n.Status.ReadyReplicas ||
-				o.Status.UpdatedReplicas != n.Status.UpdatedReplicas ||
-				o.Status.ScheduledReplicas != n.Status.ScheduledReplicas ||
-				o.Status.Replicas != n.Status.Replicas ||
-				breachChanged(o.Status.Conditions, n.Status.Conditions) || o.Status.WasScheduled != n.Status.WasScheduled ||
-				updateStatusChanged(o.Status.ObservedGeneration, n.Status.ObservedGeneration, o.Status.CurrentPodTemplateHash, n.Status.CurrentPodTemplateHash, o.Status.Conditions, n.Status.Conditions)
-		},
+// metadataChanged is the rule of Services and HPAs: a deletion concerns the
+// set-level pass too (deleted on purpose, on scale-in, or not); any change of
+// their own concerns their replica.
+func metadataChanged(old, cur client.Object) (bool, bool) {
+	if old == nil {
+		return false, false // created by the replica's own apply
 	}
+	return cur == nil, cur == nil || ownChanged(old, cur)
 }
 
-func scalingGroupChanged() predicate.Predicate {
-	return predicate.Funcs{
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			o, ok1 := e.ObjectOld.(*grovecorev1alpha1.PodCliqueScalingGroup)
-			n, ok2 := e.ObjectNew.(*grovecorev1alpha1.PodCliqueScalingGroup)
-			if !ok1 || !ok2 {
-				return false
-			}
-			return o.Spec.Replicas != n.Spec.Replicas ||
-				(o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil) ||
-				o.Status.AvailableReplicas != n.Status.AvailableReplicas ||
-				o.Status.UpdatedReplicas != n.Status.UpdatedReplicas ||
-				o.Status.ScheduledReplicas != n.Status.ScheduledReplicas ||
-				breachChanged(o.Status.Conditions, n.Status.Conditions) ||
-				updateStatusChanged(nil, nil, o.Status.CurrentPodCliqueSetGenerationHash, n.Status.CurrentPodCliqueSetGenerationHash, o.Status.Conditions, n.Status.Conditions)
-		},
+// podCliqueChanged is the rule of PodCliques: the set-level pass reads
+// their counts and conditions and removes a replica's leftovers; a replica's
+// PodGangs are built from their replicas.
+func podCliqueChanged(oldObj, curObj client.Object) (bool, bool) {
+	if oldObj == nil || curObj == nil {
+		return true, curObj == nil
 	}
+	o, ok1 := oldObj.(*grovecorev1alpha1.PodClique)
+	n, ok2 := curObj.(*grovecorev1alpha1.PodClique)
+	if !ok1 || !ok2 {
+		return false, false
+	}
+	setLevel := o.Spec.Replicas != n.Spec.Replicas ||
+		(o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil) ||
+		!equality.Semantic.DeepEqual(o.Labels, n.Labels) ||
+		o.Status.ReadyReplicas != n.Status.ReadyReplicas ||
+		o.Status.UpdatedReplicas != n.Status.UpdatedReplicas ||
+		o.Status.ScheduledReplicas != n.Status.ScheduledReplicas ||
+		o.Status.Replicas != n.Status.Replicas ||
+		breachChanged(o.Status.Conditions, n.Status.Conditions) || o.Status.WasScheduled != n.Status.WasScheduled ||
+		updateStatusChanged(o.Status.ObservedGeneration, n.Status.ObservedGeneration, o.Status.CurrentPodTemplateHash, n.Status.CurrentPodTemplateHash, o.Status.Conditions, n.Status.Conditions)
+	return setLevel, ownChanged(o, n)
 }
 
-func podGangChanged() predicate.Predicate {
-	return predicate.Funcs{
-		CreateFunc: func(event.CreateEvent) bool { return false },
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			o, ok1 := e.ObjectOld.(*groveschedulerv1alpha1.PodGang)
-			n, ok2 := e.ObjectNew.(*groveschedulerv1alpha1.PodGang)
-			if !ok1 || !ok2 {
-				return false
-			}
-			// A new generation means a PodClique changed its pod references,
-			// which decide the Initialized condition.
-			return o.Generation != n.Generation ||
-				!equality.Semantic.DeepEqual(o.Status, n.Status) ||
-				(o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil)
-		},
+// scalingGroupChanged is the rule of PodCliqueScalingGroups.
+func scalingGroupChanged(oldObj, curObj client.Object) (bool, bool) {
+	if oldObj == nil || curObj == nil {
+		return true, curObj == nil
 	}
+	o, ok1 := oldObj.(*grovecorev1alpha1.PodCliqueScalingGroup)
+	n, ok2 := curObj.(*grovecorev1alpha1.PodCliqueScalingGroup)
+	if !ok1 || !ok2 {
+		return false, false
+	}
+	setLevel := o.Spec.Replicas != n.Spec.Replicas ||
+		(o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil) ||
+		o.Status.AvailableReplicas != n.Status.AvailableReplicas ||
+		o.Status.UpdatedReplicas != n.Status.UpdatedReplicas ||
+		o.Status.ScheduledReplicas != n.Status.ScheduledReplicas ||
+		breachChanged(o.Status.Conditions, n.Status.Conditions) ||
+		updateStatusChanged(nil, nil, o.Status.CurrentPodCliqueSetGenerationHash, n.Status.CurrentPodCliqueSetGenerationHash, o.Status.Conditions, n.Status.Conditions)
+	return setLevel, ownChanged(o, n)
+}
+
+// podGangChanged is the rule of PodGangs: the set-level pass reads their
+// status; a new generation means a PodClique changed its pod references,
+// which decide the Initialized condition the replica's pass writes. Until
+// Initialized is True every write of the PodGang queues its replica: the
+// pass's write of the condition fails with a conflict when grove-scheduler
+// (or anyone) wrote the PodGang after the cache's copy, and leaves the write
+// to the pass that the newer PodGang's update queues.
+func podGangChanged(oldObj, curObj client.Object) (bool, bool) {
+	if oldObj == nil {
+		return false, false // created by the replica's own apply
+	}
+	if curObj == nil {
+		return true, true
+	}
+	o, ok1 := oldObj.(*groveschedulerv1alpha1.PodGang)
+	n, ok2 := curObj.(*groveschedulerv1alpha1.PodGang)
+	if !ok1 || !ok2 {
+		return false, false
+	}
+	setLevel := !equality.Semantic.DeepEqual(o.Status, n.Status) || (o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil)
+	initializing := !podganginit.IsTrue(n) && o.ResourceVersion != n.ResourceVersion
+	return setLevel, initializing || ownChanged(o, n)
 }
 
 // breachChanged reports a change of the MinAvailableBreached condition's

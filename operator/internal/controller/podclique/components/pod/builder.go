@@ -28,6 +28,7 @@ import (
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
+	"github.com/grove-project/grove/operator/internal/childsync"
 	"github.com/grove-project/grove/operator/internal/startuporder"
 )
 
@@ -180,7 +181,9 @@ func (b *Builder) Build(podIndex int) *corev1.Pod {
 		},
 		Spec: *pclq.Spec.PodSpec.DeepCopy(),
 	}
+	// What the PodClique records about its own writes is not the pods'.
 	delete(pod.Annotations, apicommon.AnnotationTemplateReplicas)
+	delete(pod.Annotations, childsync.AppliedHashAnnotation)
 	// Cliques are long-running roles; the admission webhook warns that any
 	// other restartPolicy is ignored.
 	pod.Spec.RestartPolicy = corev1.RestartPolicyAlways

@@ -34,6 +34,7 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -47,7 +48,6 @@ import (
 	"github.com/grove-project/grove/operator/internal/expect"
 	"github.com/grove-project/grove/operator/internal/groveerr"
 	"github.com/grove-project/grove/operator/internal/index"
-	"github.com/grove-project/grove/operator/internal/podganginit"
 	"github.com/grove-project/grove/operator/internal/startuporder"
 	"github.com/grove-project/grove/operator/internal/update"
 )
@@ -62,7 +62,6 @@ const (
 	ErrRemoveSchedulingGate grovecorev1alpha1.ErrorCode = "ERR_REMOVE_POD_SCHEDULING_GATE"
 	ErrGetPodGang           grovecorev1alpha1.ErrorCode = "ERR_GET_PODGANG"
 	ErrUpdatePodReferences  grovecorev1alpha1.ErrorCode = "ERR_UPDATE_POD_REFERENCES"
-	ErrUpdatePodGangStatus  grovecorev1alpha1.ErrorCode = "ERR_UPDATE_PODGANG_STATUS"
 	ErrUnknownSchedulerName grovecorev1alpha1.ErrorCode = "ERR_UNKNOWN_SCHEDULER"
 )
 
@@ -500,7 +499,9 @@ func (c *Component) syncReferences(ctx context.Context, log logr.Logger, pclq *g
 		return nil, groveerr.Wrapf(err, ErrGetPodGang, groveerr.OperationSync, "getting PodGang %s", podGangName)
 	}
 	group := slices.IndexFunc(pg.Spec.PodGroups, func(g groveschedulerv1alpha1.PodGroup) bool { return g.Name == pclq.Name })
-	if group < 0 {
+	if group < 0 || !sameSet(pg, pclq) {
+		// Not this PodClique's PodGang: a user's object of its name is
+		// never written.
 		return nil, nil
 	}
 	current := pg.Spec.PodGroups[group].PodReferences
@@ -535,56 +536,17 @@ func (c *Component) syncReferences(ctx context.Context, log logr.Logger, pclq *g
 		return nil, groveerr.Wrapf(err, ErrUpdatePodReferences, groveerr.OperationSync, "writing the pod references of group %s in PodGang %s", pclq.Name, podGangName)
 	}
 	c.written.Store(key, writtenReferences{podGang: pg.UID, refs: want})
+	// The new generation of the PodGang queues its replica in the
+	// PodCliqueSet controller, the one writer of its Initialized condition.
 	log.V(1).Info("Wrote pod references", "podGang", podGangName, "pods", len(want))
-	if err := c.markInitialized(ctx, log, pclq, pg); err != nil {
-		return nil, err
-	}
 	return referencedNames(pclq.Namespace, want), nil
 }
 
-// markInitialized sets the PodGang's Initialized condition when the reference
-// write whose answer pg is completed the gang. The PodGang answer holds every
-// group's references, since writes to one object are serialised: of two
-// PodCliques completing the gang together, the later one sees it complete.
-// A conflict (the scheduler or the PodCliqueSet controller wrote the status
-// meanwhile) is retried a few times on the stored object, then left to the
-// PodCliqueSet controller, which writes the same.
-func (c *Component) markInitialized(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique, pg *groveschedulerv1alpha1.PodGang) error {
-	if podganginit.IsTrue(pg) {
-		return nil
-	}
-	complete := podganginit.Complete(pg, func(name string) (int32, bool) {
-		if name == pclq.Name {
-			return pclq.Spec.Replicas, true
-		}
-		member := &grovecorev1alpha1.PodClique{}
-		if err := c.client.Get(ctx, types.NamespacedName{Namespace: pclq.Namespace, Name: name}, member); err != nil || member.DeletionTimestamp != nil {
-			return 0, false
-		}
-		return member.Spec.Replicas, true
-	})
-	if !complete {
-		return nil
-	}
-	wrote, err := podganginit.Write(ctx, c.client, pg, true)
-	for attempt := 0; attempt < 3 && apierrors.IsConflict(err); attempt++ {
-		// The PodCliqueSet controller's Initialized=False, or the scheduler,
-		// came in between: retry on the stored object, not the cache, which
-		// is older still.
-		if err = c.apiReader.Get(ctx, client.ObjectKeyFromObject(pg), pg); err == nil {
-			wrote, err = podganginit.Write(ctx, c.client, pg, true)
-		}
-	}
-	switch {
-	case apierrors.IsConflict(err) || apierrors.IsNotFound(err):
-		log.V(1).Info("PodGang changed meanwhile; the PodCliqueSet controller marks it initialized", "podGang", pg.Name)
-		return nil
-	case err != nil:
-		return groveerr.Wrapf(err, ErrUpdatePodGangStatus, groveerr.OperationSync, "marking PodGang %s initialized", pg.Name)
-	case wrote:
-		log.V(1).Info("Marked PodGang initialized", "podGang", pg.Name)
-	}
-	return nil
+// sameSet reports whether pg's controller is the PodCliqueSet pclq belongs
+// to (its part-of label).
+func sameSet(pg *groveschedulerv1alpha1.PodGang, pclq *grovecorev1alpha1.PodClique) bool {
+	ref := metav1.GetControllerOfNoCopy(pg)
+	return ref != nil && ref.Kind == "PodCliqueSet" && ref.Name == pclq.Labels[apicommon.LabelPartOfKey]
 }
 
 func referencedNames(namespace string, refs []groveschedulerv1alpha1.NamespacedName) map[string]bool {

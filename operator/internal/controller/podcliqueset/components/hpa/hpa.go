@@ -30,6 +30,7 @@ import (
 	"github.com/go-logr/logr"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	autoscalingv2ac "k8s.io/client-go/applyconfigurations/autoscaling/v2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
@@ -44,30 +45,49 @@ const kind = "HorizontalPodAutoscaler"
 type operator struct{ d childsync.Deps }
 
 // New returns the HPA component operator.
-func New(d childsync.Deps) component.Operator[*grovecorev1alpha1.PodCliqueSet] {
+func New(d childsync.Deps) component.Operator[component.SetWork] {
 	return operator{d}
 }
 
 func (operator) Kind() string { return kind }
 
-// Sync deletes unwanted HPAs and applies the wanted ones.
-func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
-	want, err := o.expected(pcs)
-	if err != nil {
-		return err
+// Sync deletes, in the set-level pass, the HPAs no longer wanted and reports
+// the wanted names others' objects hold, and otherwise applies the HPAs of
+// the work's replicas.
+func (o operator) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) error {
+	pcs := w.PCS
+	if w.IsSetLevel() {
+		keep := map[string]bool{}
+		for i := int32(0); i < pcs.Spec.Replicas; i++ {
+			want, err := o.expected(pcs, i)
+			if err != nil {
+				return err
+			}
+			for _, h := range want {
+				keep[*h.GetName()] = true
+			}
+		}
+		if err := o.deleteExcept(ctx, pcs, keep); err != nil {
+			return err
+		}
+		return childsync.NotOwnedAmong(ctx, o.d, pcs, func() client.Object { return &autoscalingv2.HorizontalPodAutoscaler{} }, keep)
 	}
-	names := make(map[string]bool, len(want))
-	for _, h := range want {
-		names[*h.GetName()] = true
-	}
-	if err := o.deleteExcept(ctx, pcs, names); err != nil {
-		return err
+	var want []*autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration
+	for _, i := range w.Replicas() {
+		hpas, err := o.expected(pcs, i)
+		if err != nil {
+			return err
+		}
+		want = append(want, hpas...)
 	}
 	report := o.d.NewReport(pcs, kind)
 	defer report.Emit()
 	return childsync.Parallel(len(want), childsync.DefaultParallelism, func(i int) error {
 		live := &autoscalingv2.HorizontalPodAutoscaler{}
-		res, err := childsync.ServerSideApply(ctx, o.d, pcs, want[i], live)
+		res, err := childsync.Apply(ctx, o.d, pcs, childsync.Child{
+			Key: client.ObjectKey{Namespace: pcs.Namespace, Name: *want[i].GetName()}, Live: live,
+			Build: func() (childsync.ApplyConfiguration, error) { return want[i], nil },
+		})
 		report.Applied(live, res, err)
 		return groveerr.Wrapf(err, "ERR_SYNC_HPA", groveerr.OperationSync, "applying HPA %s", live.Name)
 	})
@@ -75,35 +95,33 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 
 func (o operator) deleteExcept(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, keep map[string]bool) error {
 	return childsync.DeleteExcept(ctx, o.d, pcs, childsync.Excess{
-		List: &autoscalingv2.HorizontalPodAutoscalerList{}, Component: apicommon.LabelComponentHPA, Kind: kind, ListCode: "ERR_LIST_HPA", DeleteCode: "ERR_DELETE_HPA",
+		List: &autoscalingv2.HorizontalPodAutoscalerList{}, Set: pcs.Name, Selector: childsync.Selector(pcs.Name, apicommon.LabelComponentHPA), Kind: kind, ListCode: "ERR_LIST_HPA", DeleteCode: "ERR_DELETE_HPA",
 	}, keep)
 }
 
-// expected lists the HPAs the PodCliqueSet should have.
-func (o operator) expected(pcs *grovecorev1alpha1.PodCliqueSet) ([]*autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration, error) {
+// expected lists the HPAs replica i of the PodCliqueSet should have.
+func (o operator) expected(pcs *grovecorev1alpha1.PodCliqueSet, i int32) ([]*autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration, error) {
 	var out []*autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration
-	for i := int32(0); i < pcs.Spec.Replicas; i++ {
-		for _, c := range desired.StandaloneCliques(pcs) {
-			if c.Spec.AutoScalingConfig == nil {
-				continue
-			}
-			h, err := o.build(pcs, i, "PodClique", apicommon.PodCliqueName(pcs.Name, i, c.Name), c.Spec.AutoScalingConfig, c.Spec.Replicas)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, h)
+	for _, c := range desired.StandaloneCliques(pcs) {
+		if c.Spec.AutoScalingConfig == nil {
+			continue
 		}
-		for j := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
-			sg := &pcs.Spec.Template.PodCliqueScalingGroupConfigs[j]
-			if sg.ScaleConfig == nil {
-				continue
-			}
-			h, err := o.build(pcs, i, "PodCliqueScalingGroup", apicommon.PodCliqueScalingGroupName(pcs.Name, i, sg.Name), sg.ScaleConfig, desired.ScalingGroupReplicas(sg))
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, h)
+		h, err := o.build(pcs, i, "PodClique", apicommon.PodCliqueName(pcs.Name, i, c.Name), c.Spec.AutoScalingConfig, c.Spec.Replicas)
+		if err != nil {
+			return nil, err
 		}
+		out = append(out, h)
+	}
+	for j := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
+		sg := &pcs.Spec.Template.PodCliqueScalingGroupConfigs[j]
+		if sg.ScaleConfig == nil {
+			continue
+		}
+		h, err := o.build(pcs, i, "PodCliqueScalingGroup", apicommon.PodCliqueScalingGroupName(pcs.Name, i, sg.Name), sg.ScaleConfig, desired.ScalingGroupReplicas(sg))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, h)
 	}
 	return out, nil
 }

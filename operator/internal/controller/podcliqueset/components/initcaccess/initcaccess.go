@@ -42,6 +42,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -57,15 +58,18 @@ import (
 // server lets the operator bind the Role only once it can resolve the Role
 // (the operator holds no bind permission), so the binding must not race its
 // creation.
-func Operators(d childsync.Deps) (objects, bindings []component.Operator[*grovecorev1alpha1.PodCliqueSet]) {
-	return []component.Operator[*grovecorev1alpha1.PodCliqueSet]{serviceAccount{d}, role{d}, tokenSecret{d}},
-		[]component.Operator[*grovecorev1alpha1.PodCliqueSet]{roleBinding{d}}
+func Operators(d childsync.Deps) (objects, bindings []component.Operator[component.SetWork]) {
+	return []component.Operator[component.SetWork]{serviceAccount{d}, role{d}, tokenSecret{d}},
+		[]component.Operator[component.SetWork]{roleBinding{d}}
 }
 
 // apply applies desired (its owner reference to pcs is added here) and
 // reports what it did.
 func apply[T client.Object](ctx context.Context, d childsync.Deps, pcs *grovecorev1alpha1.PodCliqueSet, kind string, code grovecorev1alpha1.ErrorCode, desired childsync.ApplyConfiguration, live T) error {
-	res, err := childsync.ServerSideApply(ctx, d, pcs, desired, live)
+	res, err := childsync.Apply(ctx, d, pcs, childsync.Child{
+		Key: client.ObjectKey{Namespace: ptr.Deref(desired.GetNamespace(), ""), Name: ptr.Deref(desired.GetName(), "")}, Live: live,
+		Build: func() (childsync.ApplyConfiguration, error) { return desired, nil },
+	})
 	report := d.NewReport(pcs, kind)
 	report.Applied(live, res, err)
 	report.Emit()
@@ -76,7 +80,11 @@ type serviceAccount struct{ d childsync.Deps }
 
 func (serviceAccount) Kind() string { return "ServiceAccount" }
 
-func (s serviceAccount) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
+func (s serviceAccount) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) error {
+	if !w.IsSetLevel() {
+		return nil // one per set: kept by the set-level pass
+	}
+	pcs := w.PCS
 	name := apicommon.InitcServiceAccountName(pcs.Name)
 	owner, err := childsync.ControllerReference(s.d.Scheme, pcs)
 	if err != nil {
@@ -112,7 +120,11 @@ type role struct{ d childsync.Deps }
 
 func (role) Kind() string { return "Role" }
 
-func (r role) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
+func (r role) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) error {
+	if !w.IsSetLevel() {
+		return nil // one per set: kept by the set-level pass
+	}
+	pcs := w.PCS
 	name := apicommon.InitcRoleName(pcs.Name)
 	owner, err := childsync.ControllerReference(r.d.Scheme, pcs)
 	if err != nil {
@@ -129,8 +141,25 @@ type roleBinding struct{ d childsync.Deps }
 
 func (roleBinding) Kind() string { return "RoleBinding" }
 
-func (r roleBinding) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
+func (r roleBinding) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) error {
+	if !w.IsSetLevel() {
+		return nil // one per set: kept by the set-level pass
+	}
+	pcs := w.PCS
 	name := apicommon.InitcRoleBindingName(pcs.Name)
+	// A Role or ServiceAccount of the names the binding would name that the
+	// set does not control is not bound: the binding would grant a user's
+	// ServiceAccount the Role, or the set's the user's Role. Their
+	// components report them.
+	for name, obj := range map[string]client.Object{apicommon.InitcRoleName(pcs.Name): &rbacv1.Role{}, apicommon.InitcServiceAccountName(pcs.Name): &corev1.ServiceAccount{}} {
+		err := r.d.Client.Get(ctx, client.ObjectKey{Namespace: pcs.Namespace, Name: name}, obj, client.UnsafeDisableDeepCopy) // read only
+		if err == nil && childsync.ControlledBy(r.d.Scheme, obj, pcs) != nil {
+			return nil
+		}
+		if client.IgnoreNotFound(err) != nil {
+			return groveerr.Wrapf(err, "ERR_SYNC_ROLEBINDING", groveerr.OperationSync, "reading %s", name)
+		}
+	}
 	owner, err := childsync.ControllerReference(r.d.Scheme, pcs)
 	if err != nil {
 		return groveerr.Wrap(err, "ERR_SYNC_ROLEBINDING", groveerr.OperationSync, "setting owner of RoleBinding "+name)
@@ -152,12 +181,18 @@ func (r roleBinding) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1al
 // The operator may only create Secrets: it never reads, changes or deletes
 // one (garbage collection removes it with the PodCliqueSet). Every sync
 // sends the create, and AlreadyExists means the Secret is there, so one
-// deleted by hand comes back at the next sync.
+// deleted by hand comes back at the next sync. A user's Secret of that name
+// is therefore never taken over either; without read access, the operator
+// cannot tell it apart from its own, and does not report it.
 type tokenSecret struct{ d childsync.Deps }
 
 func (tokenSecret) Kind() string { return "Secret" }
 
-func (t tokenSecret) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
+func (t tokenSecret) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) error {
+	if !w.IsSetLevel() {
+		return nil // one per set: kept by the set-level pass
+	}
+	pcs := w.PCS
 	name := apicommon.InitcTokenSecretName(pcs.Name)
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{

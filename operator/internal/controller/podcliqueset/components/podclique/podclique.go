@@ -23,7 +23,6 @@ package podclique
 
 import (
 	"context"
-	"sync"
 
 	"github.com/go-logr/logr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -42,53 +41,49 @@ const kind = "PodClique"
 type operator struct{ d childsync.Deps }
 
 // New returns the standalone PodClique component operator.
-func New(d childsync.Deps) component.Operator[*grovecorev1alpha1.PodCliqueSet] {
+func New(d childsync.Deps) component.Operator[component.SetWork] {
 	return operator{d}
 }
 
 func (operator) Kind() string { return kind }
 
-type work struct {
-	replica int32
-	tmpl    *grovecorev1alpha1.PodCliqueTemplateSpec
-}
-
-// Sync deletes PodCliques of removed replicas or cliques, then creates or
-// patches the expected ones. Each wanted PodClique is built by the worker
-// that applies it: a set of thousands of replicas never holds all of them.
-func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
-	var todo []work
-	keep := map[string]bool{}
-	for i := int32(0); i < pcs.Spec.Replicas; i++ {
-		for _, tmpl := range desired.StandaloneCliques(pcs) {
-			keep[apicommon.PodCliqueName(pcs.Name, i, tmpl.Name)] = true
-			todo = append(todo, work{replica: i, tmpl: tmpl})
+// Sync deletes, in the set-level pass, the PodCliques of removed replicas
+// or cliques and reports the wanted names others' objects hold, and
+// otherwise applies the standalone PodCliques of the work's replicas.
+func (o operator) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) error {
+	pcs := w.PCS
+	cliques := desired.StandaloneCliques(pcs)
+	if w.IsSetLevel() {
+		keep := map[string]bool{}
+		for i := int32(0); i < pcs.Spec.Replicas; i++ {
+			for _, tmpl := range cliques {
+				keep[apicommon.PodCliqueName(pcs.Name, i, tmpl.Name)] = true
+			}
 		}
-	}
-	if err := o.deleteExcept(ctx, pcs, keep); err != nil {
-		return err
+		if err := o.deleteExcept(ctx, pcs, keep); err != nil {
+			return err
+		}
+		return childsync.NotOwnedAmong(ctx, o.d, pcs, func() client.Object { return &grovecorev1alpha1.PodClique{} }, keep)
 	}
 	hashes, err := hash.Of(pcs)
 	if err != nil {
 		return groveerr.Wrap(err, "ERR_BUILD_PODCLIQUE", groveerr.OperationSync, "hashing the clique templates")
 	}
+	replicas := w.Replicas()
 	report := o.d.NewReport(pcs, kind)
 	defer report.Emit()
-	// A standalone PodClique is a function of the set's spec, name and UID.
-	inputs := childsync.OwnerInputs(pcs)
-	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
-		w := todo[i]
-		name := client.ObjectKey{Namespace: pcs.Namespace, Name: apicommon.PodCliqueName(pcs.Name, w.replica, w.tmpl.Name)}
-		build := sync.OnceValues(func() (*grovecorev1alpha1.PodClique, error) {
-			want, err := desired.PodClique(o.d.Scheme, pcs, w.replica, w.tmpl, hashes.Cliques[w.tmpl.Name], nil, pcs)
-			if err != nil {
-				return nil, groveerr.Wrapf(err, "ERR_BUILD_PODCLIQUE", groveerr.OperationSync, "building PodClique for clique %s replica %d", w.tmpl.Name, w.replica)
-			}
-			return want, nil
-		})
+	return childsync.Parallel(len(replicas)*len(cliques), childsync.DefaultParallelism, func(i int) error {
+		replica, tmpl := replicas[i/len(cliques)], cliques[i%len(cliques)]
+		name := client.ObjectKey{Namespace: pcs.Namespace, Name: apicommon.PodCliqueName(pcs.Name, replica, tmpl.Name)}
 		live := &grovecorev1alpha1.PodClique{}
-		res, err := childsync.ApplyShared(ctx, o.d, pcs, desired.PodCliqueChild(name, &w.tmpl.Spec, inputs, build,
-			func(_, want *grovecorev1alpha1.PodClique) *grovecorev1alpha1.PodClique { return want }), live)
+		res, err := childsync.Apply(ctx, o.d, pcs, childsync.Child{Key: name, Live: live, Scale: desired.PodCliqueScale(&tmpl.Spec),
+			Build: func() (childsync.ApplyConfiguration, error) {
+				want, err := desired.PodClique(o.d.Scheme, pcs, replica, tmpl, hashes.Cliques[tmpl.Name], nil, pcs)
+				if err != nil {
+					return nil, groveerr.Wrapf(err, "ERR_BUILD_PODCLIQUE", groveerr.OperationSync, "building PodClique for clique %s replica %d", tmpl.Name, replica)
+				}
+				return desired.PodCliqueApply(want)
+			}})
 		report.Applied(live, res, err)
 		return groveerr.Wrapf(err, "ERR_CREATE_OR_UPDATE_PODCLIQUE", groveerr.OperationSync, "applying PodClique %s", name.Name)
 	})
@@ -96,6 +91,6 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha
 
 func (o operator) deleteExcept(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, keep map[string]bool) error {
 	return childsync.DeleteExcept(ctx, o.d, pcs, childsync.Excess{
-		List: &grovecorev1alpha1.PodCliqueList{}, Component: apicommon.LabelComponentPCSPodClique, Kind: kind, ListCode: "ERR_LIST_PODCLIQUE", DeleteCode: "ERR_DELETE_PODCLIQUE",
+		List: &grovecorev1alpha1.PodCliqueList{}, Set: pcs.Name, Selector: childsync.Selector(pcs.Name, apicommon.LabelComponentPCSPodClique), Kind: kind, ListCode: "ERR_LIST_PODCLIQUE", DeleteCode: "ERR_DELETE_PODCLIQUE",
 	}, keep)
 }

@@ -42,61 +42,51 @@ const kind = "PodCliqueScalingGroup"
 type operator struct{ d childsync.Deps }
 
 // New returns the PodCliqueScalingGroup component operator.
-func New(d childsync.Deps) component.Operator[*grovecorev1alpha1.PodCliqueSet] {
+func New(d childsync.Deps) component.Operator[component.SetWork] {
 	return operator{d}
 }
 
 func (operator) Kind() string { return kind }
 
-type work struct {
-	want *grovecorev1alpha1.PodCliqueScalingGroup
-	cfg  *grovecorev1alpha1.PodCliqueScalingGroupConfig
-}
-
-// Sync deletes PodCliqueScalingGroups of removed replicas or configs, then
-// creates or patches the expected ones.
-func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
-	var todo []work
-	keep := map[string]bool{}
-	for i := int32(0); i < pcs.Spec.Replicas; i++ {
-		for j := range pcs.Spec.Template.PodCliqueScalingGroupConfigs {
-			cfg := &pcs.Spec.Template.PodCliqueScalingGroupConfigs[j]
-			want, err := o.build(pcs, i, cfg)
-			if err != nil {
-				return err
+// Sync deletes, in the set-level pass, the PodCliqueScalingGroups of
+// removed replicas or configs and reports the wanted names others' objects
+// hold, and otherwise applies those of the work's replicas.
+func (o operator) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) error {
+	pcs := w.PCS
+	configs := pcs.Spec.Template.PodCliqueScalingGroupConfigs
+	if w.IsSetLevel() {
+		keep := map[string]bool{}
+		for i := int32(0); i < pcs.Spec.Replicas; i++ {
+			for j := range configs {
+				keep[apicommon.PodCliqueScalingGroupName(pcs.Name, i, configs[j].Name)] = true
 			}
-			keep[want.Name] = true
-			todo = append(todo, work{want: want, cfg: cfg})
 		}
+		if err := o.deleteExcept(ctx, pcs, keep); err != nil {
+			return err
+		}
+		return childsync.NotOwnedAmong(ctx, o.d, pcs, func() client.Object { return &grovecorev1alpha1.PodCliqueScalingGroup{} }, keep)
 	}
-	if err := o.deleteExcept(ctx, pcs, keep); err != nil {
-		return err
-	}
+	replicas := w.Replicas()
 	report := o.d.NewReport(pcs, kind)
 	defer report.Emit()
-	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
-		w := todo[i]
-		templateReplicas, autoscaled := desired.ScalingGroupReplicas(w.cfg), w.cfg.ScaleConfig != nil
-		res, err := childsync.ApplyShared(ctx, o.d, pcs, childsync.Shared[*grovecorev1alpha1.PodCliqueScalingGroup]{
-			Name:   client.ObjectKeyFromObject(w.want),
-			Create: func() (*grovecorev1alpha1.PodCliqueScalingGroup, error) { return w.want, nil },
-			Want: func(*grovecorev1alpha1.PodCliqueScalingGroup) (childsync.ApplyConfiguration, error) {
-				return desired.PodCliqueScalingGroupApply(w.want)
-			},
-			Replicas: func(l *grovecorev1alpha1.PodCliqueScalingGroup) (int32, bool) {
-				r := desired.Replicas(l.Spec.Replicas, l.Annotations, templateReplicas, autoscaled)
-				return r, r != l.Spec.Replicas
-			},
-			SetReplicas: func(l *grovecorev1alpha1.PodCliqueScalingGroup, r int32) { l.Spec.Replicas = r },
-		}, &grovecorev1alpha1.PodCliqueScalingGroup{})
-		report.Applied(w.want, res, err)
-		return groveerr.Wrapf(err, "ERR_SYNC_PODCLIQUESCALINGGROUP", groveerr.OperationSync, "applying PodCliqueScalingGroup %s", w.want.Name)
+	return childsync.Parallel(len(replicas)*len(configs), childsync.DefaultParallelism, func(i int) error {
+		cfg := &configs[i%len(configs)]
+		want, err := o.build(pcs, replicas[i/len(configs)], cfg)
+		if err != nil {
+			return err
+		}
+		res, err := childsync.Apply(ctx, o.d, pcs, childsync.Child{
+			Key: client.ObjectKeyFromObject(want), Live: &grovecorev1alpha1.PodCliqueScalingGroup{}, Scale: desired.ScalingGroupScale(cfg),
+			Build: func() (childsync.ApplyConfiguration, error) { return desired.PodCliqueScalingGroupApply(want) },
+		})
+		report.Applied(want, res, err)
+		return groveerr.Wrapf(err, "ERR_SYNC_PODCLIQUESCALINGGROUP", groveerr.OperationSync, "applying PodCliqueScalingGroup %s", want.Name)
 	})
 }
 
 func (o operator) deleteExcept(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, keep map[string]bool) error {
 	return childsync.DeleteExcept(ctx, o.d, pcs, childsync.Excess{
-		List: &grovecorev1alpha1.PodCliqueScalingGroupList{}, Component: apicommon.LabelComponentPCSG, Kind: kind, ListCode: "ERR_LIST_PODCLIQUESCALINGGROUP", DeleteCode: "ERR_DELETE_PODCLIQUESCALINGGROUP",
+		List: &grovecorev1alpha1.PodCliqueScalingGroupList{}, Set: pcs.Name, Selector: childsync.Selector(pcs.Name, apicommon.LabelComponentPCSG), Kind: kind, ListCode: "ERR_LIST_PODCLIQUESCALINGGROUP", DeleteCode: "ERR_DELETE_PODCLIQUESCALINGGROUP",
 	}, keep)
 }
 

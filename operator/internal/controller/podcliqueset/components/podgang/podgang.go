@@ -39,14 +39,10 @@ package podgang
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -54,7 +50,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	groveschedulerac "github.com/grove-project/grove/api/client/applyconfiguration/scheduler/v1alpha1"
 	apicommon "github.com/grove-project/grove/api/common"
@@ -80,7 +75,7 @@ type operator struct {
 
 // New returns the PodGang component operator. tasEnabled says whether
 // topology constraints are translated into the PodGangs.
-func New(d childsync.Deps, backends *backend.Registry, tasEnabled bool) component.Operator[*grovecorev1alpha1.PodCliqueSet] {
+func New(d childsync.Deps, backends *backend.Registry, tasEnabled bool) component.Operator[component.SetWork] {
 	return operator{d: d, backends: backends, tasEnabled: tasEnabled}
 }
 
@@ -122,46 +117,78 @@ type state struct {
 	topology topology.Resolution
 }
 
-// Sync builds the expected PodGangs, deletes the others, and creates or
-// patches each, then sets its Initialized condition.
-func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
-	st, err := o.read(ctx, pcs)
-	if err != nil {
-		return err
-	}
-	gangs := expectedGangs(pcs, st)
-	keep := make(map[string]bool, len(gangs))
-	for _, g := range gangs {
-		keep[g.name] = true
-	}
-	if err := o.deleteExcept(ctx, pcs, keep); err != nil {
-		return err
-	}
+// Sync deletes, in the set-level pass, the PodGangs no longer expected,
+// counts those that wait for their pods and reports the wanted names
+// others' objects hold; otherwise it creates or applies the PodGangs of the
+// work's replicas, then sets their Initialized condition.
+func (o operator) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) error {
+	pcs := w.PCS
+	// A backend that is not enabled fails every replica's pass: the
+	// set-level pass reports it in the status too.
 	schedulerName, err := o.schedulerName(pcs)
 	if err != nil {
 		return err
 	}
-	var pending atomic.Int32
+	st, err := o.read(ctx, pcs, w.Replica)
+	if err != nil {
+		return err
+	}
+	if w.IsSetLevel() {
+		gangs := expectedGangs(pcs, st, 0, pcs.Spec.Replicas)
+		keep := make(map[string]bool, len(gangs))
+		for _, g := range gangs {
+			keep[g.name] = true
+		}
+		if err := o.deleteExcept(ctx, pcs, keep); err != nil {
+			return err
+		}
+		if err := o.countPending(ctx, pcs); err != nil {
+			return err
+		}
+		return childsync.NotOwnedAmong(ctx, o.d, pcs, func() client.Object { return &groveschedulerv1alpha1.PodGang{} }, keep)
+	}
+	var gangs []*gang
+	for _, i := range w.Replicas() {
+		gangs = append(gangs, expectedGangs(pcs, st, i, i+1)...)
+	}
 	report := o.d.NewReport(pcs, kind)
 	defer report.Emit()
-	ofSet := setInputs(pcs, st.topology, schedulerName)
-	err = childsync.Parallel(len(gangs), childsync.DefaultParallelism, func(i int) error {
-		initialized, err := o.syncGang(ctx, pcs, st, gangs[i], schedulerName, ofSet+"/"+gangs[i].inputs(), report)
-		if !initialized {
-			pending.Add(1)
-		}
-		return err
+	return childsync.Parallel(len(gangs), childsync.DefaultParallelism, func(i int) error {
+		return o.syncGang(ctx, pcs, st, gangs[i], schedulerName, report)
 	})
-	metrics.PodGangsPending.WithLabelValues(pcs.Namespace, pcs.Name).Set(float64(pending.Load()))
-	return err
 }
 
-func (o operator) read(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet) (*state, error) {
+// countPending sets the number of the set's PodGangs that wait for their
+// pods (Initialized not True).
+func (o operator) countPending(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet) error {
+	list := &groveschedulerv1alpha1.PodGangList{}
+	// Read only: listed without copies of the cached objects.
+	if err := o.d.Client.List(ctx, list, childsync.ReadChildren(pcs, apicommon.LabelComponentPodGang)...); err != nil {
+		return groveerr.Wrap(err, "ERR_LIST_PODGANGS", groveerr.OperationSync, "listing PodGangs")
+	}
+	pending := 0
+	for i := range list.Items {
+		if list.Items[i].DeletionTimestamp == nil && !podganginit.IsTrue(&list.Items[i]) {
+			pending++
+		}
+	}
+	metrics.PodGangsPending.WithLabelValues(pcs.Namespace, pcs.Name).Set(float64(pending))
+	return nil
+}
+
+// read reads the set's PodCliques and scaling groups (of one replica unless
+// replica is component.SetLevel or AllReplicas) and the topology translation.
+func (o operator) read(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, replica int32) (*state, error) {
 	st := &state{
 		pclqs: map[string]*grovecorev1alpha1.PodClique{},
 		pcsgs: map[string]*grovecorev1alpha1.PodCliqueScalingGroup{},
 	}
 	children := childsync.ReadChildren(pcs, "")
+	if replica >= 0 {
+		sel := apicommon.DefaultLabels(pcs.Name)
+		sel[apicommon.LabelPodCliqueSetReplicaIndex] = desired.ReplicaIndexLabel(replica)
+		children = append(children, client.MatchingLabels(sel))
+	}
 	pclqs := &grovecorev1alpha1.PodCliqueList{}
 	// Read only: listed without copies of the cached objects.
 	if err := o.d.Client.List(ctx, pclqs, children...); err != nil {
@@ -185,11 +212,12 @@ func (o operator) read(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet)
 	return st, nil
 }
 
-// expectedGangs lists the PodGangs the PodCliqueSet should have, in replica order.
-func expectedGangs(pcs *grovecorev1alpha1.PodCliqueSet, st *state) []*gang {
+// expectedGangs lists the PodGangs replicas [first, end) of the PodCliqueSet
+// should have, in replica order.
+func expectedGangs(pcs *grovecorev1alpha1.PodCliqueSet, st *state, first, end int32) []*gang {
 	tmpl := &pcs.Spec.Template
 	var out []*gang
-	for i := int32(0); i < pcs.Spec.Replicas; i++ {
+	for i := first; i < end; i++ {
 		base := &gang{name: apicommon.BasePodGangName(pcs.Name, i), replica: i, constraint: tmpl.TopologyConstraint}
 		for _, c := range desired.StandaloneCliques(pcs) {
 			name := apicommon.PodCliqueName(pcs.Name, i, c.Name)
@@ -246,99 +274,31 @@ func expectedGangs(pcs *grovecorev1alpha1.PodCliqueSet, st *state) []*gang {
 	return out
 }
 
-// setInputs are what every PodGang of the set is built from besides its
-// gang (childsync.Shared.Inputs): the set's UID and generation (its spec and
-// owner), its labels and annotations (PodGangs carry them), the topology
-// binding's translation and the scheduler backend.
-func setInputs(pcs *grovecorev1alpha1.PodCliqueSet, topo topology.Resolution, schedulerName string) string {
-	h := sha256.New()
-	for _, m := range []map[string]string{pcs.Labels, pcs.Annotations} {
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			fmt.Fprintf(h, "%q=%q;", k, m[k])
-		}
-		h.Write([]byte{'|'})
-	}
-	return fmt.Sprintf("%s/%x/%s/%s", childsync.OwnerInputs(pcs), h.Sum(nil)[:16], topo.Identity(), schedulerName)
-}
-
-// inputs are what the gang's PodGang is built from besides the set: its
-// pod groups and topology group configurations, which depend on the live
-// replicas of PodCliques and scaling groups (scaled to zero, or out).
-func (g *gang) inputs() string {
-	var b strings.Builder
-	for _, m := range g.members {
-		b.WriteString(m.pclqName)
-		b.WriteByte(',')
-	}
-	for _, gc := range g.groupConfigs {
-		fmt.Fprintf(&b, "|%s:%s", gc.name, strings.Join(gc.pclqs, ","))
-	}
-	return b.String()
-}
-
 // syncGang creates or applies one PodGang and writes its Initialized
-// condition. It reports whether the PodGang is initialized. inputs are
-// childsync.Shared.Inputs: a PodGang found converged under them is not built.
-func (o operator) syncGang(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, st *state, g *gang, schedulerName, inputs string, report *childsync.Report) (bool, error) {
+// condition.
+func (o operator) syncGang(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, st *state, g *gang, schedulerName string, report *childsync.Report) error {
 	name := client.ObjectKey{Namespace: pcs.Namespace, Name: g.name}
 	if err := o.dropGroups(ctx, name, g); err != nil {
-		return false, groveerr.Wrapf(err, "ERR_CREATE_OR_PATCH_PODGANG", groveerr.OperationSync, "removing groups from PodGang %s", g.name)
+		return groveerr.Wrapf(err, "ERR_CREATE_OR_PATCH_PODGANG", groveerr.OperationSync, "removing groups from PodGang %s", g.name)
 	}
-	build := sync.OnceValues(func() (*groveschedulerv1alpha1.PodGang, error) { return o.build(pcs, st, g, schedulerName) })
 	live := &groveschedulerv1alpha1.PodGang{}
-	res, err := childsync.ApplyShared(ctx, o.d, pcs, childsync.Shared[*groveschedulerv1alpha1.PodGang]{
-		Name:   name,
-		Inputs: inputs,
-		Create: build,
-		Want: func(*groveschedulerv1alpha1.PodGang) (childsync.ApplyConfiguration, error) {
-			want, err := build()
+	res, err := childsync.Apply(ctx, o.d, pcs, childsync.Child{Key: name, Live: live,
+		Build: func() (childsync.ApplyConfiguration, error) {
+			want, err := o.build(pcs, st, g, schedulerName)
 			if err != nil {
 				return nil, err
 			}
 			return applyConfiguration(want)
-		},
-		Shared:   isPodReferences,
-		Unshared: withoutPodReferences,
-	}, live)
+		}})
 	report.Applied(live, res, err)
 	if err != nil {
-		return false, groveerr.Wrapf(err, "ERR_CREATE_OR_PATCH_PODGANG", groveerr.OperationSync, "creating or applying PodGang %s", g.name)
+		return groveerr.Wrapf(err, "ERR_CREATE_OR_PATCH_PODGANG", groveerr.OperationSync, "creating or applying PodGang %s", g.name)
 	}
 	if live.UID == "" {
 		// Created concurrently and not in the cache yet; its watch event brings the next sync.
-		return false, nil
+		return nil
 	}
 	return o.syncInitialized(ctx, live, allPodsReferenced(st, live))
-}
-
-// isPodReferences matches spec.podgroups[name=…].podReferences: each group's
-// PodClique writes its own, so the PodCliqueSet controller's apply never owns
-// them (it creates a group with none; the CRD defaults a group applied
-// without them to none).
-func isPodReferences(p fieldpath.Path) bool {
-	field := func(i int, name string) bool { return p[i].FieldName != nil && *p[i].FieldName == name }
-	return len(p) >= 4 && field(0, "spec") && field(1, "podgroups") && p[2].Key != nil && field(3, "podReferences")
-}
-
-// withoutPodReferences returns a shallow copy of pg without its groups' pod
-// references and the managed-fields entries of the PodCliques' controller,
-// which owns nothing else: every PodClique writes its group's references
-// once its pods exist, and these writes alone leave the PodGang as converged
-// as it was.
-func withoutPodReferences(pg *groveschedulerv1alpha1.PodGang) *groveschedulerv1alpha1.PodGang {
-	out := *pg
-	out.Spec.PodGroups = make([]groveschedulerv1alpha1.PodGroup, len(pg.Spec.PodGroups))
-	for i, g := range pg.Spec.PodGroups {
-		g.PodReferences = nil
-		out.Spec.PodGroups[i] = g
-	}
-	out.ManagedFields = nil
-	for _, e := range pg.ManagedFields {
-		if e.Manager != childsync.PodCliqueFieldManager {
-			out.ManagedFields = append(out.ManagedFields, e)
-		}
-	}
-	return &out
 }
 
 // applyConfiguration is the apply configuration of want without the groups'
@@ -390,7 +350,7 @@ func (o operator) dropGroups(ctx context.Context, key client.ObjectKey, g *gang)
 	if err != nil {
 		return err
 	}
-	return client.IgnoreNotFound(o.d.Client.Patch(ctx, live, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(childsync.CreateFieldManager)))
+	return client.IgnoreNotFound(o.d.Client.Patch(ctx, live, client.RawPatch(types.JSONPatchType, patch)))
 }
 
 // allPodsReferenced reports whether every PodClique of the gang exists and
@@ -407,23 +367,16 @@ func allPodsReferenced(st *state, pg *groveschedulerv1alpha1.PodGang) bool {
 }
 
 // syncInitialized writes the Initialized condition when it is missing or
-// turns True. The PodClique whose references complete the gang usually wrote
-// True already; this write covers the rest (creation, and completions no
-// PodClique saw, such as a scale-in). PodCliques write their references and
-// grove-scheduler its status into the same object, so a conflict is expected:
-// the cached PodGang is older than the stored one. The write is then left to
-// the sync that the newer PodGang's update brings (a new generation or status
-// enqueues the PodCliqueSet), instead of being retried on a cache that may
-// not have caught up yet, which cost a refused write per try and, under
-// load, failed the whole sync.
-func (o operator) syncInitialized(ctx context.Context, pg *groveschedulerv1alpha1.PodGang, complete bool) (bool, error) {
-	if _, err := podganginit.Write(ctx, o.d.Client, pg, complete); err != nil {
-		if apierrors.IsConflict(err) {
-			return false, nil
-		}
-		return false, groveerr.Wrapf(err, "ERR_UPDATE_PODGANG_STATUS", groveerr.OperationSync, "setting Initialized on PodGang %s", pg.Name)
+// changes. PodCliques write their references and grove-scheduler its status
+// into the same object, so a conflict is expected: the cached PodGang is
+// older than the stored one. The write is then left to the pass that the
+// newer PodGang's update queues for its replica, instead of being retried on
+// a cache that may not have caught up yet.
+func (o operator) syncInitialized(ctx context.Context, pg *groveschedulerv1alpha1.PodGang, complete bool) error {
+	if _, err := podganginit.Write(ctx, o.d.Client, pg, complete); err != nil && !apierrors.IsConflict(err) {
+		return groveerr.Wrapf(err, "ERR_UPDATE_PODGANG_STATUS", groveerr.OperationSync, "setting Initialized on PodGang %s", pg.Name)
 	}
-	return podganginit.IsTrue(pg), nil
+	return nil
 }
 
 func (o operator) build(pcs *grovecorev1alpha1.PodCliqueSet, st *state, g *gang, schedulerName string) (*groveschedulerv1alpha1.PodGang, error) {
@@ -502,6 +455,6 @@ func (o operator) schedulerName(pcs *grovecorev1alpha1.PodCliqueSet) (string, er
 
 func (o operator) deleteExcept(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, keep map[string]bool) error {
 	return childsync.DeleteExcept(ctx, o.d, pcs, childsync.Excess{
-		List: &groveschedulerv1alpha1.PodGangList{}, Component: apicommon.LabelComponentPodGang, Kind: kind, ListCode: "ERR_LIST_PODGANGS", DeleteCode: "ERR_DELETE_PODGANG",
+		List: &groveschedulerv1alpha1.PodGangList{}, Set: pcs.Name, Selector: childsync.Selector(pcs.Name, apicommon.LabelComponentPodGang), Kind: kind, ListCode: "ERR_LIST_PODGANGS", DeleteCode: "ERR_DELETE_PODGANG",
 	}, keep)
 }

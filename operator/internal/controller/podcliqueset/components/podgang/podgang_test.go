@@ -23,8 +23,6 @@ import (
 	"testing"
 
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
-	"sigs.k8s.io/structured-merge-diff/v6/value"
 
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
@@ -103,7 +101,7 @@ func TestExpectedGangs(t *testing.T) {
 				g.Name, g.Spec.Replicas = name, r
 				st.pcsgs[name] = g
 			}
-			if got := render(expectedGangs(tt.pcs, st)); !reflect.DeepEqual(got, tt.wantGangs) {
+			if got := render(expectedGangs(tt.pcs, st, 0, tt.pcs.Spec.Replicas)); !reflect.DeepEqual(got, tt.wantGangs) {
 				t.Errorf("gangs\n got %q\nwant %q", got, tt.wantGangs)
 			}
 		})
@@ -111,8 +109,7 @@ func TestExpectedGangs(t *testing.T) {
 }
 
 // TestApplyConfigurationLeavesReferencesToPodCliques: the PodCliqueSet
-// controller's apply carries every group but none of its references, and
-// only the references' paths count as shared with the PodCliques.
+// controller's apply carries every group but none of its references.
 func TestApplyConfigurationLeavesReferencesToPodCliques(t *testing.T) {
 	want := &groveschedulerv1alpha1.PodGang{Spec: groveschedulerv1alpha1.PodGangSpec{PodGroups: []groveschedulerv1alpha1.PodGroup{
 		{Name: "demo-0-fe", MinReplicas: 2, PodReferences: []groveschedulerv1alpha1.NamespacedName{{Namespace: "ns", Name: "demo-0-fe-abc"}}},
@@ -128,20 +125,5 @@ func TestApplyConfigurationLeavesReferencesToPodCliques(t *testing.T) {
 	}
 	if got := string(raw); strings.Contains(got, "podReferences") || !strings.Contains(got, `"podgroups":[{"name":"demo-0-fe","minReplicas":2}]`) {
 		t.Errorf("apply configuration = %s", got)
-	}
-	key := fieldpath.PathElement{Key: &value.FieldList{{Name: "name", Value: value.NewValueInterface("demo-0-fe")}}}
-	for _, tc := range []struct {
-		path fieldpath.Path
-		want bool
-	}{
-		{fieldpath.MakePathOrDie("spec", "podgroups", key, "podReferences"), true},
-		{fieldpath.MakePathOrDie("spec", "podgroups", key, "minReplicas"), false},
-		{fieldpath.MakePathOrDie("spec", "podgroups", key), false},
-		{fieldpath.MakePathOrDie("spec", "priorityClassName"), false},
-		{fieldpath.MakePathOrDie("metadata", "labels", "podReferences"), false},
-	} {
-		if got := isPodReferences(tc.path); got != tc.want {
-			t.Errorf("isPodReferences(%s) = %t, want %t", tc.path, got, tc.want)
-		}
 	}
 }

@@ -75,7 +75,7 @@ func TestExpectedGangsScaledToZero(t *testing.T) {
 				g.Name, g.Spec.Replicas = name, r
 				st.pcsgs[name] = g
 			}
-			if got := render(expectedGangs(testPCS(1, 2, 1), st)); !reflect.DeepEqual(got, tt.wantGangs) {
+			if got := render(expectedGangs(testPCS(1, 2, 1), st, 0, 1)); !reflect.DeepEqual(got, tt.wantGangs) {
 				t.Errorf("gangs\n got %q\nwant %q", got, tt.wantGangs)
 			}
 		})

@@ -26,7 +26,6 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -43,54 +42,40 @@ const kind = "Service"
 type operator struct{ d childsync.Deps }
 
 // New returns the headless Service component operator.
-func New(d childsync.Deps) component.Operator[*grovecorev1alpha1.PodCliqueSet] {
+func New(d childsync.Deps) component.Operator[component.SetWork] {
 	return operator{d}
 }
 
 func (operator) Kind() string { return kind }
 
-// Sync applies the Services of replicas [0, spec.replicas) and
-// deletes those of higher indices.
-func (o operator) Sync(ctx context.Context, _ logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) error {
-	if err := o.deleteExcess(ctx, pcs); err != nil {
-		return err
+// Sync deletes, in the set-level pass, the Services of replicas at or above
+// spec.replicas and reports the wanted names others' objects hold, and
+// otherwise applies the Services of the work's replicas.
+func (o operator) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) error {
+	pcs := w.PCS
+	if w.IsSetLevel() {
+		keep := make(map[string]bool, pcs.Spec.Replicas)
+		for i := int32(0); i < pcs.Spec.Replicas; i++ {
+			keep[apicommon.HeadlessServiceName(pcs.Name, i)] = true
+		}
+		if err := childsync.DeleteExcept(ctx, o.d, pcs, childsync.Excess{
+			List: &corev1.ServiceList{}, Set: pcs.Name, Selector: childsync.Selector(pcs.Name, apicommon.LabelComponentHeadlessService),
+			Kind: kind, ListCode: "ERR_LIST_SERVICE", DeleteCode: "ERR_DELETE_PODCLIQUESET_SERVICE",
+		}, keep); err != nil {
+			return err
+		}
+		return childsync.NotOwnedAmong(ctx, o.d, pcs, func() client.Object { return &corev1.Service{} }, keep)
 	}
+	replicas := w.Replicas()
 	report := o.d.NewReport(pcs, kind)
 	defer report.Emit()
-	// A Service is a function of the set's spec, name and UID.
-	inputs := childsync.OwnerInputs(pcs)
-	return childsync.Parallel(int(pcs.Spec.Replicas), childsync.DefaultParallelism, func(i int) error {
-		key := client.ObjectKey{Namespace: pcs.Namespace, Name: apicommon.HeadlessServiceName(pcs.Name, int32(i))}
+	return childsync.Parallel(len(replicas), childsync.DefaultParallelism, func(i int) error {
+		key := client.ObjectKey{Namespace: pcs.Namespace, Name: apicommon.HeadlessServiceName(pcs.Name, replicas[i])}
 		live := &corev1.Service{}
-		res, err := childsync.ServerSideApplyBuilt(ctx, o.d, pcs, key, inputs, func() (childsync.ApplyConfiguration, error) { return o.build(pcs, int32(i)) }, live)
+		res, err := childsync.Apply(ctx, o.d, pcs, childsync.Child{Key: key, Live: live,
+			Build: func() (childsync.ApplyConfiguration, error) { return o.build(pcs, replicas[i]) }})
 		report.Applied(live, res, err)
 		return groveerr.Wrapf(err, "ERR_SYNC_PODCLIQUESET_SERVICE", groveerr.OperationSync, "applying Service %s", key.Name)
-	})
-}
-
-func (o operator) deleteExcess(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet) error {
-	return o.deleteFrom(ctx, pcs, pcs.Spec.Replicas)
-}
-
-func (o operator) deleteFrom(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, firstRemoved int32) error {
-	list := &corev1.ServiceList{}
-	// Only read and deleted: no copies of the cached Services.
-	if err := o.d.Client.List(ctx, list, childsync.ReadChildren(pcs, apicommon.LabelComponentHeadlessService)...); err != nil {
-		return groveerr.Wrap(err, "ERR_LIST_SERVICE", groveerr.OperationSync, "listing headless Services")
-	}
-	var excess []*corev1.Service
-	for i := range list.Items {
-		if !metav1.IsControlledBy(&list.Items[i], pcs) || !childsync.IndexAtLeast(&list.Items[i], apicommon.LabelPodCliqueSetReplicaIndex, firstRemoved) {
-			continue
-		}
-		excess = append(excess, &list.Items[i])
-	}
-	report := o.d.NewReport(pcs, kind)
-	defer report.Emit()
-	return childsync.Parallel(len(excess), childsync.DefaultParallelism, func(i int) error {
-		err := childsync.DeleteIgnoringNotFound(ctx, o.d.Client, excess[i])
-		report.Deleted(excess[i], err)
-		return groveerr.Wrapf(err, "ERR_DELETE_PODCLIQUESET_SERVICE", groveerr.OperationDelete, "deleting Service %s", excess[i].Name)
 	})
 }
 
