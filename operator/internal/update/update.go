@@ -119,10 +119,12 @@ func Revision(live, want *grovecorev1alpha1.PodClique, pin bool) *grovecorev1alp
 	return out
 }
 
-// Outdated reports whether a PodClique carries another template than the
-// current one of its clique (cliqueHashes by template name).
+// Outdated reports whether a PodClique still runs another template than the
+// current one of its clique (cliqueHashes by template name): its spec
+// carries another, or it counts pods of another (PodCliqueOutdated; after a
+// switch from OnDelete or RollingRecreate its spec may be current already).
 func Outdated(p *grovecorev1alpha1.PodClique, cliqueHashes map[string]string) bool {
-	return p.Labels[apicommon.LabelPodTemplateHash] != cliqueHashes[p.Labels[apicommon.LabelPodCliqueTemplateName]]
+	return PodCliqueOutdated(p, cliqueHashes[p.Labels[apicommon.LabelPodCliqueTemplateName]])
 }
 
 // CreationHeld says, under Coherent, why the missing PodCliques of one

@@ -25,6 +25,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -188,6 +189,35 @@ var _ = Describe("Coherent updates", func() {
 		all := &corev1.PodList{}
 		Expect(k8sClient.List(ctx, all, client.InNamespace(ns))).To(Succeed())
 		Expect(all.Items).To(HaveLen(10), "no pod of an earlier revision is left")
+	})
+
+	It("switching OnDelete → Coherent replaces the gangs whose pods still run the older template, though their PodCliques already carry the new one", func() {
+		ns := newNamespace()
+		pcs := coherentPCS(ns, "switch", 1)
+		pcs.Spec.UpdateStrategy.Type = grovecorev1alpha1.OnDeleteStrategyType
+		pcs.Spec.Template.PodCliqueScalingGroupConfigs = nil
+		pcs.Spec.Template.Cliques = pcs.Spec.Template.Cliques[:2]
+		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
+		layout := map[string]int{"switch-0-fe": 3, "switch-0-be": 2}
+		before := expectRunning(ns, "switch", layout)
+		setImage(ns, "switch", "fe", "registry.example/fe:2")
+		newHash, newGen := hashes(ns, "switch", "fe")
+		Eventually(func(g Gomega) {
+			g.Expect(livePodCliques(g, ns, "switch")["switch-0-fe"].Labels).To(HaveKeyWithValue(apicommon.LabelPodTemplateHash, newHash))
+		}).Should(Succeed())
+		Consistently(func(g Gomega) []types.UID { return uids(livePods(g, ns, "switch")["switch-0-fe"]) }, "1s").Should(Equal(uids(before["switch-0-fe"])))
+
+		updatePCS(ns, "switch", func(p *grovecorev1alpha1.PodCliqueSet) { p.Spec.UpdateStrategy.Type = grovecorev1alpha1.CoherentStrategyType })
+		Eventually(func(g Gomega) {
+			readyNewPods(Default, ns, "switch", "")
+			Expect(gangRevisions(Default, ns, "switch")).To(BeEmpty())
+			p := getPCS(ns, "switch")()
+			g.Expect(p.Status.UpdateProgress).To(HaveField("UpdateEndedAt", Not(BeNil())))
+			g.Expect(p.Status.CurrentGenerationHash).To(HaveValue(Equal(newGen)))
+		}).WithPolling(50 * time.Millisecond).WithTimeout(2 * time.Minute).Should(Succeed())
+		after := expectRunning(ns, "switch", layout)
+		Expect(withHash(after["switch-0-fe"], newHash)).To(HaveLen(3))
+		Expect(uids(after["switch-0-be"])).NotTo(ContainElements(uids(before["switch-0-be"])), "be shares the gang: recreated with it")
 	})
 
 	It("takes maxUnavailable replicas at once and reports ProgressDeadlineExceeded while new pods do not become ready", func() {
