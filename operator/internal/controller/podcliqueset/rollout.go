@@ -235,10 +235,10 @@ func startUpdate(pcs *grovecorev1alpha1.PodCliqueSet, prev *grovecorev1alpha1.Po
 // the next replicas that do not run the current templates are picked:
 // replicas with no pod scheduled first (nothing to disrupt), then breached
 // ones (already disrupted), then by index. RollingRecreate takes one replica
-// at a time. Coherent takes replicas that are not available at once (they
-// serve nothing) and available ones while fewer than updateStrategy
-// maxUnavailable replicas are unavailable, the replicas in turn counted as
-// unavailable. With none left the update ends.
+// at a time. Coherent takes up to updateStrategy maxUnavailable replicas at
+// once: replicas that are not available whenever a turn is free, available
+// ones only while fewer than maxUnavailable replicas are unavailable, the
+// replicas in turn counted as unavailable. With none left the update ends.
 func advance(pcs *grovecorev1alpha1.PodCliqueSet, rec *grovecorev1alpha1.PodCliqueSetUpdateProgress, views []replicaView, now metav1.Time, ev *statusEvents) {
 	coherent := update.Coherent(pcs)
 	var turns []grovecorev1alpha1.PodCliqueSetReplicaUpdateProgress
@@ -284,8 +284,13 @@ func advance(pcs *grovecorev1alpha1.PodCliqueSet, rec *grovecorev1alpha1.PodCliq
 	}
 	budget, _ := update.ReplicaBudget(pcs)
 	for k, next := range candidates {
+		if int32(len(turns)) >= budget {
+			// Never more turns than the budget, also for replicas seen
+			// unavailable: a stale or passing unavailability must not let
+			// an update take down more (upstream #697).
+			break
+		}
 		switch {
-		case !coherent && len(turns) > 0:
 		case coherent && views[next].available && unavailable >= budget:
 		default:
 			if views[next].available {

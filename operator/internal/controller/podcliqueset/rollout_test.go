@@ -69,7 +69,10 @@ func TestAdvance(t *testing.T) {
 		{name: "Coherent maxUnavailable 2: two replicas at once", coherent: 2, views: []replicaView{running, running, running}, want: []int32{0, 1}},
 		{name: "Coherent: a replica in turn counts against the budget", coherent: 2, views: []replicaView{convergedUp, running, running}, current: []int32{0}, want: []int32{0, 1}},
 		{name: "Coherent: an unavailable replica elsewhere uses the budget", coherent: 1, views: []replicaView{running, convergedUp}, want: nil},
-		{name: "Coherent: replicas that serve nothing are taken beyond the budget", coherent: 1, views: []replicaView{running, breached, idle}, want: []int32{2, 1}},
+		{name: "Coherent: replicas that serve nothing go first, but never beyond the budget", coherent: 1, views: []replicaView{running, breached, idle}, want: []int32{2}},
+		{name: "Coherent maxUnavailable 2: both replicas that serve nothing", coherent: 2, views: []replicaView{running, breached, idle}, want: []int32{2, 1}},
+		{name: "Coherent: replicas seen unavailable (a stale status) never take more than the budget", coherent: 2,
+			views: []replicaView{breached, breached, breached, breached}, want: []int32{0, 1}},
 		{name: "Coherent: a finished turn frees the budget", coherent: 1, views: []replicaView{updated, running}, current: []int32{0}, want: []int32{1}},
 	}
 	for _, tt := range tests {
