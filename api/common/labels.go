@@ -38,6 +38,10 @@ const (
 	// LabelBasePodGang holds the base PodGang name on PodCliques and pods that
 	// belong to a scaled PodGang.
 	LabelBasePodGang = "grove.io/base-podgang"
+	// LabelPodCliqueSetGenerationHash holds, on PodCliques and their pods, the
+	// PodCliqueSet generation hash at which the PodClique's template was last
+	// set, and on PodGangs the one their PodCliques share: the revision.
+	LabelPodCliqueSetGenerationHash = "grove.io/podcliqueset-generation-hash"
 	// LabelPodCliqueSetReplicaIndex holds the PodCliqueSet replica index.
 	LabelPodCliqueSetReplicaIndex = "grove.io/podcliqueset-replica-index"
 	// LabelPodCliqueScalingGroup holds the PodCliqueScalingGroup name.

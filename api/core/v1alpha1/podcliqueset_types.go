@@ -18,6 +18,7 @@ package v1alpha1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
@@ -86,10 +87,17 @@ type PodCliqueSetSpec struct {
 }
 
 // UpdateStrategyType names an update strategy.
-// +kubebuilder:validation:Enum=RollingRecreate;OnDelete
+// +kubebuilder:validation:Enum=Coherent;RollingRecreate;OnDelete
 type UpdateStrategyType string
 
 const (
+	// CoherentStrategyType replaces whole PodCliqueSet replicas, at most
+	// updateStrategy.maxUnavailable at a time: every gang of a replica that
+	// holds a clique whose template changed is deleted with all its pods, and
+	// its pods are created from the new templates only once the old ones are
+	// gone, so no PodGang ever holds pods of two revisions and the cliques of
+	// a replica (prefill and decode, say) switch together.
+	CoherentStrategyType UpdateStrategyType = "Coherent"
 	// RollingRecreateStrategyType replaces pods one PodCliqueSet replica at a time,
 	// deleting old pods before their replacements are created.
 	RollingRecreateStrategyType UpdateStrategyType = "RollingRecreate"
@@ -99,11 +107,28 @@ const (
 )
 
 // PodCliqueSetUpdateStrategy says how pods are replaced when the template changes.
+// +kubebuilder:validation:XValidation:rule="self.type == 'Coherent' || (!has(self.maxUnavailable) && !has(self.progressDeadline))",message="maxUnavailable and progressDeadline apply to updateStrategy type Coherent only"
 type PodCliqueSetUpdateStrategy struct {
 	// type is the update strategy.
 	// +optional
 	// +default="RollingRecreate"
 	Type UpdateStrategyType `json:"type,omitempty"`
+	// maxUnavailable is how many PodCliqueSet replicas a Coherent update
+	// replaces at once: a count (at least 1) or a percentage of replicas
+	// ("25%"), rounded down but at least 1. Replicas that are already
+	// unavailable count against it. Defaults to 1. Only with type Coherent.
+	// +optional
+	// +kubebuilder:validation:XIntOrString
+	// +kubebuilder:validation:MaxLength=4
+	// +kubebuilder:validation:XValidation:rule="type(self) == int ? self >= 1 : self.matches('^([1-9][0-9]?|100)%$')",message="maxUnavailable must be an integer of at least 1 or a percentage from 1% to 100%"
+	MaxUnavailable *intstr.IntOrString `json:"maxUnavailable,omitempty"`
+	// progressDeadline is how long one replica's turn in a Coherent update
+	// may take before Grove reports ProgressDeadlineExceeded (the
+	// UpdateInProgress condition's reason and a warning event). The update
+	// continues. Unset means no deadline. Only with type Coherent.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="duration(self) > duration('0s')",message="progressDeadline must be greater than 0"
+	ProgressDeadline *metav1.Duration `json:"progressDeadline,omitempty"`
 }
 
 // CliqueStartupType says in which order the cliques of a replica start.
@@ -325,6 +350,17 @@ type PodCliqueSetUpdateProgress struct {
 	// +optional
 	// +listType=atomic
 	CurrentlyUpdating []PodCliqueSetReplicaUpdateProgress `json:"currentlyUpdating,omitempty"`
+	// inScopeStandalonePodCliques names the standalone cliques whose
+	// template this update changes (Coherent), as found when it started.
+	// +optional
+	// +listType=atomic
+	InScopeStandalonePodCliques []string `json:"inScopeStandalonePodCliques,omitempty"`
+	// inScopePodCliqueScalingGroups names the scaling groups with a member
+	// clique whose template this update changes (Coherent), as found when it
+	// started.
+	// +optional
+	// +listType=atomic
+	InScopePodCliqueScalingGroups []string `json:"inScopePodCliqueScalingGroups,omitempty"`
 }
 
 // PodCliqueSetReplicaUpdateProgress tracks the update of one PodCliqueSet replica.
@@ -348,4 +384,9 @@ type PodCliqueSetReplicaUpdateProgress struct {
 	// if it was not even available, once it runs the new templates.
 	// +optional
 	AvailableAtStart *bool `json:"availableAtStart,omitempty"`
+	// message says where the replica's turn stands (Coherent): the gangs
+	// whose PodCliques are being deleted, the old pods still terminating, or
+	// the new gangs not yet ready.
+	// +optional
+	Message string `json:"message,omitempty"`
 }

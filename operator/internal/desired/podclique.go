@@ -48,17 +48,19 @@ type Member struct {
 // replica pcsReplica: standalone (member nil, owned by the PodCliqueSet) or
 // a scaling-group member (owned by owner, the PodCliqueScalingGroup).
 // spec.replicas is the template's; callers keep a live value with Replicas.
-// templateHash is the template's hash.PodTemplateHash (see hash.CliqueHashes).
-func PodClique(scheme *runtime.Scheme, pcs *grovecorev1alpha1.PodCliqueSet, pcsReplica int32, tmpl *grovecorev1alpha1.PodCliqueTemplateSpec, templateHash string, member *Member, owner client.Object) (*grovecorev1alpha1.PodClique, error) {
+// templateHash is the template's hash.PodTemplateHash (see hash.CliqueHashes),
+// genHash the PodCliqueSet's generation hash (the revision).
+func PodClique(scheme *runtime.Scheme, pcs *grovecorev1alpha1.PodCliqueSet, pcsReplica int32, tmpl *grovecorev1alpha1.PodCliqueTemplateSpec, templateHash, genHash string, member *Member, owner client.Object) (*grovecorev1alpha1.PodClique, error) {
 	basePodGang := apicommon.BasePodGangName(pcs.Name, pcsReplica)
 	grove := map[string]string{
-		apicommon.LabelManagedByKey:             apicommon.LabelManagedByValue,
-		apicommon.LabelPartOfKey:                pcs.Name,
-		apicommon.LabelComponentKey:             apicommon.LabelComponentPCSPodClique,
-		apicommon.LabelPodCliqueSetReplicaIndex: ReplicaIndexLabel(pcsReplica),
-		apicommon.LabelPodGang:                  basePodGang,
-		apicommon.LabelPodTemplateHash:          templateHash,
-		apicommon.LabelPodCliqueTemplateName:    tmpl.Name,
+		apicommon.LabelManagedByKey:               apicommon.LabelManagedByValue,
+		apicommon.LabelPartOfKey:                  pcs.Name,
+		apicommon.LabelComponentKey:               apicommon.LabelComponentPCSPodClique,
+		apicommon.LabelPodCliqueSetReplicaIndex:   ReplicaIndexLabel(pcsReplica),
+		apicommon.LabelPodGang:                    basePodGang,
+		apicommon.LabelPodTemplateHash:            templateHash,
+		apicommon.LabelPodCliqueSetGenerationHash: genHash,
+		apicommon.LabelPodCliqueTemplateName:      tmpl.Name,
 	}
 	var name string
 	pcsgReplica := int32(0)

@@ -57,10 +57,95 @@ const (
 
 // Strategy is the PodCliqueSet's update strategy; RollingRecreate when unset.
 func Strategy(pcs *grovecorev1alpha1.PodCliqueSet) grovecorev1alpha1.UpdateStrategyType {
-	if s := pcs.Spec.UpdateStrategy; s != nil && s.Type == grovecorev1alpha1.OnDeleteStrategyType {
-		return grovecorev1alpha1.OnDeleteStrategyType
+	if s := pcs.Spec.UpdateStrategy; s != nil && (s.Type == grovecorev1alpha1.OnDeleteStrategyType || s.Type == grovecorev1alpha1.CoherentStrategyType) {
+		return s.Type
 	}
 	return grovecorev1alpha1.RollingRecreateStrategyType
+}
+
+// Coherent reports whether the PodCliqueSet updates whole replicas
+// (updateStrategy type Coherent).
+func Coherent(pcs *grovecorev1alpha1.PodCliqueSet) bool {
+	return Strategy(pcs) == grovecorev1alpha1.CoherentStrategyType
+}
+
+// Replacing reports whether the PodCliqueSet controller replaces replicas
+// under the strategy (RollingRecreate or Coherent), as opposed to OnDelete.
+func Replacing(pcs *grovecorev1alpha1.PodCliqueSet) bool {
+	return Strategy(pcs) != grovecorev1alpha1.OnDeleteStrategyType
+}
+
+// ReplicaBudget is the PodCliqueSet-level budget of a Coherent update: how
+// many replicas may be unavailable at once, and the progress deadline of one
+// replica's turn. Other strategies take one replica at a time, no deadline.
+func ReplicaBudget(pcs *grovecorev1alpha1.PodCliqueSet) (maxUnavailable int32, progressDeadline time.Duration) {
+	us := pcs.Spec.UpdateStrategy
+	if !Coherent(pcs) {
+		return 1, 0
+	}
+	cfg := &grovecorev1alpha1.RollingUpdateConfig{MaxUnavailable: us.MaxUnavailable, ProgressDeadline: us.ProgressDeadline}
+	return MaxUnavailable(cfg, pcs.Spec.Replicas), ProgressDeadline(cfg)
+}
+
+// Revision is what an owner applies to an existing PodClique, given want,
+// built from the current template with the current generation hash. A
+// PodClique whose template did not change keeps the generation hash at which
+// it was set, so its pods, old and recreated, carry one revision. With pin, a
+// PodClique of an older template keeps it (pod spec, template annotations,
+// template and generation hashes) until it is replaced as a whole; only the
+// rest (owner, minAvailable, startsAfter, the recorded template replicas)
+// follows want.
+func Revision(live, want *grovecorev1alpha1.PodClique, pin bool) *grovecorev1alpha1.PodClique {
+	same := live.Labels[apicommon.LabelPodTemplateHash] == want.Labels[apicommon.LabelPodTemplateHash]
+	if !same && !pin {
+		return want
+	}
+	out := want.DeepCopy()
+	if g, ok := live.Labels[apicommon.LabelPodCliqueSetGenerationHash]; ok {
+		out.Labels[apicommon.LabelPodCliqueSetGenerationHash] = g
+	} else if !same {
+		delete(out.Labels, apicommon.LabelPodCliqueSetGenerationHash)
+	}
+	if same {
+		return out
+	}
+	out.Spec.PodSpec = *live.Spec.PodSpec.DeepCopy()
+	out.Labels[apicommon.LabelPodTemplateHash] = live.Labels[apicommon.LabelPodTemplateHash]
+	for k := range out.Annotations {
+		if v, ok := live.Annotations[k]; ok && k != apicommon.AnnotationTemplateReplicas {
+			out.Annotations[k] = v
+		}
+	}
+	return out
+}
+
+// Outdated reports whether a PodClique still runs another template than the
+// current one of its clique (cliqueHashes by template name): its spec
+// carries another, or it counts pods of another (PodCliqueOutdated; after a
+// switch from OnDelete or RollingRecreate its spec may be current already).
+func Outdated(p *grovecorev1alpha1.PodClique, cliqueHashes map[string]string) bool {
+	return PodCliqueOutdated(p, cliqueHashes[p.Labels[apicommon.LabelPodCliqueTemplateName]])
+}
+
+// CreationHeld says, under Coherent, why the missing PodCliques of one
+// PodCliqueSet replica are not created now: some PodClique of the replica
+// (replicaPCLQs) is still being deleted, or still carries an older template.
+// New pods would otherwise join gangs that hold pods of the old revision;
+// they are created once the replica's turn has removed the old ones. Empty
+// when creation may go ahead.
+func CreationHeld(pcs *grovecorev1alpha1.PodCliqueSet, replicaPCLQs []*grovecorev1alpha1.PodClique, cliqueHashes map[string]string) string {
+	if !Coherent(pcs) {
+		return ""
+	}
+	for _, p := range replicaPCLQs {
+		switch {
+		case p.DeletionTimestamp != nil:
+			return fmt.Sprintf("PodClique %s of the replica's previous revision is still being deleted", p.Name)
+		case Outdated(p, cliqueHashes):
+			return fmt.Sprintf("PodClique %s runs an older template; the replica's Coherent update replaces it with its gang", p.Name)
+		}
+	}
+	return ""
 }
 
 // MaxUnavailable resolves a component's maxUnavailable against its

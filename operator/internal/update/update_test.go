@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
@@ -173,6 +174,108 @@ func TestPodCliqueOutdated(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := PodCliqueOutdated(tt.p, "new"); got != tt.want {
 				t.Errorf("PodCliqueOutdated() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRevision(t *testing.T) {
+	pclq := func(templateHash, genHash, image string) *grovecorev1alpha1.PodClique {
+		p := &grovecorev1alpha1.PodClique{}
+		p.Labels = map[string]string{apicommon.LabelPodTemplateHash: templateHash}
+		if genHash != "" {
+			p.Labels[apicommon.LabelPodCliqueSetGenerationHash] = genHash
+		}
+		p.Annotations = map[string]string{"team": image, apicommon.AnnotationTemplateReplicas: "2"}
+		p.Spec.PodSpec.Containers = []corev1.Container{{Name: "c", Image: image}}
+		return p
+	}
+	tests := []struct {
+		name                             string
+		live                             *grovecorev1alpha1.PodClique
+		pin                              bool
+		wantTemplate, wantGen, wantImage string
+	}{
+		{name: "same template keeps the revision it was set at", live: pclq("t1", "g1", "img:1"), wantTemplate: "t1", wantGen: "g1", wantImage: "img:1"},
+		{name: "same template without a revision (older Grove) gets the current one", live: pclq("t1", "", "img:1"), wantTemplate: "t1", wantGen: "g2", wantImage: "img:1"},
+		{name: "a new template, not pinned: applied with the new revision", live: pclq("t0", "g1", "img:0"), wantTemplate: "t1", wantGen: "g2", wantImage: "img:1"},
+		{name: "a new template, pinned: the old template and revision stay", live: pclq("t0", "g1", "img:0"), pin: true, wantTemplate: "t0", wantGen: "g1", wantImage: "img:0"},
+		{name: "pinned without a revision: none is claimed", live: pclq("t0", "", "img:0"), pin: true, wantTemplate: "t0", wantGen: "", wantImage: "img:0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := pclq("t1", "g2", "img:1")
+			got := Revision(tt.live, want, tt.pin)
+			if got.Labels[apicommon.LabelPodTemplateHash] != tt.wantTemplate || got.Labels[apicommon.LabelPodCliqueSetGenerationHash] != tt.wantGen ||
+				got.Spec.PodSpec.Containers[0].Image != tt.wantImage || got.Annotations["team"] != tt.wantImage {
+				t.Errorf("Revision() = template %q, revision %q, image %q, annotation %q; want %q, %q, %q", got.Labels[apicommon.LabelPodTemplateHash],
+					got.Labels[apicommon.LabelPodCliqueSetGenerationHash], got.Spec.PodSpec.Containers[0].Image, got.Annotations["team"], tt.wantTemplate, tt.wantGen, tt.wantImage)
+			}
+			if want.Labels[apicommon.LabelPodCliqueSetGenerationHash] != "g2" {
+				t.Errorf("Revision changed its argument")
+			}
+		})
+	}
+}
+
+func TestCreationHeld(t *testing.T) {
+	pclq := func(name, templateHash string, deleting bool) *grovecorev1alpha1.PodClique {
+		p := &grovecorev1alpha1.PodClique{}
+		p.Name = name
+		p.Labels = map[string]string{apicommon.LabelPodTemplateHash: templateHash, apicommon.LabelPodCliqueTemplateName: "fe"}
+		if deleting {
+			p.DeletionTimestamp = ptr.To(metav1.Now())
+		}
+		return p
+	}
+	hashes := map[string]string{"fe": "t1"}
+	tests := []struct {
+		name     string
+		strategy grovecorev1alpha1.UpdateStrategyType
+		pclqs    []*grovecorev1alpha1.PodClique
+		want     string
+	}{
+		{name: "nothing there: create", strategy: grovecorev1alpha1.CoherentStrategyType, want: ""},
+		{name: "current PodCliques: create", strategy: grovecorev1alpha1.CoherentStrategyType, pclqs: []*grovecorev1alpha1.PodClique{pclq("a", "t1", false)}, want: ""},
+		{name: "one being deleted: wait", strategy: grovecorev1alpha1.CoherentStrategyType, pclqs: []*grovecorev1alpha1.PodClique{pclq("a", "t1", false), pclq("b", "t0", true)},
+			want: "PodClique b of the replica's previous revision is still being deleted"},
+		{name: "one of an older template: wait for the turn", strategy: grovecorev1alpha1.CoherentStrategyType, pclqs: []*grovecorev1alpha1.PodClique{pclq("a", "t0", false)},
+			want: "PodClique a runs an older template; the replica's Coherent update replaces it with its gang"},
+		{name: "RollingRecreate never holds", strategy: grovecorev1alpha1.RollingRecreateStrategyType, pclqs: []*grovecorev1alpha1.PodClique{pclq("a", "t0", true)}, want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pcs := &grovecorev1alpha1.PodCliqueSet{Spec: grovecorev1alpha1.PodCliqueSetSpec{UpdateStrategy: &grovecorev1alpha1.PodCliqueSetUpdateStrategy{Type: tt.strategy}}}
+			if got := CreationHeld(pcs, tt.pclqs, hashes); got != tt.want {
+				t.Errorf("CreationHeld() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestReplicaBudget(t *testing.T) {
+	pcs := func(s *grovecorev1alpha1.PodCliqueSetUpdateStrategy) *grovecorev1alpha1.PodCliqueSet {
+		return &grovecorev1alpha1.PodCliqueSet{Spec: grovecorev1alpha1.PodCliqueSetSpec{Replicas: 8, UpdateStrategy: s}}
+	}
+	tests := []struct {
+		name         string
+		pcs          *grovecorev1alpha1.PodCliqueSet
+		wantMax      int32
+		wantDeadline time.Duration
+	}{
+		{name: "unset strategy: one replica, no deadline", pcs: pcs(nil), wantMax: 1},
+		{name: "Coherent defaults", pcs: pcs(&grovecorev1alpha1.PodCliqueSetUpdateStrategy{Type: grovecorev1alpha1.CoherentStrategyType}), wantMax: 1},
+		{name: "Coherent 25% of 8 and a deadline", pcs: pcs(&grovecorev1alpha1.PodCliqueSetUpdateStrategy{
+			Type: grovecorev1alpha1.CoherentStrategyType, MaxUnavailable: ptr.To(intstr.FromString("25%")), ProgressDeadline: &metav1.Duration{Duration: time.Minute},
+		}), wantMax: 2, wantDeadline: time.Minute},
+		{name: "RollingRecreate ignores a budget that bypassed validation", pcs: pcs(&grovecorev1alpha1.PodCliqueSetUpdateStrategy{
+			Type: grovecorev1alpha1.RollingRecreateStrategyType, MaxUnavailable: ptr.To(intstr.FromInt32(4)),
+		}), wantMax: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if m, d := ReplicaBudget(tt.pcs); m != tt.wantMax || d != tt.wantDeadline {
+				t.Errorf("ReplicaBudget() = %d, %s; want %d, %s", m, d, tt.wantMax, tt.wantDeadline)
 			}
 		})
 	}

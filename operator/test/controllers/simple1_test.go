@@ -65,18 +65,21 @@ var _ = Describe("simple1 naming example", func() {
 		Eventually(hpas(ns, "simple1")).Should(Equal([]string{"simple1-0-pca"}))
 
 		By("standalone PodClique: template labels, Grove labels, finalizer, PodCliqueSet as controller")
+		revision, err := hash.GenerationHash(pcs)
+		Expect(err).NotTo(HaveOccurred())
 		pca := &grovecorev1alpha1.PodClique{}
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "simple1-0-pca"}, pca)).To(Succeed())
 		Expect(pca.Labels).To(Equal(map[string]string{
-			"team":                                "inference",
-			"app.kubernetes.io/managed-by":        "grove-operator",
-			"app.kubernetes.io/part-of":           "simple1",
-			"app.kubernetes.io/name":              "simple1-0-pca",
-			"app.kubernetes.io/component":         "pcs-podclique",
-			"grove.io/podcliqueset-replica-index": "0",
-			"grove.io/podgang":                    "simple1-0",
-			"grove.io/pod-template-hash":          templateHash("pca"),
-			"grove.io/podclique-template-name":    "pca",
+			"team":                                  "inference",
+			"app.kubernetes.io/managed-by":          "grove-operator",
+			"app.kubernetes.io/part-of":             "simple1",
+			"app.kubernetes.io/name":                "simple1-0-pca",
+			"app.kubernetes.io/component":           "pcs-podclique",
+			"grove.io/podcliqueset-replica-index":   "0",
+			"grove.io/podgang":                      "simple1-0",
+			"grove.io/pod-template-hash":            templateHash("pca"),
+			"grove.io/podclique-template-name":      "pca",
+			"grove.io/podcliqueset-generation-hash": revision,
 		}))
 		Expect(pca.Finalizers).To(Equal([]string{"grove.io/podclique.grove.io"}))
 		Expect(metav1.GetControllerOf(pca)).To(PointTo(MatchFields(IgnoreExtras, Fields{
@@ -98,6 +101,7 @@ var _ = Describe("simple1 naming example", func() {
 			"grove.io/podgang":                             "simple1-0",
 			"grove.io/pod-template-hash":                   templateHash("pcc"),
 			"grove.io/podclique-template-name":             "pcc",
+			"grove.io/podcliqueset-generation-hash":        revision,
 		}))
 		Expect(metav1.GetControllerOf(pcc)).To(PointTo(MatchFields(IgnoreExtras, Fields{
 			"Kind": Equal("PodCliqueScalingGroup"), "Name": Equal("simple1-0-sga"),
@@ -107,15 +111,17 @@ var _ = Describe("simple1 naming example", func() {
 		Eventually(groupSummary(ns, "simple1-0")).Should(Equal([]string{
 			"simple1-0-pca/2/2", "simple1-0-pcd/1/1", "simple1-0-sga-0-pcb/1/1", "simple1-0-sga-0-pcc/1/2",
 		}))
-		pg := podGang(ns, "simple1-0")
-		Expect(pg.Labels).To(Equal(map[string]string{
-			"app.kubernetes.io/managed-by":        "grove-operator",
-			"app.kubernetes.io/part-of":           "simple1",
-			"app.kubernetes.io/name":              "simple1-0",
-			"app.kubernetes.io/component":         "podgang",
-			"grove.io/scheduler-name":             "grove-scheduler",
-			"grove.io/podcliqueset-replica-index": "0",
+		// The revision label follows the PodCliques, which may appear after the PodGang.
+		Eventually(func() map[string]string { return podGang(ns, "simple1-0").Labels }).Should(Equal(map[string]string{
+			"app.kubernetes.io/managed-by":          "grove-operator",
+			"app.kubernetes.io/part-of":             "simple1",
+			"app.kubernetes.io/name":                "simple1-0",
+			"app.kubernetes.io/component":           "podgang",
+			"grove.io/scheduler-name":               "grove-scheduler",
+			"grove.io/podcliqueset-replica-index":   "0",
+			"grove.io/podcliqueset-generation-hash": revision,
 		}))
+		pg := podGang(ns, "simple1-0")
 		Expect(metav1.IsControlledBy(pg, pcs)).To(BeTrue())
 
 		By("kubectl scale pcsg simple1-0-sga --replicas=2")

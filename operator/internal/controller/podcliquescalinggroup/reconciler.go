@@ -44,6 +44,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/groveerr"
 	"github.com/grove-project/grove/operator/internal/hash"
 	"github.com/grove-project/grove/operator/internal/index"
+	"github.com/grove-project/grove/operator/internal/update"
 )
 
 // ControllerName is the name of the PodCliqueScalingGroup controller.
@@ -130,6 +131,12 @@ func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcsg *g
 		errs = append(errs, err)
 	}
 	requeueAfter = common.Earliest(requeueAfter, updateAfter)
+	if upd.creationHeld != "" {
+		// The PodCliques that hold creation back may belong to the
+		// PodCliqueSet (standalone ones), whose deletion queues no
+		// reconcile of this group.
+		requeueAfter = common.Earliest(requeueAfter, creationHeldRecheck)
+	}
 	description := "PodCliqueScalingGroup reconciled"
 	if len(errs) > 0 {
 		description = "PodCliqueScalingGroup reconcile failed"
@@ -193,7 +200,7 @@ func (r *Reconciler) syncPodCliques(ctx context.Context, pcs *grovecorev1alpha1.
 				return groveerr.New("ERR_MISSING_PODCLIQUE_TEMPLATE", groveerr.OperationSync, "clique "+cn+" is not in PodCliqueSet "+pcs.Name)
 			}
 			member := &desired.Member{PCSGName: pcsg.Name, ReplicaIndex: j, MinAvailable: minAvailable}
-			want, err := desired.PodClique(r.d.Scheme, pcs, pcsReplica, tmpl, hashes.Cliques[cn], member, pcsg)
+			want, err := desired.PodClique(r.d.Scheme, pcs, pcsReplica, tmpl, hashes.Cliques[cn], hashes.Generation, member, pcsg)
 			if err != nil {
 				return groveerr.Wrapf(err, "ERR_BUILD_PODCLIQUE", groveerr.OperationSync, "building PodClique for clique %s replica %d", cn, j)
 			}
@@ -204,10 +211,19 @@ func (r *Reconciler) syncPodCliques(ctx context.Context, pcs *grovecorev1alpha1.
 	if err := r.deleteExcept(ctx, pcsg, keep); err != nil {
 		return err
 	}
+	held, existing, err := r.creationHeld(ctx, pcs, pcsReplica, upd)
+	if err != nil {
+		return err
+	}
+	upd.creationHeld = held
 	report := r.d.NewReport(pcsg, podCliqueKind)
 	defer report.Emit()
 	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
 		w := todo[i]
+		if held != "" && !existing[w.want.Name] {
+			ctrl.LoggerFrom(ctx).V(1).Info("PodClique creation held for the Coherent update", "podClique", w.want.Name, "reason", held)
+			return nil
+		}
 		live := &grovecorev1alpha1.PodClique{}
 		res, err := childsync.Apply(ctx, r.d, pcsg, childsync.Child{
 			Key: client.ObjectKeyFromObject(w.want), Live: live, Scale: desired.PodCliqueScale(&w.tmpl.Spec),
@@ -215,12 +231,44 @@ func (r *Reconciler) syncPodCliques(ctx context.Context, pcs *grovecorev1alpha1.
 				if live.UID == "" {
 					return desired.PodCliqueApply(w.want)
 				}
-				return desired.PodCliqueApply(memberTemplate(upd, live, w.want))
+				// A member built from an older template keeps it until its
+				// group replica (RollingRecreate) or its gang (Coherent) is
+				// replaced as a whole, so the pods of one multi-node
+				// instance never mix templates; under OnDelete the new
+				// template is patched in and pods get it when deleted.
+				return desired.PodCliqueApply(update.Revision(live, w.want, !upd.onDelete))
 			},
 		})
 		report.Applied(w.want, res, err)
 		return groveerr.Wrapf(err, "ERR_CREATE_OR_UPDATE_PODCLIQUE", groveerr.OperationSync, "applying PodClique %s", w.want.Name)
 	})
+}
+
+// creationHeldRecheck is how soon a group whose member creation is held
+// back looks again.
+const creationHeldRecheck = time.Second
+
+// creationHeld says, under Coherent, why the missing member PodCliques are
+// not created now (update.CreationHeld over every PodClique of the group's
+// PodCliqueSet replica), and which PodCliques of that replica exist.
+func (r *Reconciler) creationHeld(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, pcsReplica int32, upd *updateState) (string, map[string]bool, error) {
+	if !update.Coherent(pcs) {
+		return "", nil, nil
+	}
+	sel := apicommon.DefaultLabels(pcs.Name)
+	sel[apicommon.LabelPodCliqueSetReplicaIndex] = desired.ReplicaIndexLabel(pcsReplica)
+	list := &grovecorev1alpha1.PodCliqueList{}
+	// Read only: listed without copies of the cached objects.
+	if err := r.d.Client.List(ctx, list, append(childsync.ReadChildren(pcs, ""), client.MatchingLabels(sel))...); err != nil {
+		return "", nil, groveerr.Wrap(err, "ERR_LIST_PODCLIQUE", groveerr.OperationSync, "listing the PodCliques of the PodCliqueSet replica")
+	}
+	existing := make(map[string]bool, len(list.Items))
+	pclqs := make([]*grovecorev1alpha1.PodClique, 0, len(list.Items))
+	for i := range list.Items {
+		existing[list.Items[i].Name] = true
+		pclqs = append(pclqs, &list.Items[i])
+	}
+	return update.CreationHeld(pcs, pclqs, upd.cliqueHashes), existing, nil
 }
 
 func (r *Reconciler) memberPodCliques(ctx context.Context, pcsg *grovecorev1alpha1.PodCliqueScalingGroup) ([]grovecorev1alpha1.PodClique, error) {

@@ -46,9 +46,15 @@ type updateState struct {
 	// hashes are the current pod-template hashes of the member cliques.
 	hashes   map[string]string
 	onDelete bool
+	// cliqueHashes are the current pod-template hashes of every clique of
+	// the PodCliqueSet, by template name.
+	cliqueHashes map[string]string
 	// replicaUpdating: the group's PodCliqueSet replica is the one being
 	// rolled now (RollingRecreate); only then are group replicas replaced.
 	replicaUpdating bool
+	// creationHeld says why missing member PodCliques were not created
+	// (Coherent, update.CreationHeld); empty when none was held.
+	creationHeld string
 	// selected are the available group replicas replaced in this reconcile.
 	selected []int32
 }
@@ -68,34 +74,10 @@ func (r *Reconciler) updateStateOf(pcs *grovecorev1alpha1.PodCliqueSet, pcsg *gr
 		hashes[cn] = all.Cliques[cn]
 	}
 	return &updateState{
-		genHash: genHash, hashes: hashes,
+		genHash: genHash, hashes: hashes, cliqueHashes: all.Cliques,
 		onDelete:        update.Strategy(pcs) == grovecorev1alpha1.OnDeleteStrategyType,
 		replicaUpdating: update.ReplicaUpdating(pcs, pcsReplica, genHash),
 	}, nil
-}
-
-// memberTemplate is what syncPodCliques applies to an existing member
-// PodClique. Under RollingRecreate a member built from an older template
-// keeps it (pod spec, labels, annotations, hash) until its group replica is
-// replaced as a whole, so the pods of one replica, a multi-node instance,
-// never mix templates; only its replicas still follow the template. Under
-// OnDelete the new template is patched in and pods get it when deleted.
-func memberTemplate(st *updateState, live, want *grovecorev1alpha1.PodClique) *grovecorev1alpha1.PodClique {
-	if st.onDelete || live.Labels[apicommon.LabelPodTemplateHash] == want.Labels[apicommon.LabelPodTemplateHash] {
-		return want
-	}
-	// Pinned: the live pod spec and template hash, and the live values of the
-	// template's annotations; the rest (owner, minAvailable, startsAfter, the
-	// recorded template replicas) as wanted.
-	pinned := want.DeepCopy()
-	pinned.Spec.PodSpec = *live.Spec.PodSpec.DeepCopy()
-	pinned.Labels[apicommon.LabelPodTemplateHash] = live.Labels[apicommon.LabelPodTemplateHash]
-	for k := range pinned.Annotations {
-		if v, ok := live.Annotations[k]; ok && k != apicommon.AnnotationTemplateReplicas {
-			pinned.Annotations[k] = v
-		}
-	}
-	return pinned
 }
 
 // groupReplica is one scaling-group replica as the rolling step sees it.

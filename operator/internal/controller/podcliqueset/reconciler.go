@@ -219,7 +219,8 @@ var errStatusConflict = errors.New("status computed on a stale PodCliqueSet")
 
 // reconcileSpec is the set-level pass: the components' set-level work →
 // gang termination → status and lastOperation, written in one patch when
-// something but a timestamp changed. It returns when the next breach's
+// something but a timestamp changed → the deleting step of a Coherent
+// update's turns. It returns when the next breach's
 // terminationDelay expires.
 func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) (time.Duration, error) {
 	base := pcs.DeepCopy()
@@ -231,6 +232,7 @@ func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcs *gr
 			errs = append(errs, err)
 		}
 	}
+
 	var ev statusEvents
 	if err := r.computeStatus(ctx, pcs, len(errs) == 0, &ev); err != nil {
 		errs = append(errs, err)
@@ -248,6 +250,14 @@ func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcs *gr
 		return 0, errStatusConflict
 	} else if err != nil {
 		errs = append(errs, err)
+	} else if len(errs) == 0 {
+		// After the status write, so a Coherent turn is recorded before its
+		// gangs are deleted.
+		deadlineAfter, err := r.replaceGangs(ctx, log, pcs)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		requeueAfter = common.Earliest(requeueAfter, deadlineAfter)
 	}
 	if len(errs) > 0 {
 		r.recorder.Eventf(pcs, nil, corev1.EventTypeWarning, "ReconcileError", common.ActionReconcile, "%v", errs[0])

@@ -53,6 +53,9 @@ type replicaView struct {
 	pclqsUpdated, pclqsTotal, pcsgsUpdated, pcsgsTotal int32
 	// stalled names children whose update exceeded its progressDeadline.
 	stalled []string
+	// oldPCLQs counts the replica's PodCliques (scaling-group members
+	// included) of an older template, deletingPCLQs those being deleted.
+	oldPCLQs, deletingPCLQs int
 }
 
 // deadlineExceeded reports a child whose UpdateInProgress condition says its
@@ -88,6 +91,10 @@ func viewReplica(pcs *grovecorev1alpha1.PodCliqueSet, i int32, genHash string, t
 	for _, c := range desired.StandaloneCliques(pcs) {
 		v.pclqsTotal++
 		p, ok := pclqs[apicommon.PodCliqueName(pcs.Name, i, c.Name)]
+		if ok && p.DeletionTimestamp != nil && update.Coherent(pcs) {
+			// Its gang is being replaced: the old pods are still there.
+			v.converged = false
+		}
 		if !ok || p.DeletionTimestamp != nil {
 			continue
 		}
@@ -123,7 +130,16 @@ func viewReplica(pcs *grovecorev1alpha1.PodCliqueSet, i int32, genHash string, t
 	v.ready = v.available
 	index := desired.ReplicaIndexLabel(i)
 	for _, p := range pclqs {
-		if p.DeletionTimestamp == nil && p.Labels[apicommon.LabelPodCliqueSetReplicaIndex] == index && p.Status.ReadyReplicas < p.Spec.Replicas {
+		if p.Labels[apicommon.LabelPodCliqueSetReplicaIndex] != index {
+			continue
+		}
+		switch {
+		case p.DeletionTimestamp != nil:
+			v.deletingPCLQs++
+		case update.Outdated(p, templateHashes):
+			v.oldPCLQs++
+		}
+		if p.DeletionTimestamp == nil && p.Status.ReadyReplicas < p.Spec.Replicas {
 			v.ready = false
 		}
 	}
@@ -159,18 +175,21 @@ func (r *Reconciler) trackUpdate(pcs *grovecorev1alpha1.PodCliqueSet, genHash st
 		// A new PodCliqueSet: its children are created from this template.
 		st.CurrentGenerationHash = ptr.To(genHash)
 	}
-	rolling := update.Strategy(pcs) == grovecorev1alpha1.RollingRecreateStrategyType
+	rolling := update.Replacing(pcs)
 	rec := st.UpdateProgress
 	switch open := rec != nil && rec.UpdateEndedAt == nil; {
 	case rec == nil && *st.CurrentGenerationHash == genHash:
 	case rec == nil || rec.PodCliqueSetGenerationHash != genHash:
 		rec = startUpdate(pcs, rec, genHash, now, ev)
+		setScope(pcs, rec, pclqs, templateHashes)
 	case open && !rolling:
 		// Switched to OnDelete: Grove stops replacing.
 		rec.UpdateEndedAt, rec.CurrentlyUpdating = ptr.To(now), nil
 	case !open && rolling && *st.CurrentGenerationHash != genHash:
-		// Switched to RollingRecreate while pods of an older template remain.
+		// Switched to RollingRecreate or Coherent while pods of an older
+		// template remain.
 		rec = startUpdate(pcs, rec, genHash, now, ev)
+		setScope(pcs, rec, pclqs, templateHashes)
 	}
 	st.UpdateProgress = rec
 	if rec != nil && rec.UpdateEndedAt == nil {
@@ -188,7 +207,7 @@ func (r *Reconciler) trackUpdate(pcs *grovecorev1alpha1.PodCliqueSet, genHash st
 			rec.TotalPodCliqueScalingGroupsCount += v.pcsgsTotal
 		}
 	}
-	setUpdateCondition(pcs, views, genHash, ev)
+	setUpdateCondition(pcs, views, genHash, now, ev)
 }
 
 // startUpdate opens a new update record for genHash. Under OnDelete it ends
@@ -202,9 +221,9 @@ func startUpdate(pcs *grovecorev1alpha1.PodCliqueSet, prev *grovecorev1alpha1.Po
 	} else if prev != nil && prev.UpdateEndedAt == nil {
 		for _, cu := range prev.CurrentlyUpdating {
 			if cu.UpdateEndedAt == nil && cu.ReplicaIndex < pcs.Spec.Replicas {
-				rec.CurrentlyUpdating = []grovecorev1alpha1.PodCliqueSetReplicaUpdateProgress{{
+				rec.CurrentlyUpdating = append(rec.CurrentlyUpdating, grovecorev1alpha1.PodCliqueSetReplicaUpdateProgress{
 					ReplicaIndex: cu.ReplicaIndex, UpdateStartedAt: now, ReadyAtStart: cu.ReadyAtStart, AvailableAtStart: cu.AvailableAtStart,
-				}}
+				})
 			}
 		}
 	}
@@ -212,22 +231,38 @@ func startUpdate(pcs *grovecorev1alpha1.PodCliqueSet, prev *grovecorev1alpha1.Po
 	return rec
 }
 
-// advance moves a RollingRecreate update on: the replica being rolled keeps
-// its turn until turnDone; then
-// the next replica that does not run them yet is picked: replicas with no
-// pod scheduled first (nothing to disrupt), then breached ones (already
-// disrupted), then by index. With none left the update ends.
+// advance moves an update on. A replica keeps its turn until turnDone. Then
+// the next replicas that do not run the current templates are picked:
+// replicas with no pod scheduled first (nothing to disrupt), then breached
+// ones (already disrupted), then by index. RollingRecreate takes one replica
+// at a time. Coherent takes up to updateStrategy maxUnavailable replicas at
+// once: replicas that are not available whenever a turn is free, available
+// ones only while fewer than maxUnavailable replicas are unavailable, the
+// replicas in turn counted as unavailable. With none left the update ends.
 func advance(pcs *grovecorev1alpha1.PodCliqueSet, rec *grovecorev1alpha1.PodCliqueSetUpdateProgress, views []replicaView, now metav1.Time, ev *statusEvents) {
+	coherent := update.Coherent(pcs)
+	var turns []grovecorev1alpha1.PodCliqueSetReplicaUpdateProgress
+	inTurn := map[int32]bool{}
 	for _, cu := range rec.CurrentlyUpdating {
 		i := cu.ReplicaIndex
 		if cu.UpdateEndedAt == nil && int(i) < len(views) && !views[i].turnDone(cu) {
-			return
+			cu.Message = views[i].turnMessage(coherent)
+			turns = append(turns, cu)
+			inTurn[i] = true
 		}
 	}
+	if !coherent && len(turns) > 0 {
+		rec.CurrentlyUpdating = turns
+		return
+	}
 	var candidates []int32
+	unavailable := int32(len(turns))
 	for i, v := range views {
-		if !v.converged {
+		if !inTurn[int32(i)] && !v.converged {
 			candidates = append(candidates, int32(i))
+		}
+		if !inTurn[int32(i)] && !v.available {
+			unavailable++
 		}
 	}
 	rank := func(i int32) int {
@@ -240,25 +275,84 @@ func advance(pcs *grovecorev1alpha1.PodCliqueSet, rec *grovecorev1alpha1.PodCliq
 		return 2
 	}
 	sort.SliceStable(candidates, func(a, b int) bool { return rank(candidates[a]) < rank(candidates[b]) })
-	if len(candidates) == 0 {
+	if len(candidates) == 0 && len(turns) == 0 {
 		rec.CurrentlyUpdating = nil
 		rec.UpdateEndedAt = ptr.To(now)
 		pcs.Status.CurrentGenerationHash = ptr.To(rec.PodCliqueSetGenerationHash)
 		ev.add(corev1.EventTypeNormal, update.ReasonUpdateCompleted, common.ActionUpdate, "All %d replicas run generation hash %s", len(views), rec.PodCliqueSetGenerationHash)
 		return
 	}
-	next := candidates[0]
-	rec.CurrentlyUpdating = []grovecorev1alpha1.PodCliqueSetReplicaUpdateProgress{{
-		ReplicaIndex: next, UpdateStartedAt: now, ReadyAtStart: ptr.To(views[next].ready), AvailableAtStart: ptr.To(views[next].available),
-	}}
-	ev.add(corev1.EventTypeNormal, update.ReasonReplicaUpdateStarted, common.ActionUpdate, "Updating replica %d (%d of %d replicas left)", next, len(candidates), len(views))
+	budget, _ := update.ReplicaBudget(pcs)
+	for k, next := range candidates {
+		if int32(len(turns)) >= budget {
+			// Never more turns than the budget, also for replicas seen
+			// unavailable: a stale or passing unavailability must not let
+			// an update take down more (upstream #697).
+			break
+		}
+		switch {
+		case coherent && views[next].available && unavailable >= budget:
+		default:
+			if views[next].available {
+				unavailable++
+			}
+			turns = append(turns, grovecorev1alpha1.PodCliqueSetReplicaUpdateProgress{
+				ReplicaIndex: next, UpdateStartedAt: now, ReadyAtStart: ptr.To(views[next].ready), AvailableAtStart: ptr.To(views[next].available),
+				Message: views[next].turnMessage(coherent),
+			})
+			ev.add(corev1.EventTypeNormal, update.ReasonReplicaUpdateStarted, common.ActionUpdate, "Updating replica %d (%d of %d replicas left)", next, len(candidates)-k, len(views))
+		}
+	}
+	rec.CurrentlyUpdating = turns
+}
+
+// turnMessage says where a replica's turn stands.
+func (v replicaView) turnMessage(coherent bool) string {
+	switch {
+	case coherent && (v.oldPCLQs > 0 || v.deletingPCLQs > 0):
+		return fmt.Sprintf("replacing the gangs of the old revision: %d PodCliques of an older template, %d being deleted with their pods; new pods wait until they are gone",
+			v.oldPCLQs, v.deletingPCLQs)
+	case !v.converged:
+		return "creating the PodCliques of the new revision"
+	case !v.available:
+		return "waiting for the new gangs to be scheduled and available"
+	case !v.ready:
+		return "waiting for every pod of the new revision to be ready"
+	}
+	return "done"
+}
+
+// setScope records which standalone cliques and scaling groups the update
+// changes: those with a PodClique of another template than the current one.
+func setScope(pcs *grovecorev1alpha1.PodCliqueSet, rec *grovecorev1alpha1.PodCliqueSetUpdateProgress, pclqs map[string]*grovecorev1alpha1.PodClique, templateHashes map[string]string) {
+	standalone, groups := map[string]bool{}, map[string]bool{}
+	for _, p := range pclqs {
+		if p.DeletionTimestamp != nil || !update.Outdated(p, templateHashes) {
+			continue
+		}
+		if g := p.Labels[apicommon.LabelPodCliqueScalingGroup]; g != "" {
+			groups[strings.TrimPrefix(g, pcs.Name+"-"+p.Labels[apicommon.LabelPodCliqueSetReplicaIndex]+"-")] = true
+		} else {
+			standalone[p.Labels[apicommon.LabelPodCliqueTemplateName]] = true
+		}
+	}
+	rec.InScopeStandalonePodCliques, rec.InScopePodCliqueScalingGroups = sortedKeys(standalone), sortedKeys(groups)
+}
+
+func sortedKeys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // setUpdateCondition writes UpdateInProgress: True (RollingUpdate, or
 // ProgressDeadlineExceeded naming the stalled children) while a
 // RollingRecreate record is open; otherwise False with UpdateCompleted, or
 // OnDelete while pods of an older template remain.
-func setUpdateCondition(pcs *grovecorev1alpha1.PodCliqueSet, views []replicaView, genHash string, ev *statusEvents) {
+func setUpdateCondition(pcs *grovecorev1alpha1.PodCliqueSet, views []replicaView, genHash string, now metav1.Time, ev *statusEvents) {
 	st := &pcs.Status
 	rec := st.UpdateProgress
 	cond := metav1.Condition{Type: grovecorev1alpha1.ConditionTypeUpdateInProgress, ObservedGeneration: pcs.Generation}
@@ -275,6 +369,12 @@ func setUpdateCondition(pcs *grovecorev1alpha1.PodCliqueSet, views []replicaView
 		var stalled []string
 		for _, v := range views {
 			stalled = append(stalled, v.stalled...)
+		}
+		_, deadline := update.ReplicaBudget(pcs)
+		for _, cu := range rec.CurrentlyUpdating {
+			if over, _ := update.Deadline(cu.UpdateStartedAt.Time, deadline, now.Time); over {
+				stalled = append(stalled, fmt.Sprintf("replica %d (%s)", cu.ReplicaIndex, cu.Message))
+			}
 		}
 		if len(stalled) > 0 {
 			cond.Reason = grovecorev1alpha1.ConditionReasonProgressDeadlineExceeded

@@ -21,6 +21,7 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
@@ -49,6 +50,8 @@ func TestAdvance(t *testing.T) {
 		start     atStart
 		want      []int32
 		wantEnded bool
+		// coherent: updateStrategy Coherent with this maxUnavailable (0: RollingRecreate).
+		coherent int32
 	}{
 		{name: "ascending index", views: []replicaView{running, running, running}, want: []int32{0}},
 		{name: "unscheduled first, then breached, then by index", views: []replicaView{running, breached, idle, running}, want: []int32{2}},
@@ -62,10 +65,25 @@ func TestAdvance(t *testing.T) {
 		{name: "a finished replica hands over", views: []replicaView{running, updated}, current: []int32{1}, want: []int32{0}},
 		{name: "a replica scaled away hands over", views: []replicaView{running}, current: []int32{3}, want: []int32{0}},
 		{name: "nothing left: the update ends", views: []replicaView{updated, updated}, current: []int32{1}, want: nil, wantEnded: true},
+		{name: "Coherent maxUnavailable 1: one replica", coherent: 1, views: []replicaView{running, running, running}, want: []int32{0}},
+		{name: "Coherent maxUnavailable 2: two replicas at once", coherent: 2, views: []replicaView{running, running, running}, want: []int32{0, 1}},
+		{name: "Coherent: a replica in turn counts against the budget", coherent: 2, views: []replicaView{convergedUp, running, running}, current: []int32{0}, want: []int32{0, 1}},
+		{name: "Coherent: an unavailable replica elsewhere uses the budget", coherent: 1, views: []replicaView{running, convergedUp}, want: nil},
+		{name: "Coherent: replicas that serve nothing go first, but never beyond the budget", coherent: 1, views: []replicaView{running, breached, idle}, want: []int32{2}},
+		{name: "Coherent maxUnavailable 2: both replicas that serve nothing", coherent: 2, views: []replicaView{running, breached, idle}, want: []int32{2, 1}},
+		{name: "Coherent: replicas seen unavailable (a stale status) never take more than the budget", coherent: 2,
+			views: []replicaView{breached, breached, breached, breached}, want: []int32{0, 1}},
+		{name: "Coherent: a finished turn frees the budget", coherent: 1, views: []replicaView{updated, running}, current: []int32{0}, want: []int32{1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pcs := &grovecorev1alpha1.PodCliqueSet{}
+			pcs.Spec.Replicas = int32(len(tt.views))
+			if tt.coherent > 0 {
+				pcs.Spec.UpdateStrategy = &grovecorev1alpha1.PodCliqueSetUpdateStrategy{
+					Type: grovecorev1alpha1.CoherentStrategyType, MaxUnavailable: ptr.To(intstr.FromInt32(tt.coherent)),
+				}
+			}
 			now := metav1.Now()
 			rec := &grovecorev1alpha1.PodCliqueSetUpdateProgress{UpdateStartedAt: now, PodCliqueSetGenerationHash: "h"}
 			for _, i := range tt.current {

@@ -18,6 +18,7 @@ package podcliqueset
 
 import (
 	"regexp"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -64,4 +65,32 @@ func (s *staticCheck) rollingUpdate(ru *grovecorev1alpha1.RollingUpdateConfig, p
 	if pd := ru.ProgressDeadline; pd != nil && pd.Duration <= 0 {
 		s.add(field.Invalid(p.Child("progressDeadline"), pd.Duration.String(), "must be greater than 0"))
 	}
+}
+
+// updateStrategyTypes are the update strategies, in the order the API lists them.
+var updateStrategyTypes = []string{
+	string(grovecorev1alpha1.CoherentStrategyType), string(grovecorev1alpha1.RollingRecreateStrategyType), string(grovecorev1alpha1.OnDeleteStrategyType),
+}
+
+// CoherentOnlyMessage is the rejection of a PodCliqueSet-level budget with a
+// strategy other than Coherent: RollingRecreate takes one replica at a time
+// and budgets per clique and scaling group; OnDelete replaces nothing.
+const CoherentOnlyMessage = "maxUnavailable and progressDeadline apply to updateStrategy type Coherent only"
+
+// updateStrategy checks the strategy type and, for Coherent, its budget: the
+// same rules as a component's (rollingUpdate).
+func (s *staticCheck) updateStrategy(us *grovecorev1alpha1.PodCliqueSetUpdateStrategy) {
+	if us == nil {
+		return
+	}
+	p := specPath.Child("updateStrategy")
+	if us.Type != "" && !slices.Contains(updateStrategyTypes, string(us.Type)) {
+		s.add(field.NotSupported(p.Child("type"), us.Type, updateStrategyTypes))
+	}
+	budget := &grovecorev1alpha1.RollingUpdateConfig{MaxUnavailable: us.MaxUnavailable, ProgressDeadline: us.ProgressDeadline}
+	if us.Type != grovecorev1alpha1.CoherentStrategyType && (us.MaxUnavailable != nil || us.ProgressDeadline != nil) {
+		s.add(field.Invalid(p, us.Type, CoherentOnlyMessage))
+		return
+	}
+	s.rollingUpdate(budget, p)
 }

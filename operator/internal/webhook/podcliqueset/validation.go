@@ -125,11 +125,7 @@ func (s *staticCheck) spec() {
 	if spec.Replicas < 0 {
 		s.add(field.Invalid(specPath.Child("replicas"), spec.Replicas, "must be greater than or equal to 0"))
 	}
-	if us := spec.UpdateStrategy; us != nil && us.Type != "" &&
-		us.Type != grovecorev1alpha1.RollingRecreateStrategyType && us.Type != grovecorev1alpha1.OnDeleteStrategyType {
-		s.add(field.NotSupported(specPath.Child("updateStrategy", "type"), us.Type,
-			[]string{string(grovecorev1alpha1.RollingRecreateStrategyType), string(grovecorev1alpha1.OnDeleteStrategyType)}))
-	}
+	s.updateStrategy(spec.UpdateStrategy)
 	tmpl := &spec.Template
 	if st := tmpl.StartupType; st != nil && !validStartupTypes.Has(string(*st)) {
 		s.add(field.NotSupported(templatePath.Child("cliqueStartupType"), *st, sets.List(validStartupTypes)))

@@ -41,6 +41,10 @@ type PodCliqueSetReplicaUpdateProgressApplyConfiguration struct {
 	// not all ready but available, its turn ends when it is available again;
 	// if it was not even available, once it runs the new templates.
 	AvailableAtStart *bool `json:"availableAtStart,omitempty"`
+	// message says where the replica's turn stands (Coherent): the gangs
+	// whose PodCliques are being deleted, the old pods still terminating, or
+	// the new gangs not yet ready.
+	Message *string `json:"message,omitempty"`
 }
 
 // PodCliqueSetReplicaUpdateProgressApplyConfiguration constructs a declarative configuration of the PodCliqueSetReplicaUpdateProgress type for use with
@@ -86,5 +90,13 @@ func (b *PodCliqueSetReplicaUpdateProgressApplyConfiguration) WithReadyAtStart(v
 // If called multiple times, the AvailableAtStart field is set to the value of the last call.
 func (b *PodCliqueSetReplicaUpdateProgressApplyConfiguration) WithAvailableAtStart(value bool) *PodCliqueSetReplicaUpdateProgressApplyConfiguration {
 	b.AvailableAtStart = &value
+	return b
+}
+
+// WithMessage sets the Message field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Message field is set to the value of the last call.
+func (b *PodCliqueSetReplicaUpdateProgressApplyConfiguration) WithMessage(value string) *PodCliqueSetReplicaUpdateProgressApplyConfiguration {
+	b.Message = &value
 	return b
 }

@@ -45,6 +45,13 @@ type PodCliqueSetUpdateProgressApplyConfiguration struct {
 	TotalPodCliqueScalingGroupsCount *int32 `json:"totalPodCliqueScalingGroupsCount,omitempty"`
 	// currentlyUpdating lists the replicas being updated.
 	CurrentlyUpdating []PodCliqueSetReplicaUpdateProgressApplyConfiguration `json:"currentlyUpdating,omitempty"`
+	// inScopeStandalonePodCliques names the standalone cliques whose
+	// template this update changes (Coherent), as found when it started.
+	InScopeStandalonePodCliques []string `json:"inScopeStandalonePodCliques,omitempty"`
+	// inScopePodCliqueScalingGroups names the scaling groups with a member
+	// clique whose template this update changes (Coherent), as found when it
+	// started.
+	InScopePodCliqueScalingGroups []string `json:"inScopePodCliqueScalingGroups,omitempty"`
 }
 
 // PodCliqueSetUpdateProgressApplyConfiguration constructs a declarative configuration of the PodCliqueSetUpdateProgress type for use with
@@ -118,6 +125,26 @@ func (b *PodCliqueSetUpdateProgressApplyConfiguration) WithCurrentlyUpdating(val
 			panic("nil value passed to WithCurrentlyUpdating")
 		}
 		b.CurrentlyUpdating = append(b.CurrentlyUpdating, *values[i])
+	}
+	return b
+}
+
+// WithInScopeStandalonePodCliques adds the given value to the InScopeStandalonePodCliques field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the InScopeStandalonePodCliques field.
+func (b *PodCliqueSetUpdateProgressApplyConfiguration) WithInScopeStandalonePodCliques(values ...string) *PodCliqueSetUpdateProgressApplyConfiguration {
+	for i := range values {
+		b.InScopeStandalonePodCliques = append(b.InScopeStandalonePodCliques, values[i])
+	}
+	return b
+}
+
+// WithInScopePodCliqueScalingGroups adds the given value to the InScopePodCliqueScalingGroups field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the InScopePodCliqueScalingGroups field.
+func (b *PodCliqueSetUpdateProgressApplyConfiguration) WithInScopePodCliqueScalingGroups(values ...string) *PodCliqueSetUpdateProgressApplyConfiguration {
+	for i := range values {
+		b.InScopePodCliqueScalingGroups = append(b.InScopePodCliqueScalingGroups, values[i])
 	}
 	return b
 }

@@ -20,6 +20,8 @@ package v1alpha1
 
 import (
 	corev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	intstr "k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // PodCliqueSetUpdateStrategyApplyConfiguration represents a declarative configuration of the PodCliqueSetUpdateStrategy type for use
@@ -29,6 +31,16 @@ import (
 type PodCliqueSetUpdateStrategyApplyConfiguration struct {
 	// type is the update strategy.
 	Type *corev1alpha1.UpdateStrategyType `json:"type,omitempty"`
+	// maxUnavailable is how many PodCliqueSet replicas a Coherent update
+	// replaces at once: a count (at least 1) or a percentage of replicas
+	// ("25%"), rounded down but at least 1. Replicas that are already
+	// unavailable count against it. Defaults to 1. Only with type Coherent.
+	MaxUnavailable *intstr.IntOrString `json:"maxUnavailable,omitempty"`
+	// progressDeadline is how long one replica's turn in a Coherent update
+	// may take before Grove reports ProgressDeadlineExceeded (the
+	// UpdateInProgress condition's reason and a warning event). The update
+	// continues. Unset means no deadline. Only with type Coherent.
+	ProgressDeadline *v1.Duration `json:"progressDeadline,omitempty"`
 }
 
 // PodCliqueSetUpdateStrategyApplyConfiguration constructs a declarative configuration of the PodCliqueSetUpdateStrategy type for use with
@@ -42,5 +54,21 @@ func PodCliqueSetUpdateStrategy() *PodCliqueSetUpdateStrategyApplyConfiguration 
 // If called multiple times, the Type field is set to the value of the last call.
 func (b *PodCliqueSetUpdateStrategyApplyConfiguration) WithType(value corev1alpha1.UpdateStrategyType) *PodCliqueSetUpdateStrategyApplyConfiguration {
 	b.Type = &value
+	return b
+}
+
+// WithMaxUnavailable sets the MaxUnavailable field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the MaxUnavailable field is set to the value of the last call.
+func (b *PodCliqueSetUpdateStrategyApplyConfiguration) WithMaxUnavailable(value intstr.IntOrString) *PodCliqueSetUpdateStrategyApplyConfiguration {
+	b.MaxUnavailable = &value
+	return b
+}
+
+// WithProgressDeadline sets the ProgressDeadline field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ProgressDeadline field is set to the value of the last call.
+func (b *PodCliqueSetUpdateStrategyApplyConfiguration) WithProgressDeadline(value v1.Duration) *PodCliqueSetUpdateStrategyApplyConfiguration {
+	b.ProgressDeadline = &value
 	return b
 }

@@ -105,6 +105,11 @@ func standalone(c grovecorev1alpha1.PodCliqueTemplateSpec) grovecorev1alpha1.Pod
 	return c
 }
 
+// strategy is an updateStrategy of type t with maxUnavailable mu (nil: unset).
+func strategy(t grovecorev1alpha1.UpdateStrategyType, mu *intstr.IntOrString) *grovecorev1alpha1.PodCliqueSetUpdateStrategy {
+	return &grovecorev1alpha1.PodCliqueSetUpdateStrategy{Type: t, MaxUnavailable: mu}
+}
+
 func maxUnavailable(v intstr.IntOrString) *grovecorev1alpha1.RollingUpdateConfig {
 	return &grovecorev1alpha1.RollingUpdateConfig{MaxUnavailable: &v}
 }
@@ -176,6 +181,34 @@ func Create() []Case {
 	return []Case{
 		{Name: "name must be a DNS-1035 label", Path: "metadata.name", Message: "DNS-1035 label",
 			Bad: func(p *grovecorev1alpha1.PodCliqueSet) { p.Name = "1" + p.Name }, Good: func(p *grovecorev1alpha1.PodCliqueSet) { p.Name += "1" }},
+		{Name: "updateStrategy type is a known strategy", Path: "spec.updateStrategy.type", Message: "supported values", SchemaFirst: true,
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) { p.Spec.UpdateStrategy = strategy("Blue", nil) },
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
+				p.Spec.UpdateStrategy = strategy(grovecorev1alpha1.CoherentStrategyType, nil)
+			}},
+		{Name: "updateStrategy budget only with Coherent", Path: "spec.updateStrategy", Message: "maxUnavailable and progressDeadline apply to updateStrategy type Coherent only", SchemaFirst: true,
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
+				p.Spec.UpdateStrategy = strategy(grovecorev1alpha1.RollingRecreateStrategyType, ptr.To(intstr.FromInt32(2)))
+			},
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
+				p.Spec.UpdateStrategy = strategy(grovecorev1alpha1.CoherentStrategyType, ptr.To(intstr.FromInt32(2)))
+			}},
+		{Name: "updateStrategy maxUnavailable at least 1", Path: "spec.updateStrategy.maxUnavailable", Message: "must be an integer of at least 1 or a percentage from 1% to 100%", SchemaFirst: true,
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
+				p.Spec.UpdateStrategy = strategy(grovecorev1alpha1.CoherentStrategyType, ptr.To(intstr.FromInt32(0)))
+			},
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
+				p.Spec.UpdateStrategy = strategy(grovecorev1alpha1.CoherentStrategyType, ptr.To(intstr.FromString("50%")))
+			}},
+		{Name: "updateStrategy progressDeadline positive", Path: "spec.updateStrategy.progressDeadline", Message: "must be greater than 0", SchemaFirst: true,
+			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
+				p.Spec.UpdateStrategy = strategy(grovecorev1alpha1.CoherentStrategyType, nil)
+				p.Spec.UpdateStrategy.ProgressDeadline = &metav1.Duration{}
+			},
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) {
+				p.Spec.UpdateStrategy = strategy(grovecorev1alpha1.CoherentStrategyType, nil)
+				p.Spec.UpdateStrategy.ProgressDeadline = &metav1.Duration{Duration: 10 * time.Minute}
+			}},
 		{Name: "clique maxUnavailable at least 1", Path: "spec.template.cliques[0].spec.rollingUpdate.maxUnavailable", Message: "must be an integer of at least 1 or a percentage from 1% to 100%", SchemaFirst: true,
 			Bad: func(p *grovecorev1alpha1.PodCliqueSet) {
 				clique(p, "frontend").Spec.RollingUpdate = maxUnavailable(intstr.FromInt32(0))

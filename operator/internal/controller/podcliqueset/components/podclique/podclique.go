@@ -34,6 +34,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/desired"
 	"github.com/grove-project/grove/operator/internal/groveerr"
 	"github.com/grove-project/grove/operator/internal/hash"
+	"github.com/grove-project/grove/operator/internal/update"
 )
 
 const kind = "PodClique"
@@ -50,7 +51,7 @@ func (operator) Kind() string { return kind }
 // Sync deletes, in the set-level pass, the PodCliques of removed replicas
 // or cliques and reports the wanted names others' objects hold, and
 // otherwise applies the standalone PodCliques of the work's replicas.
-func (o operator) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) error {
+func (o operator) Sync(ctx context.Context, log logr.Logger, w component.SetWork) error {
 	pcs := w.PCS
 	cliques := desired.StandaloneCliques(pcs)
 	if w.IsSetLevel() {
@@ -70,23 +71,72 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) 
 		return groveerr.Wrap(err, "ERR_BUILD_PODCLIQUE", groveerr.OperationSync, "hashing the clique templates")
 	}
 	replicas := w.Replicas()
+	holds, err := o.heldReplicas(ctx, pcs, replicas, hashes.Cliques)
+	if err != nil {
+		return err
+	}
+	coherent := update.Coherent(pcs)
 	report := o.d.NewReport(pcs, kind)
 	defer report.Emit()
 	return childsync.Parallel(len(replicas)*len(cliques), childsync.DefaultParallelism, func(i int) error {
 		replica, tmpl := replicas[i/len(cliques)], cliques[i%len(cliques)]
 		name := client.ObjectKey{Namespace: pcs.Namespace, Name: apicommon.PodCliqueName(pcs.Name, replica, tmpl.Name)}
+		if why, ok := holds.reasons[replica]; ok && !holds.exists(name.Name) {
+			log.V(1).Info("PodClique creation held for the Coherent update", "podClique", name.Name, "reason", why)
+			return nil
+		}
 		live := &grovecorev1alpha1.PodClique{}
 		res, err := childsync.Apply(ctx, o.d, pcs, childsync.Child{Key: name, Live: live, Scale: desired.PodCliqueScale(&tmpl.Spec),
 			Build: func() (childsync.ApplyConfiguration, error) {
-				want, err := desired.PodClique(o.d.Scheme, pcs, replica, tmpl, hashes.Cliques[tmpl.Name], nil, pcs)
+				want, err := desired.PodClique(o.d.Scheme, pcs, replica, tmpl, hashes.Cliques[tmpl.Name], hashes.Generation, nil, pcs)
 				if err != nil {
 					return nil, groveerr.Wrapf(err, "ERR_BUILD_PODCLIQUE", groveerr.OperationSync, "building PodClique for clique %s replica %d", tmpl.Name, replica)
+				}
+				if live.UID != "" {
+					// Under Coherent a PodClique of an older template keeps
+					// it until its replica's turn deletes it with its gang.
+					want = update.Revision(live, want, coherent)
 				}
 				return desired.PodCliqueApply(want)
 			}})
 		report.Applied(live, res, err)
 		return groveerr.Wrapf(err, "ERR_CREATE_OR_UPDATE_PODCLIQUE", groveerr.OperationSync, "applying PodClique %s", name.Name)
 	})
+}
+
+// held maps the replicas whose missing PodCliques are not created now (see
+// update.CreationHeld) to the reason; names are the PodCliques that exist.
+type held struct {
+	reasons map[int32]string
+	names   map[string]bool
+}
+
+func (h held) exists(name string) bool { return h.names[name] }
+
+// heldReplicas reads, under Coherent, the PodCliques of the given replicas
+// and says which replicas hold back creation.
+func (o operator) heldReplicas(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, replicas []int32, cliqueHashes map[string]string) (held, error) {
+	h := held{reasons: map[int32]string{}, names: map[string]bool{}}
+	if !update.Coherent(pcs) {
+		return h, nil
+	}
+	list := &grovecorev1alpha1.PodCliqueList{}
+	// Read only: listed without copies of the cached objects.
+	if err := o.d.Client.List(ctx, list, childsync.ReadChildren(pcs, "")...); err != nil {
+		return h, groveerr.Wrap(err, "ERR_LIST_PODCLIQUE", groveerr.OperationSync, "listing PodCliques")
+	}
+	byReplica := map[string][]*grovecorev1alpha1.PodClique{}
+	for i := range list.Items {
+		p := &list.Items[i]
+		h.names[p.Name] = true
+		byReplica[p.Labels[apicommon.LabelPodCliqueSetReplicaIndex]] = append(byReplica[p.Labels[apicommon.LabelPodCliqueSetReplicaIndex]], p)
+	}
+	for _, r := range replicas {
+		if why := update.CreationHeld(pcs, byReplica[desired.ReplicaIndexLabel(r)], cliqueHashes); why != "" {
+			h.reasons[r] = why
+		}
+	}
+	return h, nil
 }
 
 func (o operator) deleteExcept(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, keep map[string]bool) error {

@@ -389,6 +389,9 @@ func (o operator) build(pcs *grovecorev1alpha1.PodCliqueSet, st *state, g *gang,
 	labels = childsync.MergeLabels(labels, childsync.Labels(pcs.Name, g.name, apicommon.LabelComponentPodGang))
 	labels[apicommon.LabelSchedulerName] = schedulerName
 	labels[apicommon.LabelPodCliqueSetReplicaIndex] = desired.ReplicaIndexLabel(g.replica)
+	if rev := revision(st, g); rev != "" {
+		labels[apicommon.LabelPodCliqueSetGenerationHash] = rev
+	}
 	annotations := map[string]string{}
 	for k, v := range pcs.Annotations {
 		if !strings.HasPrefix(k, "grove.io/") && k != "kubectl.kubernetes.io/last-applied-configuration" {
@@ -437,6 +440,25 @@ func (o operator) build(pcs *grovecorev1alpha1.PodCliqueSet, st *state, g *gang,
 		return nil, groveerr.Wrap(err, "ERR_CREATE_OR_PATCH_PODGANG", groveerr.OperationSync, "setting owner of PodGang "+g.name)
 	}
 	return pg, nil
+}
+
+// revision is the PodCliqueSet generation hash the gang's PodCliques share
+// (update.Revision): empty while they disagree, which a RollingRecreate
+// update allows and a Coherent one never does, or while none exists.
+func revision(st *state, g *gang) string {
+	rev := ""
+	for _, m := range g.members {
+		p, ok := st.pclqs[m.pclqName]
+		if !ok || p.DeletionTimestamp != nil {
+			continue
+		}
+		h := p.Labels[apicommon.LabelPodCliqueSetGenerationHash]
+		if h == "" || (rev != "" && h != rev) {
+			return ""
+		}
+		rev = h
+	}
+	return rev
 }
 
 // schedulerName is the backend handling the PodCliqueSet's pods: the one
