@@ -173,7 +173,7 @@ func env(p *grovecorev1alpha1.PodCliqueSet, name string, vars ...string) {
 
 // Create returns the rules checked on create.
 func Create() []Case {
-	return []Case{
+	return append([]Case{
 		{Name: "name must be a DNS-1035 label", Path: "metadata.name", Message: "DNS-1035 label",
 			Bad: func(p *grovecorev1alpha1.PodCliqueSet) { p.Name = "1" + p.Name }, Good: func(p *grovecorev1alpha1.PodCliqueSet) { p.Name += "1" }},
 		{Name: "clique maxUnavailable at least 1", Path: "spec.template.cliques[0].spec.rollingUpdate.maxUnavailable", Message: "must be an integer of at least 1 or a percentage from 1% to 100%", SchemaFirst: true,
@@ -526,7 +526,7 @@ func Create() []Case {
 				p.Spec.Template.TopologyConstraint = &grovecorev1alpha1.TopologyConstraint{TopologyName: TopologyName,
 					Pack: &grovecorev1alpha1.TopologyPackConstraint{Required: domain("rack"), Preferred: domain("block")}}
 			}},
-	}
+	}, resourceSharingCreate()...)
 }
 
 // Updates returns the immutability rules and the mutable fields, as changes to a stored Base.
@@ -539,7 +539,7 @@ func Updates() []Case {
 	immutable := func(name, path string, bad func(*grovecorev1alpha1.PodCliqueSet)) Case {
 		return Case{Name: name + " immutable", Update: true, Path: path, Message: "field is immutable", Bad: bad, Good: podTemplateChange}
 	}
-	return []Case{
+	return append([]Case{
 		{Name: "replicas mutable", Update: true, Bad: nil, Good: func(p *grovecorev1alpha1.PodCliqueSet) {
 			p.Spec.Replicas = 3
 			clique(p, "frontend").Spec.Replicas = 4
@@ -592,5 +592,5 @@ func Updates() []Case {
 		immutable("clique topologyConstraint", "spec.template.cliques[0].topologyConstraint", func(p *grovecorev1alpha1.PodCliqueSet) {
 			clique(p, "frontend").TopologyConstraint = required(TopologyName, "host")
 		}),
-	}
+	}, resourceSharingUpdates(immutable)...)
 }
