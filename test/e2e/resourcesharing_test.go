@@ -43,46 +43,19 @@ const (
 
 // Upstream's resource-sharing scenario (grove-reference §3.17a): claims at
 // PodCliqueSet, scaling-group and clique level, from internal and external
-// templates (one in another namespace), both scopes, with filters; every
-// pod references exactly the claims that reach it, and a scale-in deletes the
-// claims of the removed replicas. (The pods of rs-test share claims within
-// one gang; kube-scheduler's DynamicResources plugin refuses a pod whose
-// claim another pod of the gang is still allocating while it waits at
-// Permit, so grove-scheduler does not place such a gang yet: docs/devices.md.)
+// templates (one in another namespace), both scopes, with filters; every pod
+// references exactly the claims that reach it, and a scale-in deletes the
+// claims of the removed replicas. Its pods share claims within one gang:
+// stock kube-scheduler (the Workload API backend) allocates each shared claim
+// once for all of them; grove-scheduler does not place such a gang yet (its
+// pods are not in a gang the DynamicResources plugin knows, which refuses a
+// pod whose claim a sibling waiting at Permit is still allocating:
+// docs/devices.md), so the grove-scheduler spec asserts names and references.
 var _ = Describe("Resource sharing (DRA)", Label("dra"), func() {
-	It("creates upstream's rs-test claims, references them from exactly the pods they reach, allocates each once, and cleans up on scale-in", func() {
-		ns, sharedNS := newNamespace("rs"), newNamespace("rs-shared")
-		publishFakeGPUs(fakeNodes(), 16)
-
-		raw, err := os.ReadFile(filepath.Join(repoRoot, rsTestTemplates))
-		Expect(err).NotTo(HaveOccurred())
-		for _, doc := range strings.Split(string(raw), "\n---\n") {
-			rct := &resourcev1.ResourceClaimTemplate{}
-			Expect(yaml.UnmarshalStrict([]byte(doc), rct)).To(Succeed())
-			rct.Namespace = map[bool]string{true: ns, false: sharedNS}[rct.Namespace == ""]
-			Expect(k8s.Create(ctx, rct)).To(Succeed())
-		}
-		pcs := loadPCS(rsTestManifest)
-		pcs.Namespace = ns
-		for i := range pcs.Spec.Template.Cliques {
-			for j := range pcs.Spec.Template.Cliques[i].ResourceSharing {
-				if e := &pcs.Spec.Template.Cliques[i].ResourceSharing[j]; e.Namespace != "" {
-					e.Namespace = sharedNS
-				}
-			}
-		}
-		Expect(k8s.Create(ctx, pcs)).To(Succeed())
-
+	It("creates upstream's rs-test claims, references them from exactly the pods they reach, and cleans up on scale-in", func() {
+		ns := createRSTest("")
 		By("the claims, by the reference's names")
-		want := []string{
-			"rs-test-0-ext-tpl", "rs-test-0-int-tpl",
-			"rs-test-0-sga-0-int-tpl3", "rs-test-0-sga-0-worker-b-all-int-tpl6",
-			"rs-test-0-sga-1-int-tpl3", "rs-test-0-sga-1-worker-b-all-int-tpl6",
-			"rs-test-0-sga-all-int-tpl2", "rs-test-0-sga-all-int-tpl8",
-			"rs-test-0-worker-a-0-int-tpl4", "rs-test-0-worker-a-1-int-tpl4",
-			"rs-test-0-worker-a-all-ext-ns-tpl",
-			"rs-test-all-int-tpl5", "rs-test-all-int-tpl7",
-		}
+		want := rsTestClaims
 		Eventually(func(g Gomega) []string { return claimNames(g, ns) }).Should(Equal(want))
 
 		By("each pod references exactly the claims that reach it, from every container")
@@ -103,6 +76,42 @@ var _ = Describe("Resource sharing (DRA)", Label("dra"), func() {
 		Eventually(func(g Gomega) []string { return claimNames(g, ns) }).Should(Equal(slices.DeleteFunc(slices.Clone(want), func(n string) bool {
 			return slices.Contains([]string{"rs-test-0-sga-1-int-tpl3", "rs-test-0-worker-a-1-int-tpl4", "rs-test-0-sga-1-worker-b-all-int-tpl6"}, n)
 		})))
+	})
+
+	It("runs rs-test's gang through the Workload API backend with every shared claim allocated once, on the node of all its pods", func() {
+		ns := createRSTest("default-scheduler")
+		var pods []corev1.Pod
+		Eventually(func(g Gomega) {
+			pods = listPods(g, ns, "rs-test")
+			g.Expect(pods).To(HaveLen(6))
+			for _, p := range pods {
+				g.Expect(p.Status.Phase).To(Equal(corev1.PodRunning), "pod %s", p.Name)
+			}
+		}).WithTimeout(3 * time.Minute).Should(Succeed())
+		consumers := map[string][]corev1.Pod{}
+		for _, p := range pods {
+			for _, c := range p.Spec.ResourceClaims {
+				consumers[c.Name] = append(consumers[c.Name], p)
+			}
+		}
+		Expect(consumers).To(HaveLen(len(rsTestClaims)))
+		devices := map[string]string{}
+		for _, name := range rsTestClaims {
+			rc := &resourcev1.ResourceClaim{}
+			Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, rc)).To(Succeed())
+			Expect(rc.Status.Allocation).NotTo(BeNil(), "claim %s allocated", name)
+			Expect(rc.Status.Allocation.Devices.Results).To(HaveLen(1), "claim %s", name)
+			r := rc.Status.Allocation.Devices.Results[0]
+			dev := r.Pool + "/" + r.Device
+			Expect(devices).NotTo(HaveKey(dev), "device %s allocated to %s and %s", dev, devices[dev], name)
+			devices[dev] = name
+			var want []any
+			for _, p := range consumers[name] {
+				want = append(want, HaveField("UID", p.UID))
+				Expect(p.Spec.NodeName).To(Equal(r.Pool), "pod %s runs on the node of claim %s's device", p.Name, name)
+			}
+			Expect(rc.Status.ReservedFor).To(ConsistOf(want...), "claim %s reserved for each of its %d pods", name, len(want))
+		}
 	})
 
 	It("runs a gang whose pods each claim a GPU: every claim allocated a device of its pod's node, one GPU per node spreading the pods", func() {
@@ -138,6 +147,50 @@ var _ = Describe("Resource sharing (DRA)", Label("dra"), func() {
 		}
 	})
 })
+
+// The claims of rs-test with one replica, worker-a at 2 pods and sga at 2
+// replicas (grove-reference §3.17a).
+var rsTestClaims = []string{
+	"rs-test-0-ext-tpl", "rs-test-0-int-tpl",
+	"rs-test-0-sga-0-int-tpl3", "rs-test-0-sga-0-worker-b-all-int-tpl6",
+	"rs-test-0-sga-1-int-tpl3", "rs-test-0-sga-1-worker-b-all-int-tpl6",
+	"rs-test-0-sga-all-int-tpl2", "rs-test-0-sga-all-int-tpl8",
+	"rs-test-0-worker-a-0-int-tpl4", "rs-test-0-worker-a-1-int-tpl4",
+	"rs-test-0-worker-a-all-ext-ns-tpl",
+	"rs-test-all-int-tpl5", "rs-test-all-int-tpl7",
+}
+
+// createRSTest publishes 16 fake GPUs on every fake node, creates rs-test's
+// external templates (one in a second namespace) and rs-test itself, its
+// cliques' pods named for schedulerName when set, and returns its namespace.
+func createRSTest(schedulerName string) string {
+	GinkgoHelper()
+	ns, sharedNS := newNamespace("rs"), newNamespace("rs-shared")
+	publishFakeGPUs(fakeNodes(), 16)
+
+	raw, err := os.ReadFile(filepath.Join(repoRoot, rsTestTemplates))
+	Expect(err).NotTo(HaveOccurred())
+	for _, doc := range strings.Split(string(raw), "\n---\n") {
+		rct := &resourcev1.ResourceClaimTemplate{}
+		Expect(yaml.UnmarshalStrict([]byte(doc), rct)).To(Succeed())
+		rct.Namespace = map[bool]string{true: ns, false: sharedNS}[rct.Namespace == ""]
+		Expect(k8s.Create(ctx, rct)).To(Succeed())
+	}
+	pcs := loadPCS(rsTestManifest)
+	pcs.Namespace = ns
+	for i := range pcs.Spec.Template.Cliques {
+		for j := range pcs.Spec.Template.Cliques[i].ResourceSharing {
+			if e := &pcs.Spec.Template.Cliques[i].ResourceSharing[j]; e.Namespace != "" {
+				e.Namespace = sharedNS
+			}
+		}
+	}
+	for i := range pcs.Spec.Template.Cliques {
+		pcs.Spec.Template.Cliques[i].Spec.PodSpec.SchedulerName = schedulerName
+	}
+	Expect(k8s.Create(ctx, pcs)).To(Succeed())
+	return ns
+}
 
 // claimNames lists the namespace's ResourceClaims that are not being deleted, sorted.
 func claimNames(g Gomega, ns string) []string {
