@@ -80,14 +80,7 @@ var _ = Describe("Resource sharing (DRA)", Label("dra"), func() {
 
 	It("runs rs-test's gang through the Workload API backend with every shared claim allocated once, on the node of all its pods", func() {
 		ns := createRSTest("default-scheduler")
-		var pods []corev1.Pod
-		Eventually(func(g Gomega) {
-			pods = listPods(g, ns, "rs-test")
-			g.Expect(pods).To(HaveLen(6))
-			for _, p := range pods {
-				g.Expect(p.Status.Phase).To(Equal(corev1.PodRunning), "pod %s", p.Name)
-			}
-		}).WithTimeout(3 * time.Minute).Should(Succeed())
+		pods := runningPods(ns, "rs-test", 6)
 		consumers := map[string][]corev1.Pod{}
 		for _, p := range pods {
 			for _, c := range p.Spec.ResourceClaims {
@@ -121,14 +114,7 @@ var _ = Describe("Resource sharing (DRA)", Label("dra"), func() {
 		createPCS(rsPerPodManifest, ns)
 		want := []string{"rs-pods-0-engine-0-gpu", "rs-pods-0-engine-1-gpu", "rs-pods-0-engine-2-gpu"}
 		Eventually(func(g Gomega) []string { return claimNames(g, ns) }).Should(Equal(want))
-		var pods []corev1.Pod
-		Eventually(func(g Gomega) {
-			pods = listPods(g, ns, "rs-pods")
-			g.Expect(pods).To(HaveLen(3))
-			for _, p := range pods {
-				g.Expect(p.Status.Phase).To(Equal(corev1.PodRunning), "pod %s", p.Name)
-			}
-		}).WithTimeout(3 * time.Minute).Should(Succeed())
+		pods := runningPods(ns, "rs-pods", 3)
 		used := map[string]bool{}
 		for _, p := range pods {
 			Expect(p.Spec.ResourceClaims).To(HaveLen(1), "pod %s", p.Name)
@@ -190,6 +176,20 @@ func createRSTest(schedulerName string) string {
 	}
 	Expect(k8s.Create(ctx, pcs)).To(Succeed())
 	return ns
+}
+
+// runningPods waits until the PodCliqueSet has n pods, all Running, and returns them.
+func runningPods(ns, pcsName string, n int) []corev1.Pod {
+	GinkgoHelper()
+	var pods []corev1.Pod
+	Eventually(func(g Gomega) {
+		pods = listPods(g, ns, pcsName)
+		g.Expect(pods).To(HaveLen(n))
+		for _, p := range pods {
+			g.Expect(p.Status.Phase).To(Equal(corev1.PodRunning), "pod %s", p.Name)
+		}
+	}).WithTimeout(3 * time.Minute).Should(Succeed())
+	return pods
 }
 
 // claimNames lists the namespace's ResourceClaims that are not being deleted, sorted.

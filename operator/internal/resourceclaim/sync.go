@@ -50,9 +50,9 @@ const (
 type Syncer struct {
 	// D writes the claims and reports them on the owner.
 	D childsync.Deps
-	// Templates reads external ResourceClaimTemplates, in any namespace, from
-	// the API server: they are read only when a claim is created, so the
-	// operator keeps no cache of them.
+	// Templates reads from the API server: external ResourceClaimTemplates,
+	// in any namespace (read only when a claim is created, so the operator
+	// keeps no cache of them), and a claim whose create found it existing.
 	Templates client.Reader
 }
 
@@ -121,8 +121,13 @@ func (s Syncer) ensure(ctx context.Context, o Owner, c Claim, templates map[stri
 	}
 	err = s.D.Client.Create(ctx, claim)
 	if apierrors.IsAlreadyExists(err) {
-		// Created by an earlier pass the cache has not shown yet.
-		return nil
+		// Made by an earlier pass the cache has not shown yet, or an object
+		// the cache does not hold (it holds only claims labelled as Grove's):
+		// whose it is, the API server says.
+		if err := s.Templates.Get(ctx, key, live); err != nil {
+			return groveerr.Wrapf(client.IgnoreNotFound(err), ErrSyncClaim, groveerr.OperationSync, "reading ResourceClaim %s", c.Name)
+		}
+		return s.controlled(live, o)
 	}
 	report.Applied(claim, childsync.Created, err)
 	return groveerr.Wrapf(err, ErrSyncClaim, groveerr.OperationSync, "creating ResourceClaim %s", c.Name)
@@ -136,7 +141,7 @@ func (s Syncer) controlled(live *resourcev1.ResourceClaim, o Owner) error {
 	if ref != nil && ref.UID == o.Object.GetUID() {
 		return nil
 	}
-	var err error = fmt.Errorf("ResourceClaim %s is not controlled by this owner", live.Name)
+	err := fmt.Errorf("ResourceClaim %s has no controller; it was not made by Grove for this %s", live.Name, kindOf(s.D.Scheme, o.Object))
 	if ref != nil {
 		err = childsync.ErrControlledByOther{Name: live.Name, Controller: *ref, OwnerKind: kindOf(s.D.Scheme, o.Object)}
 	}

@@ -240,6 +240,27 @@ var _ = Describe("Resource sharing (DRA ResourceClaims)", func() {
 		Expect(claim("rs-test-0-worker-a-0-int-tpl4").UID).To(Equal(before), "the claim is the same object")
 	})
 
+	It("never takes over a claim of a wanted name that it did not make, and reports it", func() {
+		mine := &resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: "rs-test-all-int-tpl5", Namespace: ns}}
+		mine.Spec.Devices.Requests = []resourcev1.DeviceRequest{{Name: "nic", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "nic.example.com"}}}
+		Expect(k8sClient.Create(ctx, mine)).To(Succeed())
+		Expect(k8sClient.Create(ctx, rsTest())).To(Succeed())
+		Eventually(func() []string {
+			list := &corev1.EventList{}
+			Expect(k8sClient.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+			var notes []string
+			for _, e := range list.Items {
+				if e.InvolvedObject.Name == "rs-test" {
+					notes = append(notes, e.Message)
+				}
+			}
+			return notes
+		}).Should(ContainElement(ContainSubstring("ResourceClaim rs-test-all-int-tpl5 has no controller; it was not made by Grove for this PodCliqueSet")))
+		got := claim("rs-test-all-int-tpl5")
+		Expect(got.OwnerReferences).To(BeEmpty())
+		Expect(got.Spec.Devices.Requests[0].Exactly.DeviceClassName).To(Equal("nic.example.com"))
+	})
+
 	It("reports a missing external template on the owner and makes the claim once the template exists", func() {
 		pcs := rsTest()
 		pcs.Name = "rs-missing"
