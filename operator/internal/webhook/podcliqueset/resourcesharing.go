@@ -17,11 +17,14 @@ limitations under the License.
 package podcliqueset
 
 import (
+	"fmt"
+
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/sets"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 )
 
@@ -92,6 +95,79 @@ func (s *staticCheck) resourceSharing() {
 		c := &tmpl.Cliques[ci]
 		s.sharingEntries(cliquesPath.Index(ci).Child("resourceSharing"), c.ResourceSharing, internal)
 	}
+	s.claimNameLengths()
+}
+
+// claimNameLengths rejects entries whose claims, at the highest replica and
+// pod indices the set has now (or its autoscalers may reach), get names
+// longer than a DNS label: a pod references each claim by an entry of that
+// name in spec.resourceClaims, and the API server would refuse the pod.
+func (s *staticCheck) claimNameLengths() {
+	pcs := s.pcs
+	if pcs.Name == "" {
+		return
+	}
+	tmpl := &pcs.Spec.Template
+	pcsIdx := lastIndex(pcs.Spec.Replicas)
+	check := func(p *field.Path, owner string, last int32, e grovecorev1alpha1.ResourceSharingSpec) {
+		name := apicommon.AllReplicasResourceClaimName(owner, e.Name)
+		if e.Scope == grovecorev1alpha1.ResourceSharingScopePerReplica {
+			name = apicommon.PerReplicaResourceClaimName(owner, last, e.Name)
+		}
+		if len(name) > utilvalidation.DNS1123LabelMaxLength {
+			s.add(field.Invalid(p.Child("name"), e.Name, fmt.Sprintf(
+				"the claim name %q is %d characters: pods reference it by an entry of that name in spec.resourceClaims, at most %d; shorten the PodCliqueSet, scaling-group, clique or template name",
+				name, len(name), utilvalidation.DNS1123LabelMaxLength)))
+		}
+	}
+	for i := range tmpl.ResourceSharing {
+		check(templatePath.Child("resourceSharing").Index(i), pcs.Name, pcsIdx, tmpl.ResourceSharing[i].Sharing())
+	}
+	groupOf := map[string]*grovecorev1alpha1.PodCliqueScalingGroupConfig{}
+	for gi := range tmpl.PodCliqueScalingGroupConfigs {
+		g := &tmpl.PodCliqueScalingGroupConfigs[gi]
+		for _, c := range g.CliqueNames {
+			groupOf[c] = g
+		}
+		owner := apicommon.PodCliqueScalingGroupName(pcs.Name, pcsIdx, g.Name)
+		for i := range g.ResourceSharing {
+			check(scalingGroupsPath.Index(gi).Child("resourceSharing").Index(i), owner, lastIndex(groupReplicas(g)), g.ResourceSharing[i].Sharing())
+		}
+	}
+	for ci := range tmpl.Cliques {
+		c := &tmpl.Cliques[ci]
+		owner := apicommon.PodCliqueName(pcs.Name, pcsIdx, c.Name)
+		if g := groupOf[c.Name]; g != nil {
+			owner = apicommon.ScalingGroupPodCliqueName(apicommon.PodCliqueScalingGroupName(pcs.Name, pcsIdx, g.Name), lastIndex(groupReplicas(g)), c.Name)
+		}
+		pods := c.Spec.Replicas
+		if a := c.Spec.AutoScalingConfig; a != nil && a.MaxReplicas > pods {
+			pods = a.MaxReplicas
+		}
+		for i := range c.ResourceSharing {
+			check(cliquesPath.Index(ci).Child("resourceSharing").Index(i), owner, lastIndex(pods), c.ResourceSharing[i])
+		}
+	}
+}
+
+// groupReplicas is the most replicas a scaling group has now or its autoscaler may set.
+func groupReplicas(g *grovecorev1alpha1.PodCliqueScalingGroupConfig) int32 {
+	n := int32(1)
+	if g.Replicas != nil {
+		n = *g.Replicas
+	}
+	if g.ScaleConfig != nil && g.ScaleConfig.MaxReplicas > n {
+		n = g.ScaleConfig.MaxReplicas
+	}
+	return n
+}
+
+// lastIndex is the highest index of n replicas (0 for none).
+func lastIndex(n int32) int32 {
+	if n <= 1 {
+		return 0
+	}
+	return n - 1
 }
 
 // sharingEntries checks the entries of one resourceSharing list.

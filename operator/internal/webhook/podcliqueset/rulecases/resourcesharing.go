@@ -110,7 +110,16 @@ func resourceSharingCreate() []Case {
 		{Name: "scaling-group filter names at least one member", Path: "spec.template.podCliqueScalingGroups[0].resourceSharing[0].filter.childCliqueNames", Message: "must name at least one member clique",
 			Bad:  then(withSharing, func(p *grovecorev1alpha1.PodCliqueSet) { group(p).ResourceSharing[0].Filter.ChildCliqueNames = nil }),
 			Good: then(withSharing, func(p *grovecorev1alpha1.PodCliqueSet) { group(p).ResourceSharing[0].Filter = nil })},
+		{Name: "claim names fit a pod's spec.resourceClaims entry", Path: "spec.template.cliques[2].resourceSharing[0].name", Message: `the claim name "inference-0-model-1-worker-2-gpu-for-the-worker-pods-of-every-replica" is 69 characters`,
+			Bad:  func(p *grovecorev1alpha1.PodCliqueSet) { workerClaim(p, "gpu-for-the-worker-pods-of-every-replica") },
+			Good: func(p *grovecorev1alpha1.PodCliqueSet) { workerClaim(p, "gpu-worker") }},
 	}
+}
+
+// workerClaim gives each worker pod a claim of its own from the internal template name.
+func workerClaim(p *grovecorev1alpha1.PodCliqueSet, name string) {
+	p.Spec.Template.ResourceClaimTemplates = []grovecorev1alpha1.ResourceClaimTemplateConfig{GPUTemplate(name)}
+	clique(p, "worker").ResourceSharing = []grovecorev1alpha1.ResourceSharingSpec{sharing(name, grovecorev1alpha1.ResourceSharingScopePerReplica)}
 }
 
 // resourceSharingUpdates returns the immutability rules of resource sharing.
