@@ -48,6 +48,14 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &corev1alpha1.LastErrorApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("LastOperation"):
 		return &corev1alpha1.LastOperationApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("PCSGResourceSharingFilter"):
+		return &corev1alpha1.PCSGResourceSharingFilterApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("PCSGResourceSharingSpec"):
+		return &corev1alpha1.PCSGResourceSharingSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("PCSResourceSharingFilter"):
+		return &corev1alpha1.PCSResourceSharingFilterApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("PCSResourceSharingSpec"):
+		return &corev1alpha1.PCSResourceSharingSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("PodClique"):
 		return &corev1alpha1.PodCliqueApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("PodCliqueScalingGroup"):
@@ -88,6 +96,10 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &corev1alpha1.PodGangStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("PodsSelectedToUpdate"):
 		return &corev1alpha1.PodsSelectedToUpdateApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ResourceClaimTemplateConfig"):
+		return &corev1alpha1.ResourceClaimTemplateConfigApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ResourceSharingSpec"):
+		return &corev1alpha1.ResourceSharingSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("RollingUpdateConfig"):
 		return &corev1alpha1.RollingUpdateConfigApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("SchedulerTopologyBinding"):

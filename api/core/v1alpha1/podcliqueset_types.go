@@ -180,6 +180,20 @@ type PodCliqueSetTemplateSpec struct {
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=32
 	PodCliqueScalingGroupConfigs []PodCliqueScalingGroupConfig `json:"podCliqueScalingGroups,omitempty"`
+	// resourceClaimTemplates are named ResourceClaim templates that
+	// resourceSharing entries at every level can refer to. Immutable.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=32
+	ResourceClaimTemplates []ResourceClaimTemplateConfig `json:"resourceClaimTemplates,omitempty"`
+	// resourceSharing makes ResourceClaims owned by the PodCliqueSet, one for
+	// all replicas or one per replica, and adds them to the pods its filter
+	// selects. Immutable.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	ResourceSharing []PCSResourceSharingSpec `json:"resourceSharing,omitempty"`
 }
 
 // HeadlessServiceConfig configures the headless Service of a replica.
@@ -209,6 +223,13 @@ type PodCliqueTemplateSpec struct {
 	// topologyConstraint packs the pods of each PodClique of this template into one domain.
 	// +optional
 	TopologyConstraint *TopologyConstraint `json:"topologyConstraint,omitempty"`
+	// resourceSharing makes ResourceClaims owned by each PodClique of this
+	// template, one for the PodClique or one per pod index, and adds them to
+	// its pods. Immutable.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	ResourceSharing []ResourceSharingSpec `json:"resourceSharing,omitempty"`
 	// spec is the specification of the PodCliques created from this template.
 	// +required
 	Spec PodCliqueSpec `json:"spec"`
@@ -257,6 +278,13 @@ type PodCliqueScalingGroupConfig struct {
 	// replica are replaced together). Mutable.
 	// +optional
 	RollingUpdate *RollingUpdateConfig `json:"rollingUpdate,omitempty"`
+	// resourceSharing makes ResourceClaims owned by each
+	// PodCliqueScalingGroup, one for the group or one per group replica, and
+	// adds them to the pods of the member cliques its filter selects. Immutable.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	ResourceSharing []PCSGResourceSharingSpec `json:"resourceSharing,omitempty"`
 }
 
 // PodCliqueSetStatus is the observed state of a PodCliqueSet.

@@ -24,6 +24,7 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -64,6 +65,7 @@ func cacheOptions() cache.Options {
 			&rbacv1.Role{}:                             managed,
 			&rbacv1.RoleBinding{}:                      managed,
 			&autoscalingv2.HorizontalPodAutoscaler{}:   managed,
+			&resourcev1.ResourceClaim{}:                managed,
 		},
 	}
 }

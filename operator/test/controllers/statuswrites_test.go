@@ -192,7 +192,7 @@ var _ = Describe("Status writes", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		deps := childsync.Deps{Client: c, Scheme: manager.Scheme(), Recorder: &events.FakeRecorder{}, FieldManager: childsync.PodCliqueSetFieldManager}
 		pcsR = podcliqueset.NewReconciler(c, c, deps, cfg, backends)
-		pcsgR = podcliquescalinggroup.NewReconciler(deps)
+		pcsgR = podcliquescalinggroup.NewReconciler(deps, c)
 		ns = newNamespace()
 		Expect(k8sClient.Create(ctx, rolloutPCS(ns, pcsName, 1))).To(Succeed())
 	})

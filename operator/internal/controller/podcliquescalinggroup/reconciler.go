@@ -44,6 +44,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/groveerr"
 	"github.com/grove-project/grove/operator/internal/hash"
 	"github.com/grove-project/grove/operator/internal/index"
+	"github.com/grove-project/grove/operator/internal/resourceclaim"
 	"github.com/grove-project/grove/operator/internal/update"
 )
 
@@ -59,11 +60,15 @@ type Reconciler struct {
 	status   common.StatusRecorder
 	// deleted remembers the PodCliques gang termination deleted.
 	deleted *gangtermination.Tracker
+	// claims makes the ResourceClaims of the group's resourceSharing entries.
+	claims resourceclaim.Syncer
 }
 
-// NewReconciler returns a PodCliqueScalingGroup reconciler.
-func NewReconciler(d childsync.Deps) *Reconciler {
-	return &Reconciler{d: d, recorder: d.Recorder, status: common.StatusRecorder{Client: d.Client}, deleted: gangtermination.NewTracker()}
+// NewReconciler returns a PodCliqueScalingGroup reconciler. templates reads
+// external ResourceClaimTemplates from the API server.
+func NewReconciler(d childsync.Deps, templates client.Reader) *Reconciler {
+	return &Reconciler{d: d, recorder: d.Recorder, status: common.StatusRecorder{Client: d.Client}, deleted: gangtermination.NewTracker(),
+		claims: resourceclaim.Syncer{D: d, Templates: templates}}
 }
 
 // Reconcile brings one PodCliqueScalingGroup's member PodCliques and status
@@ -112,7 +117,10 @@ func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcsg *g
 	}
 	var errs []error
 	var doomed []groupReplica
-	syncErr := r.syncPodCliques(ctx, pcs, pcsg, upd)
+	syncErr := r.syncClaims(ctx, pcs, pcsg)
+	if syncErr == nil {
+		syncErr = r.syncPodCliques(ctx, pcs, pcsg, upd)
+	}
 	if syncErr == nil {
 		doomed, syncErr = r.planReplacements(ctx, pcsg, upd)
 	}

@@ -63,7 +63,7 @@ func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration) error {
 	if err := d.Creates.Track(context.Background(), mgr.GetCache(), &grovecorev1alpha1.PodClique{}); err != nil {
 		return err
 	}
-	r := NewReconciler(d)
+	r := NewReconciler(d, mgr.GetAPIReader())
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
 		WithOptions(controller.Options{

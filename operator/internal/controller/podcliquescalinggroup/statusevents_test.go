@@ -50,7 +50,7 @@ func TestProgressDeadlineEventIsPostedWithItsStatus(t *testing.T) {
 	}
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(pcsg).WithStatusSubresource(pcsg).Build()
 	rec := events.NewFakeRecorder(10)
-	r := NewReconciler(childsync.Deps{Client: c, Recorder: rec})
+	r := NewReconciler(childsync.Deps{Client: c, Recorder: rec}, c)
 	ctx := context.Background()
 	base := &grovecorev1alpha1.PodCliqueScalingGroup{}
 	if err := c.Get(ctx, client.ObjectKeyFromObject(pcsg), base); err != nil {

@@ -57,6 +57,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/podclique"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/podcliquescalinggroup"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/podgang"
+	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/resourceclaim"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/service"
 	"github.com/grove-project/grove/operator/internal/gangtermination"
 	"github.com/grove-project/grove/operator/internal/groveerr"
@@ -88,8 +89,8 @@ type Reconciler struct {
 // from the API server.
 func NewReconciler(c client.Client, apiReader client.Reader, d childsync.Deps, cfg *config.OperatorConfiguration, backends *backend.Registry) *Reconciler {
 	tas := cfg.TopologyAwareScheduling.Enabled != nil && *cfg.TopologyAwareScheduling.Enabled
-	// PodCliques, scaling groups and PodGangs come first and together: they
-	// are the critical path to pods, and a PodGang that exists when its
+	// PodCliques, scaling groups, PodGangs and the set's ResourceClaims come
+	// first and together: they are the critical path to pods, and a PodGang that exists when its
 	// PodClique's pods appear takes their references at once instead of
 	// costing the PodClique another reconcile and status write. The Services,
 	// HPAs and grove-initc access objects are needed only once pods run; the
@@ -100,7 +101,7 @@ func NewReconciler(c client.Client, apiReader client.Reader, d childsync.Deps, c
 		apiReader: apiReader,
 		recorder:  d.Recorder,
 		groups: [][]component.Operator[component.SetWork]{
-			{podclique.New(d), podcliquescalinggroup.New(d), podgang.New(d, backends, tas)},
+			{podclique.New(d), podcliquescalinggroup.New(d), podgang.New(d, backends, tas), resourceclaim.New(d, apiReader)},
 			append(initcObjects, service.New(d), hpa.New(d)),
 			initcBindings,
 		},

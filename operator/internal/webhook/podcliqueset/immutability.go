@@ -91,6 +91,7 @@ func validateImmutable(oldPCS, newPCS *grovecorev1alpha1.PodCliqueSet) field.Err
 		immutable(p.Child("minAvailable"), ng.MinAvailable, og.MinAvailable)
 		immutable(p.Child("topologyConstraint"), ng.TopologyConstraint, og.TopologyConstraint)
 	}
+	errs = append(errs, resourceSharingImmutable(ot, nt)...)
 	return errs
 }
 

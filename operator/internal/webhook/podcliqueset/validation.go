@@ -143,6 +143,7 @@ func (s *staticCheck) spec() {
 	s.cliques(members)
 	s.startupOrder()
 	s.schedulerBackend()
+	s.resourceSharing()
 }
 
 var validStartupTypes = sets.New(

@@ -45,6 +45,10 @@ type PodCliqueScalingGroupConfigApplyConfiguration struct {
 	// maxUnavailable counts whole group replicas (all PodCliques of one
 	// replica are replaced together). Mutable.
 	RollingUpdate *RollingUpdateConfigApplyConfiguration `json:"rollingUpdate,omitempty"`
+	// resourceSharing makes ResourceClaims owned by each
+	// PodCliqueScalingGroup, one for the group or one per group replica, and
+	// adds them to the pods of the member cliques its filter selects. Immutable.
+	ResourceSharing []PCSGResourceSharingSpecApplyConfiguration `json:"resourceSharing,omitempty"`
 }
 
 // PodCliqueScalingGroupConfigApplyConfiguration constructs a declarative configuration of the PodCliqueScalingGroupConfig type for use with
@@ -122,5 +126,18 @@ func (b *PodCliqueScalingGroupConfigApplyConfiguration) WithTopologyConstraint(v
 // If called multiple times, the RollingUpdate field is set to the value of the last call.
 func (b *PodCliqueScalingGroupConfigApplyConfiguration) WithRollingUpdate(value *RollingUpdateConfigApplyConfiguration) *PodCliqueScalingGroupConfigApplyConfiguration {
 	b.RollingUpdate = value
+	return b
+}
+
+// WithResourceSharing adds the given value to the ResourceSharing field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the ResourceSharing field.
+func (b *PodCliqueScalingGroupConfigApplyConfiguration) WithResourceSharing(values ...*PCSGResourceSharingSpecApplyConfiguration) *PodCliqueScalingGroupConfigApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithResourceSharing")
+		}
+		b.ResourceSharing = append(b.ResourceSharing, *values[i])
+	}
 	return b
 }

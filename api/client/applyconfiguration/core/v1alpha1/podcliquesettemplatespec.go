@@ -45,6 +45,13 @@ type PodCliqueSetTemplateSpecApplyConfiguration struct {
 	// podCliqueScalingGroups group cliques that scale together as one
 	// multi-node unit (for example a leader and its workers).
 	PodCliqueScalingGroupConfigs []PodCliqueScalingGroupConfigApplyConfiguration `json:"podCliqueScalingGroups,omitempty"`
+	// resourceClaimTemplates are named ResourceClaim templates that
+	// resourceSharing entries at every level can refer to. Immutable.
+	ResourceClaimTemplates []ResourceClaimTemplateConfigApplyConfiguration `json:"resourceClaimTemplates,omitempty"`
+	// resourceSharing makes ResourceClaims owned by the PodCliqueSet, one for
+	// all replicas or one per replica, and adds them to the pods its filter
+	// selects. Immutable.
+	ResourceSharing []PCSResourceSharingSpecApplyConfiguration `json:"resourceSharing,omitempty"`
 }
 
 // PodCliqueSetTemplateSpecApplyConfiguration constructs a declarative configuration of the PodCliqueSetTemplateSpec type for use with
@@ -115,6 +122,32 @@ func (b *PodCliqueSetTemplateSpecApplyConfiguration) WithPodCliqueScalingGroupCo
 			panic("nil value passed to WithPodCliqueScalingGroupConfigs")
 		}
 		b.PodCliqueScalingGroupConfigs = append(b.PodCliqueScalingGroupConfigs, *values[i])
+	}
+	return b
+}
+
+// WithResourceClaimTemplates adds the given value to the ResourceClaimTemplates field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the ResourceClaimTemplates field.
+func (b *PodCliqueSetTemplateSpecApplyConfiguration) WithResourceClaimTemplates(values ...*ResourceClaimTemplateConfigApplyConfiguration) *PodCliqueSetTemplateSpecApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithResourceClaimTemplates")
+		}
+		b.ResourceClaimTemplates = append(b.ResourceClaimTemplates, *values[i])
+	}
+	return b
+}
+
+// WithResourceSharing adds the given value to the ResourceSharing field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the ResourceSharing field.
+func (b *PodCliqueSetTemplateSpecApplyConfiguration) WithResourceSharing(values ...*PCSResourceSharingSpecApplyConfiguration) *PodCliqueSetTemplateSpecApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithResourceSharing")
+		}
+		b.ResourceSharing = append(b.ResourceSharing, *values[i])
 	}
 	return b
 }

@@ -32,6 +32,10 @@ type PodCliqueTemplateSpecApplyConfiguration struct {
 	Annotations map[string]string `json:"annotations,omitempty"`
 	// topologyConstraint packs the pods of each PodClique of this template into one domain.
 	TopologyConstraint *TopologyConstraintApplyConfiguration `json:"topologyConstraint,omitempty"`
+	// resourceSharing makes ResourceClaims owned by each PodClique of this
+	// template, one for the PodClique or one per pod index, and adds them to
+	// its pods. Immutable.
+	ResourceSharing []ResourceSharingSpecApplyConfiguration `json:"resourceSharing,omitempty"`
 	// spec is the specification of the PodCliques created from this template.
 	Spec *PodCliqueSpecApplyConfiguration `json:"spec,omitempty"`
 }
@@ -83,6 +87,19 @@ func (b *PodCliqueTemplateSpecApplyConfiguration) WithAnnotations(entries map[st
 // If called multiple times, the TopologyConstraint field is set to the value of the last call.
 func (b *PodCliqueTemplateSpecApplyConfiguration) WithTopologyConstraint(value *TopologyConstraintApplyConfiguration) *PodCliqueTemplateSpecApplyConfiguration {
 	b.TopologyConstraint = value
+	return b
+}
+
+// WithResourceSharing adds the given value to the ResourceSharing field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the ResourceSharing field.
+func (b *PodCliqueTemplateSpecApplyConfiguration) WithResourceSharing(values ...*ResourceSharingSpecApplyConfiguration) *PodCliqueTemplateSpecApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithResourceSharing")
+		}
+		b.ResourceSharing = append(b.ResourceSharing, *values[i])
+	}
 	return b
 }
 

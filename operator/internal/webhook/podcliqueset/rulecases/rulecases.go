@@ -178,7 +178,7 @@ func env(p *grovecorev1alpha1.PodCliqueSet, name string, vars ...string) {
 
 // Create returns the rules checked on create.
 func Create() []Case {
-	return []Case{
+	return append([]Case{
 		{Name: "name must be a DNS-1035 label", Path: "metadata.name", Message: "DNS-1035 label",
 			Bad: func(p *grovecorev1alpha1.PodCliqueSet) { p.Name = "1" + p.Name }, Good: func(p *grovecorev1alpha1.PodCliqueSet) { p.Name += "1" }},
 		{Name: "updateStrategy type is a known strategy", Path: "spec.updateStrategy.type", Message: "supported values", SchemaFirst: true,
@@ -559,7 +559,7 @@ func Create() []Case {
 				p.Spec.Template.TopologyConstraint = &grovecorev1alpha1.TopologyConstraint{TopologyName: TopologyName,
 					Pack: &grovecorev1alpha1.TopologyPackConstraint{Required: domain("rack"), Preferred: domain("block")}}
 			}},
-	}
+	}, resourceSharingCreate()...)
 }
 
 // Updates returns the immutability rules and the mutable fields, as changes to a stored Base.
@@ -572,7 +572,7 @@ func Updates() []Case {
 	immutable := func(name, path string, bad func(*grovecorev1alpha1.PodCliqueSet)) Case {
 		return Case{Name: name + " immutable", Update: true, Path: path, Message: "field is immutable", Bad: bad, Good: podTemplateChange}
 	}
-	return []Case{
+	return append([]Case{
 		{Name: "replicas mutable", Update: true, Bad: nil, Good: func(p *grovecorev1alpha1.PodCliqueSet) {
 			p.Spec.Replicas = 3
 			clique(p, "frontend").Spec.Replicas = 4
@@ -625,5 +625,5 @@ func Updates() []Case {
 		immutable("clique topologyConstraint", "spec.template.cliques[0].topologyConstraint", func(p *grovecorev1alpha1.PodCliqueSet) {
 			clique(p, "frontend").TopologyConstraint = required(TopologyName, "host")
 		}),
-	}
+	}, resourceSharingUpdates(immutable)...)
 }

@@ -29,6 +29,7 @@ import (
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/childsync"
+	"github.com/grove-project/grove/operator/internal/resourceclaim"
 	"github.com/grove-project/grove/operator/internal/startuporder"
 )
 
@@ -206,6 +207,7 @@ func (b *Builder) Build(podIndex int) *corev1.Pod {
 	for i := range pod.Spec.Containers {
 		pod.Spec.Containers[i].Env = prependEnv(env, pod.Spec.Containers[i].Env)
 	}
+	resourceclaim.Inject(pod, b.claimsOf(podIndex))
 	b.Backend.PreparePod(pod)
 	startuporder.InjectInitContainer(pod, id.PCSName, b.InitContainerImage, b.parents)
 	return pod

@@ -166,6 +166,9 @@ func (c *Component) Sync(ctx context.Context, log logr.Logger, pclq *grovecorev1
 	if err != nil {
 		return res, groveerr.Wrap(err, ErrUnknownSchedulerName, groveerr.OperationSync, "choosing the scheduler backend")
 	}
+	if err := c.syncClaims(ctx, pclq, pcs, id); err != nil {
+		return res, err
+	}
 	pods, err := c.cachedPods(ctx, pclq)
 	if err != nil {
 		return res, err
