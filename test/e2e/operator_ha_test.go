@@ -141,14 +141,15 @@ func (r *operatorReplica) ready() error {
 	return nil
 }
 
-// leads reads controller-runtime's leader_election_master_status gauge.
+// leads reads controller-runtime's leader_election_master_status gauge from
+// the replica's authenticated /metrics.
 func (r *operatorReplica) leads() (bool, error) {
-	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", r.metricsPort))
+	body, err := metricsScraper().Get(fmt.Sprintf("https://127.0.0.1:%d/metrics", r.metricsPort))
 	if err != nil {
 		return false, err
 	}
-	defer func() { _ = resp.Body.Close() }()
-	sc := bufio.NewScanner(resp.Body)
+	defer func() { _ = body.Close() }()
+	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		if l := sc.Text(); strings.HasPrefix(l, "leader_election_master_status{") {
