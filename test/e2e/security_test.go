@@ -137,7 +137,7 @@ func grantEditor(ns string) {
 	role := &rbacv1.Role{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "grove-editor"},
 		Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{grovecorev1alpha1.GroupName}, Resources: []string{"podcliquesets", "podcliques", "podcliquescalinggroups"}, Verbs: []string{"*"}},
+			{APIGroups: []string{grovecorev1alpha1.GroupName}, Resources: []string{"podcliquesets", "podcliquesets/scale", "podcliques", "podcliques/scale", "podcliquescalinggroups", "podcliquescalinggroups/scale"}, Verbs: []string{"*"}},
 			{APIGroups: []string{groveschedulerv1alpha1.GroupName}, Resources: []string{"podgangs"}, Verbs: []string{"*"}},
 		},
 	}
