@@ -147,6 +147,7 @@ func (s *staticCheck) spec() {
 	s.cliques(members)
 	s.startupOrder()
 	s.schedulerBackend()
+	s.size()
 }
 
 var validStartupTypes = sets.New(
