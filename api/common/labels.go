@@ -85,6 +85,9 @@ const (
 const (
 	// AnnotationReconcileTrigger on a PodCliqueSet forces a reconcile when its value changes.
 	AnnotationReconcileTrigger = "grove.io/reconcile-trigger"
+	// AnnotationDisableManagedResourceProtection "true" on a PodCliqueSet lets
+	// anyone with RBAC rights change its children despite the authorizer webhook.
+	AnnotationDisableManagedResourceProtection = "grove.io/disable-managed-resource-protection"
 	// AnnotationTopologyName on a PodGang names the ClusterTopologyBinding its constraints were translated with.
 	AnnotationTopologyName = "grove.io/topology-name"
 	// AnnotationStartsAfter on a pod lists the PodCliques it waits for, comma separated.

@@ -143,6 +143,7 @@ launch_scheduler_image() {
   write_serviceaccount grove-scheduler "$run/serviceaccount"
   for a in $(deployment_field grove-scheduler 'args[*]'); do
     case $a in
+      --grove-metrics-bind-address=0) args+=("$a") ;;
       --grove-metrics-bind-address=*) args+=("--grove-metrics-bind-address=127.0.0.1:$SCHED_METRICS_PORT") ;;
       *) args+=("$a") ;;
     esac

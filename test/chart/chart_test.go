@@ -304,8 +304,8 @@ func TestRenderedRBAC(t *testing.T) {
 					}
 				}
 			}
-			if roles != 4 {
-				t.Errorf("rendered %d Roles and ClusterRoles, want 4 (operator's ClusterRole and Role, scheduler's ClusterRole and Role)", roles)
+			if roles != 5 {
+				t.Errorf("rendered %d Roles and ClusterRoles, want 5 (operator's ClusterRole and Role, scheduler's ClusterRole and Role, grove-metrics-reader)", roles)
 			}
 
 			cr, ok := Find(objs, "ClusterRole", "", "grove:system:grove-operator")

@@ -154,8 +154,8 @@ func containerPorts(c corev1.Container) []string {
 // values.yaml says 0 means; nothing falls back to a default.
 func TestZeroValuesAreHonoured(t *testing.T) {
 	root := repoRoot(t)
-	t.Run("scheduler.metricsPort=0 turns the metrics endpoint off", func(t *testing.T) {
-		objs := render(t, root, "grove-system", "scheduler.metricsPort=0", "metrics.serviceMonitor.enabled=true")
+	t.Run("scheduler.metricsPort=0 turns the plain metrics endpoint off", func(t *testing.T) {
+		objs := render(t, root, "grove-system", "metrics.secureServing=false", "scheduler.metricsPort=0", "metrics.serviceMonitor.enabled=true")
 		c := deployment(t, objs, "grove-scheduler").Spec.Template.Spec.Containers[0]
 		if ports := containerPorts(c); !slices.Equal(ports, []string{"https"}) {
 			t.Errorf("grove-scheduler ports %v, want only https", ports)
@@ -174,7 +174,7 @@ func TestZeroValuesAreHonoured(t *testing.T) {
 		}
 	})
 	t.Run("scheduler.metricsPort=9090", func(t *testing.T) {
-		c := deployment(t, render(t, root, "grove-system", "scheduler.metricsPort=9090"), "grove-scheduler").Spec.Template.Spec.Containers[0]
+		c := deployment(t, render(t, root, "grove-system", "metrics.secureServing=false", "scheduler.metricsPort=9090"), "grove-scheduler").Spec.Template.Spec.Containers[0]
 		if !slices.Contains(c.Args, "--grove-metrics-bind-address=0.0.0.0:9090") || c.Ports[0].ContainerPort != 9090 {
 			t.Errorf("grove-scheduler args %v ports %v, want metrics on 9090", c.Args, c.Ports)
 		}

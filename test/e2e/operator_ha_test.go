@@ -165,14 +165,15 @@ func (r *operatorReplica) logTail() string {
 	return strings.Join(lines[max(0, len(lines)-30):], "\n")
 }
 
-// leads reads controller-runtime's leader_election_master_status gauge.
+// leads reads controller-runtime's leader_election_master_status gauge from
+// the replica's authenticated /metrics.
 func (r *operatorReplica) leads() (bool, error) {
-	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", r.metricsPort))
+	body, err := metricsScraper().Get(fmt.Sprintf("https://127.0.0.1:%d/metrics", r.metricsPort))
 	if err != nil {
 		return false, err
 	}
-	defer func() { _ = resp.Body.Close() }()
-	sc := bufio.NewScanner(resp.Body)
+	defer func() { _ = body.Close() }()
+	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		if l := sc.Text(); strings.HasPrefix(l, "leader_election_master_status{") {
@@ -332,13 +333,17 @@ var _ = Describe("grove-operator high availability", Serial, func() {
 		Expect(fwd.connections(leader.webhookPort)).To(BeNumerically(">", 0))
 
 		By(fmt.Sprintf("kill -9 the leader (%s), then a PodCliqueSet 1 s later", leader.name))
+		// Counted before the kill: the API server may reconnect to the
+		// survivor within that second for other webhook calls (the
+		// authorizer's, for the garbage collector deleting the warm-up set's
+		// children) and send the PodCliqueSet's admission on that connection.
+		servedBefore := fwd.connections(survivor.webhookPort)
 		Expect(leader.cmd.Process.Kill()).To(Succeed())
 		killed := time.Now()
 		<-leader.exited
 		time.Sleep(time.Second)
 		pcs := loadPCS("test/testdata/e2e/update-two-cliques.yaml")
 		pcs.Namespace, pcs.Name = ns, "after-kill"
-		servedBefore := fwd.connections(survivor.webhookPort)
 		Expect(k8s.Create(ctx, pcs)).To(Succeed(), "the surviving replica did not admit the PodCliqueSet")
 		admitted := time.Since(killed)
 		Expect(pcs.Spec.Template.Cliques[0].Spec.RoleName).To(Equal("frontend"), "the defaulting webhook did not run")

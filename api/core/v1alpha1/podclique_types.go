@@ -80,8 +80,9 @@ type PodCliqueSpec struct {
 	// replicas is the number of pods. A PodClique may be scaled to 0 (parked)
 	// and back; otherwise it must be at least minAvailable. In a clique
 	// template of a PodCliqueSet the defaulting webhook turns 0, or a
-	// template without replicas, into 1.
+	// template without replicas, into 1. At most 150000.
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=150000
 	// +required
 	Replicas int32 `json:"replicas"`
 	// minAvailable is the number of pods that must be scheduled together (the

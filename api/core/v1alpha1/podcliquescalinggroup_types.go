@@ -70,8 +70,10 @@ type PodCliqueScalingGroupList struct {
 type PodCliqueScalingGroupSpec struct {
 	// replicas is the number of group replicas. A scaling group may be scaled
 	// to 0 (parked) and back; otherwise it must be at least minAvailable.
+	// At most 150000.
 	// +default=1
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=150000
 	// +required
 	Replicas int32 `json:"replicas"`
 	// minAvailable is the number of group replicas that belong to the base gang

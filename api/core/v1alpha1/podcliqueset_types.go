@@ -74,9 +74,12 @@ type PodCliqueSetList struct {
 type PodCliqueSetSpec struct {
 	// replicas is the number of copies of the whole system. Each copy gets its
 	// own replica index (0, 1, …) that appears in the names of everything it owns.
+	// At most 150000; the validating webhook also keeps the pods of all
+	// replicas together, autoscaling maxima included, within 150000.
 	// +optional
 	// +default=0
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=150000
 	Replicas int32 `json:"replicas,omitempty"`
 	// updateStrategy says how pods are replaced when the template changes.
 	// +optional
@@ -254,10 +257,11 @@ type PodCliqueScalingGroupConfig struct {
 	// +optional
 	Annotations map[string]string `json:"annotations,omitempty"`
 	// replicas is the initial number of replicas of the group in each
-	// PodCliqueSet replica.
+	// PodCliqueSet replica. At most 150000.
 	// +optional
 	// +default=1
 	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=150000
 	Replicas *int32 `json:"replicas,omitempty"`
 	// minAvailable is the number of group replicas that must be scheduled
 	// together with the standalone cliques (the base gang). Replicas beyond it

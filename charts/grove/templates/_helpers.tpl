@@ -37,6 +37,9 @@ kind: OperatorConfiguration
 {{- $_ := set $webhooks "certProvisionMode" (include "grove.certProvisionMode" .) }}
 {{- $_ := set $webhooks "secretNamespace" .Release.Namespace }}
 {{- $_ := set $server "webhooks" $webhooks }}
+{{- $metrics := get $server "metrics" | default dict }}
+{{- $_ := set $metrics "secureServing" .Values.metrics.secureServing }}
+{{- $_ := set $server "metrics" $metrics }}
 {{- $_ := set $cfg "server" $server }}
 {{- $_ := set $cfg "initContainer" (dict "image" (include "grove.image" (list .Values.image.initc .Chart.AppVersion)) "imagePullPolicy" .Values.image.initc.pullPolicy) }}
 {{- if dig "leaderElection" "enabled" false $cfg }}
@@ -83,3 +86,12 @@ seccompProfile: {type: RuntimeDefault}
 
 {{- /* The cert-manager Certificate of the webhook server (certManager.enabled). */ -}}
 {{- define "grove.certificateName" -}}grove-webhook-server-cert{{- end -}}
+
+{{- /*
+grove.schedulerPlainMetrics is "true" when grove-scheduler serves a plain-HTTP
+/metrics (metrics.secureServing false and scheduler.metricsPort set);
+otherwise its /metrics is the authenticated one of its secure port.
+*/ -}}
+{{- define "grove.schedulerPlainMetrics" -}}
+{{- if and (not .Values.metrics.secureServing) .Values.scheduler.metricsPort }}true{{ end -}}
+{{- end -}}

@@ -52,6 +52,10 @@ func SetDefaults(c *OperatorConfiguration) {
 	setString(&wh.ServiceName, "grove-operator")
 	setInt(&c.Server.HealthProbes.Port, 2751)
 	setInt(&c.Server.Metrics.Port, 2752)
+	if c.Server.Metrics.SecureServing == nil {
+		secure := true
+		c.Server.Metrics.SecureServing = &secure
+	}
 
 	setString(&c.Debugging.PprofBindHost, "127.0.0.1")
 	setInt(&c.Debugging.PprofBindPort, 2753)

@@ -56,6 +56,7 @@ var chartOwned = map[string]string{
 	"initContainer":                     "image.initc",
 	"server.webhooks.certProvisionMode": "webhooks.certProvisionMode and certManager.enabled",
 	"server.webhooks.secretNamespace":   "the release namespace",
+	"server.metrics.secureServing":      "metrics.secureServing",
 	"leaderElection.resourceNamespace":  "the release namespace",
 }
 

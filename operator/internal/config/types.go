@@ -60,6 +60,26 @@ type OperatorConfiguration struct {
 	TopologyAwareScheduling TopologyAwareScheduling `json:"topologyAwareScheduling"`
 	// InitContainer configures the injected grove-initc container.
 	InitContainer InitContainer `json:"initContainer"`
+	// Authorizer configures the webhook that protects Grove-managed objects
+	// from changes by anyone but the operator.
+	Authorizer Authorizer `json:"authorizer"`
+}
+
+// Authorizer configures the managed-resource protection webhook: updates
+// and deletes of objects labelled app.kubernetes.io/managed-by=grove-operator
+// (and creates of PodCliques, PodCliqueScalingGroups and PodGangs so
+// labelled) are denied unless they come from the operator itself or an
+// exempt user, or the owning PodCliqueSet carries the annotation
+// grove.io/disable-managed-resource-protection: "true".
+type Authorizer struct {
+	// Enabled serves the authorizer webhook; the chart then registers its
+	// ValidatingWebhookConfiguration authorizer-webhook. Default false.
+	Enabled bool `json:"enabled"`
+	// ExemptServiceAccountUserNames are the user names (for ServiceAccounts
+	// system:serviceaccount:<namespace>:<name>) whose changes are always
+	// admitted: the garbage collector, the HPA controller and other
+	// controllers that must write Grove's children.
+	ExemptServiceAccountUserNames []string `json:"exemptServiceAccountUserNames,omitempty"`
 }
 
 // ClientConnection configures a Kubernetes client. The defaults are high
@@ -100,7 +120,19 @@ type Server struct {
 	// HealthProbes configures /healthz and /readyz.
 	HealthProbes BindServer `json:"healthProbes"`
 	// Metrics configures the Prometheus metrics endpoint.
-	Metrics BindServer `json:"metrics"`
+	Metrics MetricsServer `json:"metrics"`
+}
+
+// MetricsServer configures the Prometheus metrics endpoint.
+type MetricsServer struct {
+	BindServer `json:",inline"`
+	// SecureServing serves /metrics over HTTPS (a self-signed certificate
+	// the operator makes at start) and admits only requests whose bearer
+	// token the API server authenticates (TokenReview) and authorizes for
+	// get on the non-resource URL /metrics (SubjectAccessReview), e.g. a
+	// ServiceAccount bound to the ClusterRole grove-metrics-reader. false
+	// serves plain HTTP to anyone who can reach the port. Default true.
+	SecureServing *bool `json:"secureServing,omitempty"`
 }
 
 // BindServer is an address and port.

@@ -91,6 +91,11 @@ func Validate(c *OperatorConfiguration) field.ErrorList {
 		errs = append(errs, field.Invalid(sp.Child("defaultProfileName"), c.Scheduler.DefaultProfileName, "must name one of scheduler.profiles"))
 	}
 	errs = append(errs, validateInitContainer(c.InitContainer, field.NewPath("initContainer"))...)
+	for i, name := range c.Authorizer.ExemptServiceAccountUserNames {
+		if strings.TrimSpace(name) == "" || strings.ContainsAny(name, " \t\n") {
+			errs = append(errs, field.Invalid(field.NewPath("authorizer", "exemptServiceAccountUserNames").Index(i), name, "must be a user name without whitespace, e.g. system:serviceaccount:kube-system:generic-garbage-collector"))
+		}
+	}
 	return errs
 }
 

@@ -27,6 +27,13 @@ package manager
 // core/v1 Events API (the controllers write events.k8s.io/v1 Events).
 //
 // +kubebuilder:rbac:groups="",namespace=grove-system,resources=events,verbs=create;patch
+//
+// The secure metrics endpoint (server.metrics.secureServing) asks the API
+// server who a scraper's bearer token belongs to and whether that user may
+// get /metrics.
+//
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 
 import (
 	"context"
@@ -46,6 +53,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 	volcanov1beta1 "volcano.sh/apis/pkg/apis/scheduling/v1beta1"
@@ -124,7 +132,7 @@ func New(cfg *config.OperatorConfiguration, restConfig *rest.Config, options ...
 		RenewDeadline:                 &le.RenewDeadline.Duration,
 		RetryPeriod:                   &le.RetryPeriod.Duration,
 		HealthProbeBindAddress:        address(cfg.Server.HealthProbes),
-		Metrics:                       metricsserver.Options{BindAddress: address(cfg.Server.Metrics)},
+		Metrics:                       metricsOptions(cfg.Server.Metrics),
 		WebhookServer: ctrlwebhook.NewServer(ctrlwebhook.Options{
 			Host: cfg.Server.Webhooks.BindAddress, Port: cfg.Server.Webhooks.Port, CertDir: cfg.Server.Webhooks.ServerCertDir,
 		}),
@@ -172,6 +180,20 @@ func RegisterControllers(mgr ctrl.Manager, cfg *config.OperatorConfiguration, ba
 		return fmt.Errorf("setting up %s: %w", podgang.ControllerName, err)
 	}
 	return nil
+}
+
+// metricsOptions serves /metrics over HTTPS behind the API server's
+// authentication and authorization (TokenReview, then a SubjectAccessReview
+// of get on /metrics) unless secureServing is off. The certificate is a
+// self-signed one controller-runtime makes at start: scrapers authenticate
+// the operator by reaching it through its Service, not by its certificate.
+func metricsOptions(m config.MetricsServer) metricsserver.Options {
+	opts := metricsserver.Options{BindAddress: address(m.BindServer)}
+	if m.SecureServing == nil || *m.SecureServing {
+		opts.SecureServing = true
+		opts.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+	return opts
 }
 
 // pprofAddress is where Go's pprof handlers are served: nowhere ("") unless

@@ -61,6 +61,9 @@ var (
 	cancel     context.CancelFunc
 	operator   *config.OperatorConfiguration
 	readyCheck func() error
+	// restConfig and testScheme build clients that impersonate other users.
+	restConfig *rest.Config
+	testScheme *runtime.Scheme
 )
 
 func TestWebhooks(t *testing.T) {
@@ -110,7 +113,7 @@ var _ = BeforeSuite(func() {
 		ErrorIfCRDPathMissing: true,
 		WebhookInstallOptions: envtest.WebhookInstallOptions{
 			MutatingWebhooks:   configuration.MutatingConfigurations(envtestClientConfig),
-			ValidatingWebhooks: configuration.ValidatingConfigurations(envtestClientConfig),
+			ValidatingWebhooks: append(configuration.ValidatingConfigurations(envtestClientConfig), configuration.AuthorizerConfiguration(envtestClientConfig)),
 		},
 	}
 	restCfg, err := testEnv.Start()
@@ -119,6 +122,7 @@ var _ = BeforeSuite(func() {
 	scheme := runtime.NewScheme()
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(grovecorev1alpha1.AddToScheme(scheme)).To(Succeed())
+	restConfig, testScheme = restCfg, scheme
 	clientCfg := rest.CopyConfig(restCfg)
 	clientCfg.WarningHandler = warnings
 	k8sClient, err = client.New(clientCfg, client.Options{Scheme: scheme})
@@ -135,6 +139,10 @@ var _ = BeforeSuite(func() {
 	// limits are checked at admission.
 	operator.Scheduler.Profiles = []config.SchedulerProfile{{Name: config.SchedulerBackendGrove},
 		{Name: config.SchedulerBackendDefault, Config: &runtime.RawExtension{Raw: []byte(`{"gangScheduling":true}`)}}}
+	// The authorizer protects managed children from everyone but this
+	// suite's own (admin) user, which the operator runs as here.
+	operator.Authorizer.Enabled = true
+	operator.Authorizer.ExemptServiceAccountUserNames = []string{exemptUser}
 	config.SetDefaults(operator)
 	operator.Server.Webhooks.ServerCertDir = wio.LocalServingCertDir
 	operator.Server.Webhooks.ExtraSANs = []string{wio.LocalServingHost}

@@ -15,8 +15,9 @@ limitations under the License.
 */
 
 // Package webhook registers Grove's admission webhooks on the manager's
-// webhook server: PodCliqueSet defaulting and validation and ClusterTopologyBinding
-// validation. Certificates are handled by the certs sub-package.
+// webhook server: PodCliqueSet defaulting and validation, ClusterTopologyBinding
+// validation and, when enabled, the authorizer that protects Grove-managed
+// children. Certificates are handled by the certs sub-package.
 package webhook
 
 // The PodCliqueSet validating webhook reads the ClusterTopology a constraint names.
@@ -24,8 +25,10 @@ package webhook
 // +kubebuilder:rbac:groups=grove.io,resources=clustertopologybindings,verbs=get;list;watch
 
 import (
+	"context"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -33,13 +36,15 @@ import (
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/config"
+	"github.com/grove-project/grove/operator/internal/webhook/authorizer"
 	"github.com/grove-project/grove/operator/internal/webhook/clustertopologybinding"
 	"github.com/grove-project/grove/operator/internal/webhook/configuration"
 	"github.com/grove-project/grove/operator/internal/webhook/podcliqueset"
 )
 
-// Setup registers the three admission handlers on mgr's webhook server at the
-// paths of the configuration package. The manager's scheme must hold the
+// Setup registers the admission handlers on mgr's webhook server at the
+// paths of the configuration package (the authorizer only when
+// cfg.Authorizer.Enabled). The manager's scheme must hold the
 // grove.io types; ClusterTopologyBindings are read through the manager's client.
 func Setup(mgr manager.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry) error {
 	scheme := mgr.GetScheme()
@@ -60,5 +65,17 @@ func Setup(mgr manager.Manager, cfg *config.OperatorConfiguration, backends *bac
 	server.Register(configuration.DefaultPodCliqueSetPath, &admission.Webhook{Handler: podcliqueset.NewDefaultingHandler(scheme)})
 	server.Register(configuration.ValidatePodCliqueSetPath, &admission.Webhook{Handler: podcliqueset.NewValidatingHandler(scheme, validator)})
 	server.Register(configuration.ValidateClusterTopologyBindingPath, &admission.Webhook{Handler: clustertopologybinding.NewValidatingHandler(scheme, backends.Names())})
+	if cfg.Authorizer.Enabled {
+		user, err := authorizer.OperatorUserName(context.Background(), mgr.GetConfig())
+		if err != nil {
+			return fmt.Errorf("setting up the authorizer webhook: %w", err)
+		}
+		mgr.GetLogger().WithName("authorizer").Info("Protecting Grove-managed objects", "operatorUser", user, "exemptUsers", cfg.Authorizer.ExemptServiceAccountUserNames)
+		server.Register(configuration.AuthorizerPath, &admission.Webhook{Handler: &authorizer.Handler{
+			PodCliqueSets: mgr.GetClient(),
+			OperatorUser:  user,
+			Exempt:        sets.New(cfg.Authorizer.ExemptServiceAccountUserNames...),
+		}})
+	}
 	return nil
 }

@@ -323,7 +323,7 @@ var _ = Describe("Webhook certificates in auto mode", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(ca[0].Subject.CommonName).To(Equal(certs.CACommonName))
 
-		Expect(injectedBundles(ctx)).To(HaveLen(3))
+		Expect(injectedBundles(ctx)).To(HaveLen(4), "three webhooks and the authorizer")
 		for _, b := range injectedBundles(ctx) {
 			Expect(b).To(Equal(s.Data[certs.SecretKeyCACert]))
 		}

@@ -15,9 +15,11 @@ limitations under the License.
 */
 
 // Command grove-scheduler is kube-scheduler v1.37 with Grove's GroveGang
-// plugin registered. Besides every kube-scheduler flag it takes
-// --grove-metrics-bind-address, a plain HTTP /metrics endpoint (default
-// 0.0.0.0:8080; "0" or "off" disables it). --version (and --version=raw)
+// plugin registered. Its grove_ metrics are served with kube-scheduler's own on
+// the secure port's /metrics (HTTPS, delegated authentication and
+// authorization). Besides every kube-scheduler flag it takes
+// --grove-metrics-bind-address, an optional plain HTTP /metrics endpoint
+// without authentication (default "0": off). --version (and --version=raw)
 // prints Grove's version and the Kubernetes release it is built on instead
 // of kube-scheduler's unstamped component version. Feature gates default as kube-scheduler's do,
 // except those in package featuregates (NominatedNodeNameForExpectation is
@@ -56,8 +58,8 @@ func newCommand() *cobra.Command {
 	cmd := app.NewSchedulerCommand(app.WithPlugin(gang.Name, gang.New))
 	cmd.Use = "grove-scheduler"
 	var metricsAddr string
-	cmd.Flags().StringVar(&metricsAddr, "grove-metrics-bind-address", "0.0.0.0:8080",
-		"address of the plain HTTP /metrics endpoint with the grove_ and scheduler_ metrics; \"0\" or \"off\" disables it")
+	cmd.Flags().StringVar(&metricsAddr, "grove-metrics-bind-address", "0",
+		"address (e.g. 0.0.0.0:8080) of a plain HTTP /metrics endpoint with the grove_ and scheduler_ metrics and no authentication; \"0\" or \"off\" (the default) disables it; the secure port always serves them behind authentication")
 	run := cmd.RunE
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		if f := c.Flags().Lookup("version"); f != nil && (f.Value.String() == "true" || f.Value.String() == "raw") {

@@ -52,7 +52,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,6 +81,7 @@ import (
 
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
+	"github.com/grove-project/grove/test/cluster"
 )
 
 type options struct {
@@ -103,7 +103,7 @@ func main() {
 		dir = ".local-cluster"
 	}
 	flag.StringVar(&o.kubeconfig, "kubeconfig", filepath.Join(dir, "kubeconfig"), "the local cluster's kubeconfig")
-	flag.StringVar(&o.metricsURL, "operator-metrics", "", "grove-operator's metrics URL (default: from the local cluster's ports.env)")
+	flag.StringVar(&o.metricsURL, "operator-metrics", "", "grove-operator's authenticated metrics URL, read with a grove-metrics-reader token (default: from the local cluster's ports.env)")
 	flag.IntVar(&o.replicas, "replicas", 500, "PodCliqueSet replicas")
 	flag.IntVar(&o.pods, "pods-per-replica", 2, "pods per replica (one clique)")
 	flag.IntVar(&o.sets, "sets", 1, "spread the replicas evenly over this many PodCliqueSets")
@@ -130,7 +130,7 @@ func main() {
 		os.Exit(2)
 	}
 	if o.metricsURL == "" {
-		o.metricsURL = "http://127.0.0.1:" + portFrom(filepath.Join(dir, "ports.env"), "OP_METRICS_PORT") + "/metrics"
+		o.metricsURL = "https://127.0.0.1:" + portFrom(filepath.Join(dir, "ports.env"), "OP_METRICS_PORT") + "/metrics"
 	}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-e2e:", err)
@@ -278,7 +278,11 @@ func runRound(ctx context.Context, o options, round int, cfg *rest.Config, c cli
 // create to deleted.
 func measureGrove(ctx context.Context, o options, cfg *rest.Config, c client.Client, raw phaseTimes) (phaseTimes, float64, float64, error) {
 	total := o.replicas * o.pods
-	before, err := scrape(o.metricsURL)
+	scraper, err := cluster.NewMetricsScraper(ctx, cfg)
+	if err != nil {
+		return phaseTimes{}, 0, 0, fmt.Errorf("setting up the metrics scrape: %w", err)
+	}
+	before, err := scrape(scraper, o.metricsURL)
 	if err != nil {
 		return phaseTimes{}, 0, 0, fmt.Errorf("reading operator metrics: %w", err)
 	}
@@ -295,7 +299,7 @@ func measureGrove(ctx context.Context, o options, cfg *rest.Config, c client.Cli
 		return grove, 0, 0, fmt.Errorf("grove: %w", err)
 	}
 	cpuAfter := readProcesses(o.clusterDir)
-	after, err := scrape(o.metricsURL)
+	after, err := scrape(scraper, o.metricsURL)
 	if err != nil {
 		return grove, 0, 0, fmt.Errorf("reading operator metrics: %w", err)
 	}
@@ -785,14 +789,14 @@ func waitGone(ctx context.Context, r client.Reader, ns string) error {
 }
 
 // scrape reads grove_operator_api_requests_total by "VERB resource code".
-func scrape(url string) (map[string]float64, error) {
-	resp, err := http.Get(url) //nolint:gosec // a loopback address of the local cluster
+func scrape(scraper *cluster.MetricsScraper, url string) (map[string]float64, error) {
+	body, err := scraper.Get(url)
 	if err != nil {
 		return nil, err
 	}
-	defer func() { _ = resp.Body.Close() }()
+	defer func() { _ = body.Close() }()
 	out := map[string]float64{}
-	s := bufio.NewScanner(resp.Body)
+	s := bufio.NewScanner(body)
 	s.Buffer(make([]byte, 1<<20), 1<<20)
 	for s.Scan() {
 		line := s.Text()

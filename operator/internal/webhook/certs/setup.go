@@ -23,7 +23,7 @@ package certs
 //
 // +kubebuilder:rbac:groups="",namespace=grove-system,resources=secrets,verbs=get;create;update
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations,resourceNames=podcliqueset-defaulting-webhook,verbs=get;update
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,resourceNames=podcliqueset-validating-webhook;clustertopology-validating-webhook,verbs=get;update
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,resourceNames=podcliqueset-validating-webhook;clustertopology-validating-webhook;authorizer-webhook,verbs=get;update
 
 import (
 	"context"

@@ -26,7 +26,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
 // Paths the webhook server serves the handlers at.
@@ -37,6 +39,8 @@ const (
 	ValidatePodCliqueSetPath = "/webhooks/validate-podcliqueset"
 	// ValidateClusterTopologyBindingPath serves the ClusterTopologyBinding validating webhook.
 	ValidateClusterTopologyBindingPath = "/webhooks/validate-clustertopology"
+	// AuthorizerPath serves the managed-resource protection webhook.
+	AuthorizerPath = "/webhooks/authorizer-webhook"
 )
 
 // Names of the webhook configuration objects and of the webhooks in them.
@@ -53,6 +57,11 @@ const (
 	ClusterTopologyBindingValidatingConfigurationName = "clustertopology-validating-webhook"
 	// ClusterTopologyBindingValidatingWebhookName is the webhook in ClusterTopologyBindingValidatingConfigurationName.
 	ClusterTopologyBindingValidatingWebhookName = "clustertopology.validating.webhooks.grove.io"
+	// AuthorizerConfigurationName is the ValidatingWebhookConfiguration of
+	// the managed-resource protection webhook (only when authorizer.enabled).
+	AuthorizerConfigurationName = "authorizer-webhook"
+	// AuthorizerWebhookName is the webhook in AuthorizerConfigurationName.
+	AuthorizerWebhookName = "authorizer.webhooks.grove.io"
 )
 
 // TimeoutSeconds is how long the API server waits for a webhook answer.
@@ -61,8 +70,10 @@ const TimeoutSeconds int32 = 10
 // MutatingConfigurationNames are the MutatingWebhookConfigurations the CA bundle is injected into.
 var MutatingConfigurationNames = []string{PodCliqueSetDefaultingConfigurationName}
 
-// ValidatingConfigurationNames are the ValidatingWebhookConfigurations the CA bundle is injected into.
-var ValidatingConfigurationNames = []string{PodCliqueSetValidatingConfigurationName, ClusterTopologyBindingValidatingConfigurationName}
+// ValidatingConfigurationNames are the ValidatingWebhookConfigurations the
+// CA bundle is injected into; the authorizer's exists only when it is enabled
+// (a missing configuration is skipped).
+var ValidatingConfigurationNames = []string{PodCliqueSetValidatingConfigurationName, ClusterTopologyBindingValidatingConfigurationName, AuthorizerConfigurationName}
 
 // ClientConfigFunc says how the API server reaches the handler served at path.
 type ClientConfigFunc func(path string) admissionregistrationv1.WebhookClientConfig
@@ -115,6 +126,45 @@ func ValidatingConfigurations(cc ClientConfigFunc) []*admissionregistrationv1.Va
 	return []*admissionregistrationv1.ValidatingWebhookConfiguration{
 		validating(PodCliqueSetValidatingConfigurationName, PodCliqueSetValidatingWebhookName, ValidatePodCliqueSetPath, "podcliquesets"),
 		validating(ClusterTopologyBindingValidatingConfigurationName, ClusterTopologyBindingValidatingWebhookName, ValidateClusterTopologyBindingPath, "clustertopologybindings"),
+	}
+}
+
+// AuthorizerConfiguration returns the authorizer's
+// ValidatingWebhookConfiguration as the chart renders it: objects labelled
+// app.kubernetes.io/managed-by=grove-operator, the kinds Grove creates for a
+// PodCliqueSet, main resources only (status, scale and binding
+// subresources stay open to the scheduler, kubelet and HPA).
+func AuthorizerConfiguration(cc ClientConfigFunc) *admissionregistrationv1.ValidatingWebhookConfiguration {
+	op := func(ops ...admissionregistrationv1.OperationType) []admissionregistrationv1.OperationType { return ops }
+	rule := func(group string, versions, resources []string, ops []admissionregistrationv1.OperationType) admissionregistrationv1.RuleWithOperations {
+		return admissionregistrationv1.RuleWithOperations{Operations: ops, Rule: admissionregistrationv1.Rule{APIGroups: []string{group}, APIVersions: versions, Resources: resources}}
+	}
+	const (
+		create = admissionregistrationv1.Create
+		update = admissionregistrationv1.Update
+		del    = admissionregistrationv1.Delete
+	)
+	v1 := []string{"v1"}
+	return &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: AuthorizerConfigurationName},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name:           AuthorizerWebhookName,
+			ClientConfig:   cc(AuthorizerPath),
+			ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{apicommon.LabelManagedByKey: apicommon.LabelManagedByValue}},
+			Rules: []admissionregistrationv1.RuleWithOperations{
+				rule("", v1, []string{"secrets", "serviceaccounts", "services"}, op(update, del)),
+				rule("", v1, []string{"pods"}, op(update)),
+				rule("rbac.authorization.k8s.io", v1, []string{"roles", "rolebindings"}, op(update, del)),
+				rule("autoscaling", []string{"v1", "v2"}, []string{"horizontalpodautoscalers"}, op(update, del)),
+				rule(grovecorev1alpha1.GroupName, []string{"v1alpha1"}, []string{"podcliques", "podcliquescalinggroups"}, op(create, update, del)),
+				rule(groveschedulerv1alpha1.GroupName, []string{"v1alpha1"}, []string{"podgangs"}, op(create, update, del)),
+			},
+			FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
+			MatchPolicy:             ptr.To(admissionregistrationv1.Exact),
+			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
+			TimeoutSeconds:          ptr.To(TimeoutSeconds),
+			AdmissionReviewVersions: []string{"v1"},
+		}},
 	}
 }
 

@@ -19,6 +19,7 @@ package podcliqueset
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +27,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/webhook/podcliqueset/rulecases"
@@ -188,15 +191,62 @@ func generate(data []byte) *grovecorev1alpha1.PodCliqueSet {
 			ctr.Env = append(ctr.Env, corev1.EnvVar{Name: b.pick("A", "A", "1x", "")})
 		}
 		c.Spec.PodSpec.Containers = []corev1.Container{ctr}
+		c.Spec.RollingUpdate = b.rollingUpdate()
+		c.Labels, c.Annotations = b.metadataMap(), b.metadataMap()
 		tmpl.Cliques = append(tmpl.Cliques, c)
 	}
 	for range b.next() % 3 {
 		g := grovecorev1alpha1.PodCliqueScalingGroupConfig{Name: b.pick("g", "g", "", "G"), Replicas: b.optInt32(), MinAvailable: b.optInt32(),
-			ScaleConfig: b.autoscaling(), TopologyConstraint: b.constraint()}
+			ScaleConfig: b.autoscaling(), TopologyConstraint: b.constraint(), RollingUpdate: b.rollingUpdate()}
 		for range b.next() % 3 {
 			g.CliqueNames = append(g.CliqueNames, b.pick(fuzzNames...))
 		}
 		tmpl.PodCliqueScalingGroupConfigs = append(tmpl.PodCliqueScalingGroupConfigs, g)
 	}
+	if b.next()%3 != 0 {
+		spec.UpdateStrategy = &grovecorev1alpha1.PodCliqueSetUpdateStrategy{
+			Type: grovecorev1alpha1.UpdateStrategyType(b.pick(string(grovecorev1alpha1.RollingRecreateStrategyType), string(grovecorev1alpha1.OnDeleteStrategyType), "", "Coherent", "bogus")),
+		}
+	}
+	pcs.Annotations = b.metadataMap()
 	return pcs
+}
+
+// rollingUpdate picks maxUnavailable and progressDeadline among valid,
+// boundary and malformed values (the CRD's own checks are not run here, so
+// the webhook must stand on its own).
+func (b *byteStream) rollingUpdate() *grovecorev1alpha1.RollingUpdateConfig {
+	if b.next()%2 == 0 {
+		return nil
+	}
+	ru := &grovecorev1alpha1.RollingUpdateConfig{}
+	switch b.next() % 9 {
+	case 0:
+	case 1:
+		ru.MaxUnavailable = ptr.To(intstr.FromInt32(b.int32()))
+	case 2:
+		ru.MaxUnavailable = ptr.To(intstr.FromInt32(math.MaxInt32))
+	default:
+		ru.MaxUnavailable = ptr.To(intstr.FromString(b.pick("25%", "0%", "100%", "101%", "-5%", "%", "abc", "", "1.5%")))
+	}
+	if b.next()%2 == 0 {
+		ru.ProgressDeadline = &metav1.Duration{Duration: time.Duration(b.int32()) * time.Minute}
+	}
+	return ru
+}
+
+// metadataMap is a label or annotation map with keys and values around the
+// limits of Kubernetes' metadata validation.
+func (b *byteStream) metadataMap() map[string]string {
+	n := b.next() % 4
+	if n == 0 {
+		return nil
+	}
+	m := map[string]string{}
+	for range n {
+		key := b.pick("app", "grove.io/topology-name", "grove.io/disable-managed-resource-protection", "bad key", "a/b/c", "/x",
+			strings.Repeat("k", 63), strings.Repeat("k", 64), "ünïcode", "example.com/"+strings.Repeat("k", 63))
+		m[key] = b.pick("", "v", strings.Repeat("v", 63), strings.Repeat("v", 64), "ünïcode", "bad value!", "true")
+	}
+	return m
 }

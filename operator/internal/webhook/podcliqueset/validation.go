@@ -144,6 +144,7 @@ func (s *staticCheck) spec() {
 	s.startupOrder()
 	s.schedulerBackend()
 	s.resourceSharing()
+	s.size()
 }
 
 var validStartupTypes = sets.New(

@@ -30,7 +30,7 @@ type PodCliqueScalingGroupConfigApplyConfiguration struct {
 	// annotations are added to the PodCliqueScalingGroup objects.
 	Annotations map[string]string `json:"annotations,omitempty"`
 	// replicas is the initial number of replicas of the group in each
-	// PodCliqueSet replica.
+	// PodCliqueSet replica. At most 150000.
 	Replicas *int32 `json:"replicas,omitempty"`
 	// minAvailable is the number of group replicas that must be scheduled
 	// together with the standalone cliques (the base gang). Replicas beyond it

@@ -25,6 +25,7 @@ package v1alpha1
 type PodCliqueScalingGroupSpecApplyConfiguration struct {
 	// replicas is the number of group replicas. A scaling group may be scaled
 	// to 0 (parked) and back; otherwise it must be at least minAvailable.
+	// At most 150000.
 	Replicas *int32 `json:"replicas,omitempty"`
 	// minAvailable is the number of group replicas that belong to the base gang
 	// of their PodCliqueSet replica. Immutable.

@@ -25,6 +25,8 @@ package v1alpha1
 type PodCliqueSetSpecApplyConfiguration struct {
 	// replicas is the number of copies of the whole system. Each copy gets its
 	// own replica index (0, 1, …) that appears in the names of everything it owns.
+	// At most 150000; the validating webhook also keeps the pods of all
+	// replicas together, autoscaling maxima included, within 150000.
 	Replicas *int32 `json:"replicas,omitempty"`
 	// updateStrategy says how pods are replaced when the template changes.
 	UpdateStrategy *PodCliqueSetUpdateStrategyApplyConfiguration `json:"updateStrategy,omitempty"`

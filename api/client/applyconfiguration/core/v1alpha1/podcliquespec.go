@@ -36,7 +36,7 @@ type PodCliqueSpecApplyConfiguration struct {
 	// replicas is the number of pods. A PodClique may be scaled to 0 (parked)
 	// and back; otherwise it must be at least minAvailable. In a clique
 	// template of a PodCliqueSet the defaulting webhook turns 0, or a
-	// template without replicas, into 1.
+	// template without replicas, into 1. At most 150000.
 	Replicas *int32 `json:"replicas,omitempty"`
 	// minAvailable is the number of pods that must be scheduled together (the
 	// clique's share of the gang) and that must stay ready; below it the clique
