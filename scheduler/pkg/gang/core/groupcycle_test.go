@@ -56,7 +56,7 @@ func TestGroupCycle(t *testing.T) {
 			name:  "a planned node another pod took since is not handed out: the search runs again",
 			steps: []step{{pod: "g-w-0", reserve: true}, {pod: "g-w-1", bind: "b1<-other"}},
 			// b1 is gone, and the rack the gang holds has room for one more pod.
-			want: []string{"b0/b", "group w needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 1 fit: 1/3 nodes are available, with room for 1 pods: 2 Insufficient nvidia.com/gpu"},
+			want: []string{"b0/b", "group w needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 1 fit: 1 of 3 nodes have room for 1 pods: 2 Insufficient nvidia.com/gpu"},
 		},
 		{
 			name:   "a misfit gang is not pinned: kube-scheduler chooses inside the domain",
