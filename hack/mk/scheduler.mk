@@ -12,8 +12,8 @@ bench-scheduler: control-plane ## Scheduler throughput on envtest + 500 fake nod
 # The overload case: kube-apiserver admits BENCH_OVERLOAD_INFLIGHT requests at
 # once (half of them mutating) instead of 400 and fails those it has not
 # answered within BENCH_OVERLOAD_TIMEOUT (60s by default) with a timeout.
-BENCH_OVERLOAD_INFLIGHT ?= 10
-BENCH_OVERLOAD_TIMEOUT ?= 2s
+BENCH_OVERLOAD_INFLIGHT ?= 6
+BENCH_OVERLOAD_TIMEOUT ?= 5s
 
 .PHONY: bench-scheduler-overload
 bench-scheduler-overload: control-plane ## 1000 5-pod gangs on an overloaded kube-apiserver (BENCH_OVERLOAD_INFLIGHT requests in flight, BENCH_OVERLOAD_TIMEOUT request timeout), grove-scheduler with kube-scheduler's DefaultBinder vs its own binder, same run.

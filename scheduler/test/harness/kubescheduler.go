@@ -67,6 +67,9 @@ func StartWorkloadAPIControlPlane(apiServerFlags ...string) (*WorkloadAPIControl
 		args.Set(apiServerFlags[i], apiServerFlags[i+1])
 	}
 	if _, err := startControlPlane(env); err != nil {
+		// envtest leaves etcd and kube-apiserver running when installing
+		// the CRDs fails.
+		_ = env.Stop()
 		return nil, err
 	}
 	cp := &WorkloadAPIControlPlane{Env: env}
