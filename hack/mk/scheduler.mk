@@ -9,6 +9,18 @@ bench-scheduler: control-plane ## Scheduler throughput on envtest + 500 fake nod
 	cd scheduler && go run ./test/bench $(BENCH_SCHEDULER_FLAGS) 2> $(ROOT)/bin/bench-scheduler.log
 	@echo "scheduler logs: bin/bench-scheduler.log"
 
+# The overload case: kube-apiserver admits BENCH_OVERLOAD_INFLIGHT requests at
+# once (half of them mutating) instead of 400 and fails those it has not
+# answered within BENCH_OVERLOAD_TIMEOUT (60s by default) with a timeout.
+BENCH_OVERLOAD_INFLIGHT ?= 6
+BENCH_OVERLOAD_TIMEOUT ?= 5s
+
+.PHONY: bench-scheduler-overload
+bench-scheduler-overload: control-plane ## 1000 5-pod gangs on an overloaded kube-apiserver (BENCH_OVERLOAD_INFLIGHT requests in flight, BENCH_OVERLOAD_TIMEOUT request timeout), grove-scheduler with kube-scheduler's DefaultBinder vs its own binder, same run.
+	@mkdir -p bin
+	cd scheduler && go run ./test/bench -apiserver-max-inflight $(BENCH_OVERLOAD_INFLIGHT) -apiserver-request-timeout $(BENCH_OVERLOAD_TIMEOUT) $(BENCH_SCHEDULER_FLAGS) 2> $(ROOT)/bin/bench-scheduler-overload.log
+	@echo "scheduler logs: bin/bench-scheduler-overload.log"
+
 .PHONY: bench-topology
 bench-topology: control-plane ## Topology-aware placement on envtest + 1000 fake nodes, grove-scheduler vs kube-scheduler v1.37.2's Workload API gangs (TopologyAwareWorkloadScheduling), same run: a 512-pod gang with a required block; 1000 8-pod gangs with no constraint, a required rack and a preferred rack.
 	@mkdir -p bin

@@ -506,6 +506,45 @@ func generationCurrent(observed *int64, generation int64) bool {
 	return observed != nil && *observed == generation
 }
 
+// maxPodGangStatuses is how many PodGangs a PodCliqueSet's
+// status.podGangStatuses shows: all of them up to 100, otherwise 100, those
+// not Running first (the field's API documentation and CRD MaxItems).
+const maxPodGangStatuses = 100
+
+// checkPodGangStatuses checks the PodCliqueSet's mirror of its PodGangs'
+// phases once settled: every entry names a PodGang of the set and is
+// Running, and it holds every PodGang when there are at most
+// maxPodGangStatuses of them, otherwise exactly that many (as the not
+// Running ones come first, a full list of Running entries says all are).
+func checkPodGangStatuses(vs *Violations, s *Snapshot, obj string) {
+	shown := s.PCS.Status.PodGangStatuses
+	gangs := make(map[string]bool, len(s.PodGangs))
+	for i := range s.PodGangs {
+		gangs[s.PodGangs[i].Name] = true
+	}
+	listed := make(map[string]bool, len(shown))
+	for _, g := range shown {
+		listed[g.Name] = true
+		switch {
+		case !gangs[g.Name]:
+			vs.add(Status, obj, "status.podGangStatuses shows PodGang %s, which does not exist", g.Name)
+		case g.Phase != groveschedulerv1alpha1.PodGangPhaseRunning:
+			vs.add(Status, obj, "status.podGangStatuses does not show PodGang %s Running", g.Name)
+		}
+	}
+	if len(s.PodGangs) > maxPodGangStatuses {
+		if len(shown) != maxPodGangStatuses {
+			vs.add(Status, obj, "status.podGangStatuses shows %d PodGangs, want %d of %d", len(shown), maxPodGangStatuses, len(s.PodGangs))
+		}
+		return
+	}
+	for i := range s.PodGangs {
+		if !listed[s.PodGangs[i].Name] {
+			vs.add(Status, obj, "status.podGangStatuses does not show PodGang %s Running", s.PodGangs[i].Name)
+		}
+	}
+}
+
 // checkStatus checks that every status is current, error-free and reports
 // the PodCliqueSet fully scheduled and available.
 func checkStatus(vs *Violations, s *Snapshot, exp Expectations) {
@@ -526,17 +565,7 @@ func checkStatus(vs *Violations, s *Snapshot, exp Expectations) {
 	if ok, msg := conditionIs(pcs.Status.Conditions, grovecorev1alpha1.ConditionTypeUpdateInProgress, metav1.ConditionFalse); !ok {
 		vs.add(Updated, obj, "%s", msg)
 	}
-	running := map[string]bool{}
-	for _, g := range pcs.Status.PodGangStatuses {
-		if g.Phase == groveschedulerv1alpha1.PodGangPhaseRunning {
-			running[g.Name] = true
-		}
-	}
-	for i := range s.PodGangs {
-		if !running[s.PodGangs[i].Name] {
-			vs.add(Status, obj, "status.podGangStatuses does not show PodGang %s Running", s.PodGangs[i].Name)
-		}
-	}
+	checkPodGangStatuses(vs, s, obj)
 	for i := range s.PodCliques {
 		q := &s.PodCliques[i]
 		obj := "PodClique/" + q.Name

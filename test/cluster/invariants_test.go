@@ -131,6 +131,29 @@ func findPod(s *Snapshot, name string) *corev1.Pod {
 	panic("no pod " + name)
 }
 
+// scaledTo grows scaling group sg of the settled fixture to n replicas: each
+// replica k >= 1 is clique fx-0-sg-k-x with one pod in scaled PodGang
+// fx-0-sg-(k-1). status.podGangStatuses lists the first shown PodGangs by
+// name, as the operator does once all are Running.
+func scaledTo(s *Snapshot, n int32, shown int) {
+	s.PCS.Spec.Template.PodCliqueScalingGroupConfigs[0].Replicas = ptr.To(n)
+	sg := &s.ScalingGroups[0]
+	sg.Spec.Replicas, sg.Status.AvailableReplicas, sg.Status.UpdatedReplicas = n, n, n
+	for k := int32(2); k < n; k++ {
+		pclq, pg := fmt.Sprintf("fx-0-sg-%d-x", k), fmt.Sprintf("fx-0-sg-%d", k-1)
+		s.PodCliques = append(s.PodCliques, clique(pclq, 1))
+		s.Pods = append(s.Pods, pod(pclq, 0, pg))
+		s.PodGangs = append(s.PodGangs, gang(pg, group(pclq, 1, pclq+"-p0")))
+	}
+	s.PCS.Status.PodGangStatuses = nil
+	for i := range s.PodGangs {
+		s.PCS.Status.PodGangStatuses = append(s.PCS.Status.PodGangStatuses,
+			grovecorev1alpha1.PodGangStatus{Name: s.PodGangs[i].Name, Phase: groveschedulerv1alpha1.PodGangPhaseRunning})
+	}
+	slices.SortFunc(s.PCS.Status.PodGangStatuses, func(a, b grovecorev1alpha1.PodGangStatus) int { return strings.Compare(a.Name, b.Name) })
+	s.PCS.Status.PodGangStatuses = s.PCS.Status.PodGangStatuses[:shown]
+}
+
 func TestCheckSettled(t *testing.T) {
 	now := metav1.Now()
 	tests := []struct {
@@ -261,6 +284,28 @@ func TestCheckSettled(t *testing.T) {
 				"[status] PodGang/fx-0-sg-0: condition Scheduled missing, want True",
 				"[status] PodGang/fx-0-sg-0: condition Ready missing, want True",
 			},
+		},
+		{
+			name:   "101 PodGangs, all Running, of which status.podGangStatuses shows its limit of 100",
+			mutate: func(s *Snapshot) { scaledTo(s, 101, 100) },
+		},
+		{
+			name:   "100 PodGangs, all Running, of which status.podGangStatuses misses one",
+			mutate: func(s *Snapshot) { scaledTo(s, 100, 99) },
+			want:   []string{"[status] PodCliqueSet/fx: status.podGangStatuses does not show PodGang fx-0-sg-98 Running"},
+		},
+		{
+			name:   "101 PodGangs of which status.podGangStatuses shows 99",
+			mutate: func(s *Snapshot) { scaledTo(s, 101, 99) },
+			want:   []string{"[status] PodCliqueSet/fx: status.podGangStatuses shows 99 PodGangs, want 100 of 101"},
+		},
+		{
+			name: "status.podGangStatuses shows a PodGang that does not exist",
+			mutate: func(s *Snapshot) {
+				s.PCS.Status.PodGangStatuses = append(s.PCS.Status.PodGangStatuses,
+					grovecorev1alpha1.PodGangStatus{Name: "fx-0-sg-7", Phase: groveschedulerv1alpha1.PodGangPhaseRunning})
+			},
+			want: []string{"[status] PodCliqueSet/fx: status.podGangStatuses shows PodGang fx-0-sg-7, which does not exist"},
 		},
 		{
 			name: "a rollout that left a pod on the old template and is still reported in progress",

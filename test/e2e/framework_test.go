@@ -19,12 +19,14 @@ limitations under the License.
 package e2e
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -208,6 +210,10 @@ func gangNodeName(i int) string { return fmt.Sprintf("e2e-gang-node-%02d", i) }
 // createGangPool creates n cordoned kwok nodes sized so that exactly one gang
 // test pod (600m CPU) fits on each, and deletes them when the container ends.
 func createGangPool(n int) {
+	GinkgoHelper()
+	// One create at a time costs seconds for a large pool on a busy machine.
+	var wg sync.WaitGroup
+	errs := make([]error, n+1)
 	for i := 1; i <= n; i++ {
 		capacity := corev1.ResourceList{
 			corev1.ResourceCPU:    resource.MustParse("1"),
@@ -228,13 +234,19 @@ func createGangPool(n int) {
 			// reports when it initializes it, and would race a later status patch.
 			Status: corev1.NodeStatus{Capacity: capacity, Allocatable: capacity},
 		}
-		Expect(client.IgnoreAlreadyExists(k8s.Create(ctx, node))).To(Succeed())
+		wg.Go(func() { errs[i] = client.IgnoreAlreadyExists(k8s.Create(ctx, node)) })
 	}
+	wg.Wait()
+	Expect(errors.Join(errs...)).To(Succeed())
 	DeferCleanup(func() {
+		var wg sync.WaitGroup
+		errs := make([]error, n+1)
 		for i := 1; i <= n; i++ {
 			node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: gangNodeName(i)}}
-			Expect(client.IgnoreNotFound(k8s.Delete(ctx, node))).To(Succeed())
+			wg.Go(func() { errs[i] = client.IgnoreNotFound(k8s.Delete(ctx, node)) })
 		}
+		wg.Wait()
+		Expect(errors.Join(errs...)).To(Succeed())
 	})
 	Eventually(func(g Gomega) {
 		nodes := &corev1.NodeList{}
@@ -259,21 +271,29 @@ func nodeReady(node corev1.Node) bool {
 // schedulableGangNodes uncordons the first n gang pool nodes and cordons the rest.
 func schedulableGangNodes(n, total int) {
 	GinkgoHelper()
+	var wg sync.WaitGroup
+	errs := make([]error, total+1)
 	for i := 1; i <= total; i++ {
-		node := &corev1.Node{}
-		Expect(k8s.Get(ctx, client.ObjectKey{Name: gangNodeName(i)}, node)).To(Succeed())
-		want := i > n
-		if node.Spec.Unschedulable == want {
-			continue
-		}
-		patch := client.MergeFrom(node.DeepCopy())
-		node.Spec.Unschedulable = want
-		Expect(k8s.Patch(ctx, node, patch)).To(Succeed())
+		wg.Go(func() {
+			node := &corev1.Node{}
+			if errs[i] = k8s.Get(ctx, client.ObjectKey{Name: gangNodeName(i)}, node); errs[i] != nil {
+				return
+			}
+			want := i > n
+			if node.Spec.Unschedulable == want {
+				return
+			}
+			patch := client.MergeFrom(node.DeepCopy())
+			node.Spec.Unschedulable = want
+			errs[i] = k8s.Patch(ctx, node, patch)
+		})
 	}
+	wg.Wait()
+	Expect(errors.Join(errs...)).To(Succeed())
 }
 
 // gangNode matches the gang pool's node names.
-var gangNode = regexp.MustCompile(`^e2e-gang-node-\d{2}$`)
+var gangNode = regexp.MustCompile(`^e2e-gang-node-\d{2,3}$`)
 
 // ---- diagnostics -------------------------------------------------------------
 

@@ -36,6 +36,7 @@ import (
 
 	groveclient "github.com/grove-project/grove/api/client/clientset/versioned"
 	groveinformers "github.com/grove-project/grove/api/client/informers/externalversions"
+	"github.com/grove-project/grove/scheduler/pkg/gang/binder"
 	"github.com/grove-project/grove/scheduler/pkg/gang/core"
 	"github.com/grove-project/grove/scheduler/pkg/metrics"
 )
@@ -50,6 +51,9 @@ type Args struct {
 	PermitWaitingTimeSeconds float64 `json:"permitWaitingTimeSeconds,omitempty"`
 	// StatusWorkers is the number of PodGang status writers. Default 4.
 	StatusWorkers int `json:"statusWorkers,omitempty"`
+	// MaxInFlightBinds bounds the gang pod binds sent and not yet answered
+	// (package binder). Default 64.
+	MaxInFlightBinds int `json:"maxInFlightBinds,omitempty"`
 }
 
 const (
@@ -72,9 +76,15 @@ type gangCore interface {
 	Permit(pod *corev1.Pod) (core.PermitResult, time.Duration)
 }
 
+// podBinder binds a pod to a node: *binder.Binder, or a fake in the facade's tests.
+type podBinder interface {
+	Bind(ctx context.Context, pod *corev1.Pod, node string) error
+}
+
 // Plugin is the GroveGang plugin.
 type Plugin struct {
-	core gangCore
+	core   gangCore
+	binder podBinder
 }
 
 var (
@@ -85,6 +95,7 @@ var (
 	_ fwk.ScorePlugin       = &Plugin{}
 	_ fwk.ReservePlugin     = &Plugin{}
 	_ fwk.PermitPlugin      = &Plugin{}
+	_ fwk.BindPlugin        = &Plugin{}
 	_ fwk.EnqueueExtensions = &Plugin{}
 	_ gangCore              = &core.Manager{}
 )
@@ -132,7 +143,7 @@ func New(ctx context.Context, obj runtime.Object, handle fwk.Handle) (fwk.Plugin
 		}
 	}
 	manager.StatusWriter().Run(ctx, workers)
-	return &Plugin{core: manager}, nil
+	return &Plugin{core: manager, binder: binder.New(handle.ClientSet(), binder.Options{MaxInFlight: args.MaxInFlightBinds})}, nil
 }
 
 // Name returns the plugin name.
@@ -338,4 +349,17 @@ func (p *Plugin) Permit(_ context.Context, _ fwk.CycleState, pod *corev1.Pod, _ 
 	default:
 		return nil, 0
 	}
+}
+
+// Bind binds gang pods through the binder, which bounds the binds in flight
+// and retries the ones an overloaded API server fails; other pods are left to
+// DefaultBinder.
+func (p *Plugin) Bind(ctx context.Context, _ fwk.CycleState, pod *corev1.Pod, nodeName string) *fwk.Status {
+	if _, inGang := core.GangKey(pod); !inGang {
+		return fwk.NewStatus(fwk.Skip)
+	}
+	if err := p.binder.Bind(ctx, pod, nodeName); err != nil {
+		return fwk.AsStatus(err)
+	}
+	return nil
 }

@@ -388,3 +388,42 @@ func TestEventsAndPreEnqueueComeFromTheCore(t *testing.T) {
 		t.Errorf("PreEnqueue = %v, want the core's status", status)
 	}
 }
+
+// fakeBinder records the binds it is given and fails with err.
+type fakeBinder struct {
+	binds []string
+	err   error
+}
+
+func (f *fakeBinder) Bind(_ context.Context, pod *corev1.Pod, node string) error {
+	f.binds = append(f.binds, pod.Name+" on "+node)
+	return f.err
+}
+
+func TestBindBindsGangPodsAndLeavesOthersToDefaultBinder(t *testing.T) {
+	tests := []struct {
+		name      string
+		pod       *corev1.Pod
+		err       error
+		wantCode  fwk.Code
+		wantBinds []string
+	}{
+		{name: "a gang pod is bound by the binder", pod: gangPod("g-w-0"), wantCode: fwk.Success, wantBinds: []string{"g-w-0 on n0"}},
+		{name: "a gang pod the binder could not bind fails its binding cycle", pod: gangPod("g-w-0"), err: errors.New("binding pod ns/g-w-0 to node n0: gone"),
+			wantCode: fwk.Error, wantBinds: []string{"g-w-0 on n0"}},
+		{name: "an ordinary pod is skipped for DefaultBinder", pod: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "plain"}}, wantCode: fwk.Skip},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := &fakeBinder{err: tt.err}
+			p := &Plugin{core: &fakeCore{}, binder: b}
+			status := p.Bind(context.Background(), framework.NewCycleState(), tt.pod, "n0")
+			if status.Code() != tt.wantCode {
+				t.Errorf("Bind = %v, want %v", status, tt.wantCode)
+			}
+			if !reflect.DeepEqual(b.binds, tt.wantBinds) {
+				t.Errorf("binds %q, want %q", b.binds, tt.wantBinds)
+			}
+		})
+	}
+}

@@ -69,13 +69,20 @@ var (
 		StabilityLevel: k8smetrics.ALPHA,
 	})
 
+	// BindRetries counts gang pod binds sent again after a failure that passes.
+	BindRetries = k8smetrics.NewCounterVec(&k8smetrics.CounterOpts{
+		Name:           "grove_bind_retries_total",
+		Help:           "Gang pod binds retried after a failure that passes, by reason (throttled, timeout, server-error, connection).",
+		StabilityLevel: k8smetrics.ALPHA,
+	}, []string{"reason"})
+
 	registerOnce sync.Once
 )
 
 // Register adds the grove_ metrics to the legacy registry; safe to call repeatedly.
 func Register() {
 	registerOnce.Do(func() {
-		legacyregistry.MustRegister(GangAttempts, GangAttemptDuration, GangsWaitingAtPermit, TimeToMinimumSetBound)
+		legacyregistry.MustRegister(GangAttempts, GangAttemptDuration, GangsWaitingAtPermit, TimeToMinimumSetBound, BindRetries)
 	})
 }
 

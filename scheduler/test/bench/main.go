@@ -54,6 +54,15 @@ type config struct {
 	// cpuProfile, when set, is the directory that gets a CPU profile of
 	// every timed run (<scenario>-<scheduler>.pprof).
 	cpuProfile string
+	// maxInflight, when > 0, overloads kube-apiserver (its
+	// --max-requests-inflight, and half of it for mutating requests) and runs
+	// the overload case: the gangs on grove-scheduler with kube-scheduler's
+	// DefaultBinder and with GroveGang's binder.
+	maxInflight int
+	// requestTimeout, when > 0, is kube-apiserver's --request-timeout in the
+	// overload case: a request it has not answered by then fails with a
+	// timeout, as on the overloaded machine where binds failed so.
+	requestTimeout time.Duration
 }
 
 // The schedulers a scenario runs: stock kube-scheduler in-process (pods one
@@ -63,6 +72,9 @@ const (
 	kubeScheduler         = "kube-scheduler"
 	kubeSchedulerWorkload = "kube-scheduler-workload"
 	groveScheduler        = "grove-scheduler"
+	// groveDefaultBinder is grove-scheduler binding gang pods with
+	// kube-scheduler's DefaultBinder instead of its own binder.
+	groveDefaultBinder = "grove-scheduler-defaultbinder"
 )
 
 type result struct {
@@ -93,6 +105,8 @@ func main() {
 	flag.Float64Var(&qps, "qps", 500, "scheduler client QPS (every scheduler)")
 	flag.IntVar(&burst, "burst", 1000, "scheduler client burst (every scheduler)")
 	flag.StringVar(&c.cpuProfile, "cpuprofile-dir", "", "write a CPU profile of each timed in-process run into this directory")
+	flag.DurationVar(&c.requestTimeout, "apiserver-request-timeout", 0, "overload case: kube-apiserver's --request-timeout")
+	flag.IntVar(&c.maxInflight, "apiserver-max-inflight", 0, "overload case: kube-apiserver's --max-requests-inflight (half for mutating requests); runs only the gangs on grove-scheduler with DefaultBinder and with its own binder")
 	klogFlags := flag.NewFlagSet("klog", flag.ExitOnError)
 	klog.InitFlags(klogFlags)
 	_ = klogFlags.Set("v", "0")
@@ -105,7 +119,19 @@ func main() {
 }
 
 func run(c config) error {
-	cp, err := harness.StartWorkloadAPIControlPlane()
+	var flags []string
+	if c.maxInflight > 0 {
+		flags = []string{"max-requests-inflight", fmt.Sprint(c.maxInflight), "max-mutating-requests-inflight", fmt.Sprint(max(c.maxInflight/2, 1))}
+		if c.requestTimeout > 0 {
+			flags = append(flags, "request-timeout", c.requestTimeout.String())
+		}
+	}
+	cp, err := harness.StartWorkloadAPIControlPlane(flags...)
+	for try := 1; err != nil && c.maxInflight > 0 && try < 3; try++ {
+		// The overloaded server may time out installing the CRDs themselves.
+		fmt.Fprintln(os.Stderr, "bench-scheduler: starting the overloaded control plane again:", err)
+		cp, err = harness.StartWorkloadAPIControlPlane(flags...)
+	}
 	if err != nil {
 		return err
 	}
@@ -126,18 +152,32 @@ func run(c config) error {
 
 	r := runner{c: c, cfg: cfg, kube: kube, grove: grove, kubeconfig: kubeconfig, dir: dir}
 	results := map[string]result{}
-	for _, run := range []struct{ scenario, scheduler string }{
+	type run struct{ scenario, scheduler string }
+	runs := []run{
 		{"plain", kubeScheduler}, {"plain", groveScheduler},
 		{"gangs", kubeScheduler}, {"gangs", kubeSchedulerWorkload}, {"gangs", groveScheduler},
-	} {
-		res, err := r.runOne(ctx, run.scenario, run.scheduler)
+	}
+	if c.maxInflight > 0 {
+		// GroveGang's binder first: the pods it leaves bound add no work to
+		// the second run, and nothing is deleted in between (deleting 2000
+		// pods outlasted the run on the overloaded server).
+		runs = []run{{"gangs", groveScheduler}, {"gangs", groveDefaultBinder}}
+	}
+	for i, run := range runs {
+		// The last run's pods are left to the control plane's teardown.
+		res, err := r.runOne(ctx, run.scenario, run.scheduler, c.maxInflight == 0 && i < len(runs)-1)
 		if err != nil {
 			return err
 		}
-		fmt.Println(res)
 		results[run.scenario+"/"+run.scheduler] = res
 	}
 	plain, gangs := func(s string) result { return results["plain/"+s] }, func(s string) result { return results["gangs/"+s] }
+	if c.maxInflight > 0 {
+		before, after := gangs(groveDefaultBinder), gangs(groveScheduler)
+		fmt.Printf("\noverload %dx%d, apiserver max inflight %d, request timeout %s: grove %d/%d pods bound, %.0f pods/s; with DefaultBinder %d/%d, %.0f pods/s; ratio %.2f\n",
+			c.gangs, c.gangSize, c.maxInflight, c.requestTimeout, after.bound, after.pods, after.rate(), before.bound, before.pods, before.rate(), after.rate()/before.rate())
+		return nil
+	}
 	fmt.Println()
 	fmt.Println("| Scenario | Nodes | Pods | stock kube-scheduler pods/s (no gangs) | kube-scheduler-workload pods/s | grove-scheduler pods/s | grove / workload | grove / stock | target |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|")
@@ -163,16 +203,17 @@ type runner struct {
 }
 
 // runOne creates the scenario's pods in a fresh namespace, starts one
-// scheduler, times it until every pod is bound (or 5 minutes pass), then
-// stops it and frees the nodes.
-func (r runner) runOne(ctx context.Context, scenario, scheduler string) (result, error) {
+// scheduler, times it until every pod is bound (or 5 minutes pass), prints
+// the result, then stops it and, with cleanup, frees the nodes.
+func (r runner) runOne(ctx context.Context, scenario, scheduler string, cleanup bool) (result, error) {
 	c := r.c
 	ns := fmt.Sprintf("%s-%s", scenario, scheduler)
 	if _, err := r.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		return result{}, err
 	}
 	schedulerName := "default-scheduler"
-	if scheduler == groveScheduler {
+	grove := scheduler == groveScheduler || scheduler == groveDefaultBinder
+	if grove {
 		schedulerName = groveScheduler
 	}
 	var pods []*corev1.Pod
@@ -221,7 +262,7 @@ func (r runner) runOne(ctx context.Context, scenario, scheduler string) (result,
 			return result{}, err
 		}
 		stop = ks.Stop
-	} else if err := harness.RunScheduler(schedCtx, r.cfg, harness.Options{Grove: scheduler == groveScheduler, QPS: c.qps, Burst: c.burst}); err != nil {
+	} else if err := harness.RunScheduler(schedCtx, r.cfg, harness.Options{Grove: grove, DefaultBinder: scheduler == groveDefaultBinder, QPS: c.qps, Burst: c.burst}); err != nil {
 		return result{}, err
 	}
 	stopProfile, err := startProfile(c.cpuProfile, scenario+"-"+scheduler, scheduler != kubeSchedulerWorkload)
@@ -235,9 +276,13 @@ func (r runner) runOne(ctx context.Context, scenario, scheduler string) (result,
 	case <-time.After(5 * time.Minute):
 	}
 	res := result{scenario: scenario, scheduler: scheduler, pods: len(pods), bound: bindings.Count(), elapsed: time.Since(begin)}
+	fmt.Println(res)
 	stopProfile()
 	stop()
 
+	if !cleanup {
+		return res, nil
+	}
 	if err := harness.DeletePods(ctx, r.kube, ns); err != nil {
 		return result{}, err
 	}

@@ -43,6 +43,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/latest"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultbinder"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/profile"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -109,6 +110,10 @@ type Options struct {
 	// QPS and Burst override clientConnection when > 0.
 	QPS   float32
 	Burst int32
+	// DefaultBinder binds every pod with kube-scheduler's DefaultBinder, as
+	// grove-scheduler did before GroveGang bound gang pods itself (for a
+	// benchmark's side-by-side run).
+	DefaultBinder bool
 }
 
 // RunScheduler builds a scheduler like kube-scheduler's app.Setup does and runs
@@ -142,6 +147,11 @@ func RunScheduler(ctx context.Context, restCfg *rest.Config, o Options) error {
 				raw, _ := json.Marshal(gang.Args{PermitWaitingTimeSeconds: o.PermitWaitingTimeSeconds})
 				cfg.Profiles[pi].PluginConfig[ci].Args = &k8sruntime.Unknown{Raw: raw, ContentType: k8sruntime.ContentTypeJSON}
 			}
+		}
+	}
+	if o.DefaultBinder {
+		for pi := range cfg.Profiles {
+			cfg.Profiles[pi].Plugins.Bind = schedconfig.PluginSet{Enabled: []schedconfig.Plugin{{Name: defaultbinder.Name}}}
 		}
 	}
 	initial, maxBackoff := cfg.PodInitialBackoffSeconds, cfg.PodMaxBackoffSeconds

@@ -56,13 +56,20 @@ type WorkloadAPIControlPlane struct {
 }
 
 // StartWorkloadAPIControlPlane is StartControlPlane with the Workload API
-// (scheduling.k8s.io/v1beta1) served. Stop it when done.
-func StartWorkloadAPIControlPlane() (*WorkloadAPIControlPlane, error) {
+// (scheduling.k8s.io/v1beta1) served, and kube-apiserver's flags given as
+// name, value pairs set as well. Stop it when done.
+func StartWorkloadAPIControlPlane(apiServerFlags ...string) (*WorkloadAPIControlPlane, error) {
 	env := &envtest.Environment{}
-	env.ControlPlane.GetAPIServer().Configure().
+	args := env.ControlPlane.GetAPIServer().Configure().
 		Append("feature-gates", WorkloadAPIGates).
 		Append("runtime-config", "scheduling.k8s.io/v1beta1=true")
+	for i := 0; i+1 < len(apiServerFlags); i += 2 {
+		args.Set(apiServerFlags[i], apiServerFlags[i+1])
+	}
 	if _, err := startControlPlane(env); err != nil {
+		// envtest leaves etcd and kube-apiserver running when installing
+		// the CRDs fails.
+		_ = env.Stop()
 		return nil, err
 	}
 	cp := &WorkloadAPIControlPlane{Env: env}

@@ -103,16 +103,16 @@ func (m *Manager) PreFilter(pod *corev1.Pod, nodeInfos []fwk.NodeInfo) (*Decisio
 		demands, msg = m.gangDemands(view, gi, pod, false)
 		if msg != "" {
 			m.recordFailure(key, msg)
-			return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg)
+			return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, podMessage(msg))
 		}
 	}
 	placement, fail := Search(nodes, demands, view.scope(byName))
 	if fail != nil {
 		if met {
-			return &Decision{BestEffort: true}, fwk.NewStatus(fwk.Unschedulable, fail.Message)
+			return &Decision{BestEffort: true}, fwk.NewStatus(fwk.Unschedulable, podMessage(fail.Message))
 		}
 		m.recordFailure(key, fail.Message)
-		return nil, fwk.NewStatus(fwk.Unschedulable, fail.Message)
+		return nil, fwk.NewStatus(fwk.Unschedulable, podMessage(fail.Message))
 	}
 	d := &Decision{Required: placement.Required[gi], Preferred: placement.Preferred[gi], BestEffort: met}
 	if !met {

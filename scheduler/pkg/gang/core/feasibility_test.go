@@ -87,7 +87,7 @@ func TestPreFilter(t *testing.T) {
 			pod:     newTestPod("ns", "g-w-0", "g", 1),
 			nodes:   racks,
 			code:    fwk.Unschedulable,
-			message: `podgang g does not fit in any single "rack" domain (2 tried): group w needs 7 pods with 1 nvidia.com/gpu, 100m cpu, 6 fit: 2/2 nodes are available, with room for 6 pods`,
+			message: `podgang g does not fit in any single "rack" domain (2 tried): group w needs 7 pods with 1 nvidia.com/gpu, 100m cpu, 6 fit: 2 of 2 nodes have room for 6 pods`,
 			reason:  `podgang g does not fit in any single "rack" domain (2 tried): group w needs 7 pods with 1 nvidia.com/gpu, 100m cpu, 6 fit: 2/2 nodes are available, with room for 6 pods`,
 		},
 		{
@@ -126,7 +126,7 @@ func TestPreFilter(t *testing.T) {
 			nodes:    []*corev1.Node{newTestNode("a0", 0, nil)},
 			want:     &Decision{BestEffort: true},
 			code:     fwk.Unschedulable,
-			message:  "group w needs 1 pods with 1 nvidia.com/gpu, 100m cpu, 0 fit: 0/1 nodes are available: 1 Insufficient nvidia.com/gpu",
+			message:  "group w needs 1 pods with 1 nvidia.com/gpu, 100m cpu, 0 fit: 0 of 1 nodes have room: 1 Insufficient nvidia.com/gpu",
 		},
 	}
 	for _, tt := range tests {

@@ -56,11 +56,13 @@ type gangPlan struct {
 }
 
 // pinnable reports whether a pod may be pinned to a planned node: only pods
-// whose every constraint the search models. Topology spread constraints,
-// claims of volumes or devices keep kube-scheduler's own node choice inside
-// the decided domain.
+// whose every constraint and preference the search models. Topology spread
+// constraints, claims of volumes or devices, and preferred node or inter-pod
+// (anti-)affinity terms keep kube-scheduler's own node choice inside the
+// decided domain: a pinned pod has one feasible node, so kube-scheduler
+// skips scoring and a preference would be ignored.
 func pinnable(pod *corev1.Pod) bool {
-	if len(pod.Spec.TopologySpreadConstraints) > 0 || len(pod.Spec.ResourceClaims) > 0 {
+	if len(pod.Spec.TopologySpreadConstraints) > 0 || len(pod.Spec.ResourceClaims) > 0 || hasPreferredAffinity(pod.Spec.Affinity) {
 		return false
 	}
 	for _, v := range pod.Spec.Volumes {
@@ -69,6 +71,20 @@ func pinnable(pod *corev1.Pod) bool {
 		}
 	}
 	return true
+}
+
+// hasPreferredAffinity reports whether the affinity states any preferred
+// (scoring-only) term.
+func hasPreferredAffinity(a *corev1.Affinity) bool {
+	switch {
+	case a == nil:
+		return false
+	case a.NodeAffinity != nil && len(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0,
+		a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0,
+		a.PodAntiAffinity != nil && len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0:
+		return true
+	}
+	return false
 }
 
 // storePlanLocked keeps the search's placement as the gang's plan, the node

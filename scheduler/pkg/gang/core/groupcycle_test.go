@@ -22,6 +22,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The group-level cycle: the first pod's search plans the whole minimum set,
@@ -35,10 +36,24 @@ func TestGroupCycle(t *testing.T) {
 	type step struct {
 		// pod runs PreFilter; reserve reserves it on the node it got; bind
 		// puts a pod of another owner on a node first ("node<-pod").
-		pod     string
-		spread  bool
+		pod string
+		// mutate changes the pod before its PreFilter.
+		mutate  func(*corev1.Pod)
 		bind    string
 		reserve bool
+	}
+	spread := func(p *corev1.Pod) {
+		p.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "rack", WhenUnsatisfiable: corev1.ScheduleAnyway}}
+	}
+	preferNode := func(p *corev1.Pod) {
+		p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.PreferredSchedulingTerm{{
+			Weight: 10, Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "disk", Operator: corev1.NodeSelectorOpIn, Values: []string{"ssd"}}}},
+		}}}}
+	}
+	preferApart := func(p *corev1.Pod) {
+		p.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{
+			Weight: 10, PodAffinityTerm: corev1.PodAffinityTerm{TopologyKey: corev1.LabelHostname, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "w"}}},
+		}}}}
 	}
 	tests := []struct {
 		name   string
@@ -56,7 +71,7 @@ func TestGroupCycle(t *testing.T) {
 			name:  "a planned node another pod took since is not handed out: the search runs again",
 			steps: []step{{pod: "g-w-0", reserve: true}, {pod: "g-w-1", bind: "b1<-other"}},
 			// b1 is gone, and the rack the gang holds has room for one more pod.
-			want: []string{"b0/b", "group w needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 1 fit: 1/3 nodes are available, with room for 1 pods: 2 Insufficient nvidia.com/gpu"},
+			want: []string{"b0/b", "group w needs 2 pods with 1 nvidia.com/gpu, 100m cpu, 1 fit: 1 of 3 nodes have room for 1 pods: 2 Insufficient nvidia.com/gpu"},
 		},
 		{
 			name:   "a misfit gang is not pinned: kube-scheduler chooses inside the domain",
@@ -66,7 +81,18 @@ func TestGroupCycle(t *testing.T) {
 		},
 		{
 			name:  "a pod with topology spread constraints is not pinned",
-			steps: []step{{pod: "g-w-0", spread: true}},
+			steps: []step{{pod: "g-w-0", mutate: spread}},
+			want:  []string{"-/b"},
+		},
+		{
+			// Pinning skips scoring, so the preference would be ignored.
+			name:  "a pod with preferred node affinity is not pinned: kube-scheduler scores the domain's nodes",
+			steps: []step{{pod: "g-w-0", mutate: preferNode}},
+			want:  []string{"-/b"},
+		},
+		{
+			name:  "a pod with preferred pod anti-affinity is not pinned",
+			steps: []step{{pod: "g-w-0", mutate: preferApart}},
 			want:  []string{"-/b"},
 		},
 	}
@@ -90,9 +116,9 @@ func TestGroupCycle(t *testing.T) {
 					onNodes = append(onNodes, bound(newTestPod("ns", name, "", 1), node))
 				}
 				pod := e.pod("ns", s.pod)
-				if s.spread {
+				if s.mutate != nil {
 					pod = pod.DeepCopy()
-					pod.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "rack", WhenUnsatisfiable: corev1.ScheduleAnyway}}
+					s.mutate(pod)
 				}
 				d, status := e.m.PreFilter(pod, nodeInfos(nodes, onNodes...))
 				if !status.IsSuccess() {

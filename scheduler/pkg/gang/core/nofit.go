@@ -19,6 +19,7 @@ package core
 import (
 	"cmp"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -102,6 +103,27 @@ func (se *search) nodesAvailable(nodes []*SimNode, free map[string]Resources, gi
 		parts[i] = fmt.Sprintf("%d %s", excluded[r], r)
 	}
 	return msg + ": " + strings.Join(parts, ", ")
+}
+
+// nodesAvailablePhrase matches nodesAvailable's count of the candidate nodes.
+var nodesAvailablePhrase = regexp.MustCompile(`(\d+)/(\d+) nodes are available(, with room for (\d+) pods)?`)
+
+// podMessage is a no-fit message as a pod's status and FailedScheduling
+// event give it. kube-scheduler starts those with its own "0/<all nodes>
+// nodes are available: " before a PreFilter's message, so the candidate
+// count is worded differently there, not repeated: "0/40 nodes are
+// available: group w needs 4 pods with 1 cpu, 0 fit: 0 of 40 nodes have
+// room: 40 Insufficient cpu". The PodGang's condition keeps nodesAvailable's
+// wording.
+func podMessage(msg string) string {
+	return nodesAvailablePhrase.ReplaceAllStringFunc(msg, func(m string) string {
+		g := nodesAvailablePhrase.FindStringSubmatch(m)
+		out := fmt.Sprintf("%s of %s nodes have room", g[1], g[2])
+		if g[4] != "" {
+			out += fmt.Sprintf(" for %s pods", g[4])
+		}
+		return out
+	})
 }
 
 // ineligible says why a node may not host the group's pods at all ("" when

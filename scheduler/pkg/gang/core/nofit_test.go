@@ -22,6 +22,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 )
 
 func TestResourcesPrintCanonically(t *testing.T) {
@@ -112,6 +113,33 @@ func TestNoFitMessageCountsTheNodesEachConstraintExcluded(t *testing.T) {
 				t.Errorf("message\n got: %s\nwant: %s", fail.Message, tt.want)
 			}
 		})
+	}
+}
+
+// A pod's FailedScheduling event is kube-scheduler's FitError around the
+// PreFilter status message: "0/N nodes are available" appears once.
+func TestPodEventSaysNodesAvailableOnce(t *testing.T) {
+	const released = "gang does not fit; its waiting pods were released"
+	tests := []struct{ gang, event string }{
+		{
+			gang:  "group nofit-0-big needs 4 pods with 1 cpu, 1Gi memory, 0 fit: 0/40 nodes are available: 40 Insufficient cpu, 12 Insufficient memory",
+			event: "0/40 nodes are available: group nofit-0-big needs 4 pods with 1 cpu, 1Gi memory, 0 fit: 0 of 40 nodes have room: 40 Insufficient cpu, 12 Insufficient memory. " + released,
+		},
+		{
+			gang: `podgang x does not fit in any single "rack" domain (2 tried): group w needs 3 pods with 1 nvidia.com/gpu, 100m cpu, 2 fit: 1/1 nodes are available, with room for 2 pods`,
+			event: `0/40 nodes are available: podgang x does not fit in any single "rack" domain (2 tried): group w needs 3 pods with 1 nvidia.com/gpu, 100m cpu, 2 fit: ` +
+				"1 of 1 nodes have room for 2 pods. " + released,
+		},
+		{
+			gang:  "no node has topology label \"rack\" required by podgang x",
+			event: "0/40 nodes are available: no node has topology label \"rack\" required by podgang x. " + released,
+		},
+	}
+	for _, tt := range tests {
+		fitErr := &framework.FitError{NumAllNodes: 40, Diagnosis: framework.Diagnosis{PreFilterMsg: podMessage(tt.gang), PostFilterMsg: released}}
+		if got := fitErr.Error(); got != tt.event {
+			t.Errorf("event\n got: %s\nwant: %s", got, tt.event)
+		}
 	}
 }
 
