@@ -179,6 +179,14 @@ func (b *Binder) send(ctx context.Context, binding *corev1.Binding) error {
 // acquire waits until fewer binds than the bound are in flight and takes a
 // place, or returns ctx's error.
 func (b *Binder) acquire(ctx context.Context) error {
+	b.mu.Lock()
+	if b.inFlight < b.limit {
+		b.inFlight++
+		b.mu.Unlock()
+		return nil
+	}
+	b.mu.Unlock()
+	// Waiting: ctx's end must wake this waiter too.
 	stop := context.AfterFunc(ctx, func() {
 		b.mu.Lock()
 		b.freed.Broadcast()
