@@ -152,6 +152,12 @@ func TestAuthorizerWebhook(t *testing.T) {
 		*w.FailurePolicy != admissionregistrationv1.Fail || *w.SideEffects != admissionregistrationv1.SideEffectClassNone {
 		t.Errorf("authorizer webhook %+v: want authorizer.webhooks.grove.io at /webhooks/authorizer-webhook, Fail, no side effects", w)
 	}
+	wantMatch := `!(request.userInfo.username in ["system:serviceaccount:grove-system:grove-operator",` +
+		`"system:serviceaccount:kube-system:generic-garbage-collector","system:serviceaccount:kube-system:horizontal-pod-autoscaler",` +
+		`"system:serviceaccount:kube-system:namespace-controller","system:kube-controller-manager"])`
+	if len(w.MatchConditions) != 1 || w.MatchConditions[0].Expression != wantMatch {
+		t.Errorf("authorizer matchConditions %+v, want one skipping the operator and the exempt users: %s", w.MatchConditions, wantMatch)
+	}
 	if w.ObjectSelector == nil || !reflect.DeepEqual(w.ObjectSelector.MatchLabels, map[string]string{"app.kubernetes.io/managed-by": "grove-operator"}) {
 		t.Errorf("authorizer objectSelector %+v, want managed-by grove-operator", w.ObjectSelector)
 	}
