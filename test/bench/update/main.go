@@ -15,16 +15,20 @@ limitations under the License.
 */
 
 // Command update is the rolling-update benchmark (make bench-update). On the
-// local cluster (kwok nodes mark bound pods Ready) it measures, in one run:
+// local cluster (kwok nodes mark bound pods Ready) it measures, for each
+// update strategy in turn (each on a PodCliqueSet of its own, one after the
+// other in the same run):
 //
 //   - create: from creating a PodCliqueSet of R replicas × 2 cliques × P pods
 //     to every pod Running and Ready;
 //   - update: from changing both cliques' image to the PodCliqueSet reporting
-//     the update ended (RollingRecreate, maxUnavailable 1: one replica at a
-//     time, pod by pod) with every pod Ready on the new image.
+//     the update ended with every pod Ready on the new image. RollingRecreate
+//     (maxUnavailable 1) takes one replica at a time, pod by pod; Coherent
+//     (maxUnavailable 1) one replica at a time, its gang whole.
 //
-// It also samples how many pods were not ready at once during the update. It
-// prints a Markdown table for docs/dev/benchmarks.md.
+// It also samples how many pods were not ready at once and the fewest
+// replicas fully available (every pod ready) during the update. It prints a
+// Markdown table for docs/dev/benchmarks.md.
 package main
 
 import (
@@ -33,6 +37,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -50,39 +55,56 @@ import (
 func main() {
 	replicas := flag.Int("replicas", 100, "PodCliqueSet replicas")
 	pods := flag.Int("pods", 2, "pods per clique (two cliques per replica)")
-	timeout := flag.Duration("timeout", 30*time.Minute, "give up after this long")
+	timeout := flag.Duration("timeout", 30*time.Minute, "give up on one strategy after this long")
+	strategies := flag.String("strategies", "RollingRecreate,Coherent", "update strategies to measure, comma-separated, in order")
 	dir := os.Getenv("GROVE_LOCAL_DIR")
 	if dir == "" {
 		dir = ".local-cluster"
 	}
 	kubeconfig := flag.String("kubeconfig", filepath.Join(dir, "kubeconfig"), "kubeconfig of the local cluster")
 	flag.Parse()
-	if err := run(*kubeconfig, *replicas, *pods, *timeout); err != nil {
+	c, err := newClient(*kubeconfig)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	var rows []string
+	for _, st := range strings.Split(*strategies, ",") {
+		row, err := run(c, grovecorev1alpha1.UpdateStrategyType(st), *replicas, *pods, *timeout)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", st, err)
+			os.Exit(1)
+		}
+		rows = append(rows, row)
+	}
+	fmt.Println("| strategy | pods | create: all Ready | update to a new image: ended, all Ready | per replica | fewest replicas fully available (sampled) | most pods not ready at once (sampled) |")
+	fmt.Println("|---|---|---|---|---|---|---|")
+	for _, r := range rows {
+		fmt.Println(r)
+	}
 }
 
-func run(kubeconfig string, replicas, pods int, timeout time.Duration) error {
+func newClient(kubeconfig string) (client.Client, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
-		return fmt.Errorf("reading %s (is the local cluster up?): %w", kubeconfig, err)
+		return nil, fmt.Errorf("reading %s (is the local cluster up?): %w", kubeconfig, err)
 	}
 	cfg.QPS, cfg.Burst = 100, 200
 	scheme := clientgoscheme.Scheme
 	if err := grovecorev1alpha1.AddToScheme(scheme); err != nil {
-		return err
+		return nil, err
 	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		return err
-	}
+	return client.New(cfg, client.Options{Scheme: scheme})
+}
+
+// run measures one strategy and returns its table row.
+func run(c client.Client, strategy grovecorev1alpha1.UpdateStrategyType, replicas, pods int, timeout time.Duration) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 
 	ns := "bench-update-" + rand.String(5)
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-		return err
+		return "", err
 	}
 	defer func() {
 		_ = c.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
@@ -91,14 +113,14 @@ func run(kubeconfig string, replicas, pods int, timeout time.Duration) error {
 
 	total := replicas * 2 * pods
 	start := time.Now()
-	if err := c.Create(ctx, benchPCS(ns, replicas, pods, "registry.example/engine:1")); err != nil {
-		return err
+	if err := c.Create(ctx, benchPCS(ns, replicas, pods, "registry.example/engine:1", strategy)); err != nil {
+		return "", err
 	}
-	if _, err := waitPods(ctx, c, ns, total, "registry.example/engine:1", start); err != nil {
-		return err
+	if _, err := waitPods(ctx, c, ns, replicas, total, "registry.example/engine:1", start); err != nil {
+		return "", err
 	}
 	created := time.Since(start)
-	fmt.Fprintf(os.Stderr, "created: %d pods Ready in %.1fs\n", total, created.Seconds())
+	fmt.Fprintf(os.Stderr, "%s: created: %d pods Ready in %.1fs\n", strategy, total, created.Seconds())
 
 	start = time.Now()
 	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
@@ -111,28 +133,25 @@ func run(kubeconfig string, replicas, pods int, timeout time.Duration) error {
 		}
 		return c.Update(ctx, pcs)
 	}); err != nil {
-		return err
+		return "", err
 	}
-	worst, err := waitPods(ctx, c, ns, total, "registry.example/engine:2", start)
+	seen, err := waitPods(ctx, c, ns, replicas, total, "registry.example/engine:2", start)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if err := waitUpdateEnded(ctx, c, ns); err != nil {
-		return err
+		return "", err
 	}
 	updated := time.Since(start)
-	fmt.Fprintf(os.Stderr, "updated: %d pods Ready on the new image, update ended, in %.1fs\n", total, updated.Seconds())
-
-	fmt.Printf("| pods | create: all Ready | RollingRecreate to a new image: update ended, all Ready | per replica | most pods not ready at once (sampled) |\n")
-	fmt.Println("|---|---|---|---|---|")
-	fmt.Printf("| %d (%d replicas × 2 cliques × %d) | %.1f s | %.1f s | %.2f s | %d |\n",
-		total, replicas, pods, created.Seconds(), updated.Seconds(), updated.Seconds()/float64(replicas), worst)
-	return nil
+	fmt.Fprintf(os.Stderr, "%s: updated: %d pods Ready on the new image, update ended, in %.1fs\n", strategy, total, updated.Seconds())
+	return fmt.Sprintf("| %s | %d (%d replicas × 2 cliques × %d) | %.1f s | %.1f s | %.2f s | %d of %d | %d |",
+		strategy, total, replicas, pods, created.Seconds(), updated.Seconds(), updated.Seconds()/float64(replicas),
+		seen.fewestAvailable, replicas, seen.mostNotReady), nil
 }
 
 // benchPCS is a PodCliqueSet of two standalone cliques, prefill and decode,
 // on the local cluster's fake nodes.
-func benchPCS(ns string, replicas, pods int, image string) *grovecorev1alpha1.PodCliqueSet {
+func benchPCS(ns string, replicas, pods int, image string, strategy grovecorev1alpha1.UpdateStrategyType) *grovecorev1alpha1.PodCliqueSet {
 	clique := func(name string) grovecorev1alpha1.PodCliqueTemplateSpec {
 		return grovecorev1alpha1.PodCliqueTemplateSpec{Name: name, Spec: grovecorev1alpha1.PodCliqueSpec{
 			RoleName: name, Replicas: int32(pods),
@@ -145,16 +164,26 @@ func benchPCS(ns string, replicas, pods int, image string) *grovecorev1alpha1.Po
 	return &grovecorev1alpha1.PodCliqueSet{
 		ObjectMeta: metav1.ObjectMeta{Name: "bench", Namespace: ns},
 		Spec: grovecorev1alpha1.PodCliqueSetSpec{
-			Replicas: int32(replicas),
-			Template: grovecorev1alpha1.PodCliqueSetTemplateSpec{Cliques: []grovecorev1alpha1.PodCliqueTemplateSpec{clique("prefill"), clique("decode")}},
+			Replicas:       int32(replicas),
+			UpdateStrategy: &grovecorev1alpha1.PodCliqueSetUpdateStrategy{Type: strategy},
+			Template:       grovecorev1alpha1.PodCliqueSetTemplateSpec{Cliques: []grovecorev1alpha1.PodCliqueTemplateSpec{clique("prefill"), clique("decode")}},
 		},
 	}
 }
 
+// sampled is what waitPods saw at worst.
+type sampled struct {
+	// mostNotReady: pods not ready (missing ones included) at once.
+	mostNotReady int
+	// fewestAvailable: replicas with every pod ready at once.
+	fewestAvailable int
+}
+
 // waitPods polls until want pods run the image and are Ready, and returns
-// the most pods it saw not ready (missing ones included) at once.
-func waitPods(ctx context.Context, c client.Client, ns string, want int, image string, start time.Time) (int, error) {
-	worst := 0
+// the worst it saw.
+func waitPods(ctx context.Context, c client.Client, ns string, replicas, want int, image string, start time.Time) (sampled, error) {
+	worst := sampled{fewestAvailable: replicas}
+	perReplica := want / replicas
 	last := time.Time{}
 	for {
 		list := &corev1.PodList{}
@@ -162,20 +191,29 @@ func waitPods(ctx context.Context, c client.Client, ns string, want int, image s
 			return worst, err
 		}
 		ready, onImage := 0, 0
+		readyIn := map[string]int{}
 		for i := range list.Items {
 			p := &list.Items[i]
 			if p.DeletionTimestamp != nil || !podReady(p) {
 				continue
 			}
 			ready++
+			readyIn[p.Labels[apicommon.LabelPodCliqueSetReplicaIndex]]++
 			if p.Spec.Containers[0].Image == image {
 				onImage++
 			}
 		}
-		worst = max(worst, want-ready)
+		available := 0
+		for _, n := range readyIn {
+			if n >= perReplica {
+				available++
+			}
+		}
+		worst.mostNotReady = max(worst.mostNotReady, want-ready)
+		worst.fewestAvailable = min(worst.fewestAvailable, available)
 		if time.Since(last) > 5*time.Second {
 			last = time.Now()
-			fmt.Fprintf(os.Stderr, "t=%6.1fs ready=%d ready-on-%s=%d of %d\n", time.Since(start).Seconds(), ready, image, onImage, want)
+			fmt.Fprintf(os.Stderr, "t=%6.1fs ready=%d ready-on-%s=%d of %d, replicas fully available %d\n", time.Since(start).Seconds(), ready, image, onImage, want, available)
 		}
 		if onImage >= want {
 			return worst, nil
