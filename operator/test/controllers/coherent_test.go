@@ -207,7 +207,9 @@ var _ = Describe("Coherent updates", func() {
 		}).Should(Succeed())
 		Consistently(func(g Gomega) []types.UID { return uids(livePods(g, ns, "switch")["switch-0-fe"]) }, "1s").Should(Equal(uids(before["switch-0-fe"])))
 
-		updatePCS(ns, "switch", func(p *grovecorev1alpha1.PodCliqueSet) { p.Spec.UpdateStrategy.Type = grovecorev1alpha1.CoherentStrategyType })
+		updatePCS(ns, "switch", func(p *grovecorev1alpha1.PodCliqueSet) {
+			p.Spec.UpdateStrategy.Type = grovecorev1alpha1.CoherentStrategyType
+		})
 		Eventually(func(g Gomega) {
 			readyNewPods(Default, ns, "switch", "")
 			Expect(gangRevisions(Default, ns, "switch")).To(BeEmpty())
