@@ -19,6 +19,7 @@ package docs
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -182,6 +183,26 @@ func TestRunbookQuotesGroveInitcAsItLogs(t *testing.T) {
 	} {
 		if !strings.Contains(string(page), quote) {
 			t.Errorf("docs/troubleshooting.md does not quote %s", quote)
+		}
+	}
+}
+
+// TestBenchmarksPageStaysAReference keeps docs/dev/benchmarks.md what issue
+// 39 made it: the method and one current table per benchmark, under 15 KiB,
+// with no dated run log (run history lives in commit messages).
+func TestBenchmarksPageStaysAReference(t *testing.T) {
+	_, self, _, _ := runtime.Caller(0)
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(self), "..", "..", "docs", "dev", "benchmarks.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > 15*1024 {
+		t.Errorf("docs/dev/benchmarks.md is %d bytes, more than 15 KiB: keep the method and the current table of each benchmark, drop history", len(b))
+	}
+	dated := regexp.MustCompile(`20[0-9]{2}-[01][0-9]-[0-3][0-9]( |T)[0-2][0-9]:[0-5][0-9]|[0-2][0-9]:[0-5][0-9] UTC`)
+	for i, line := range strings.Split(string(b), "\n") {
+		if dated.MatchString(line) {
+			t.Errorf("docs/dev/benchmarks.md:%d is a dated run log: %q", i+1, line)
 		}
 	}
 }
