@@ -95,11 +95,16 @@ type ErrNotOwned struct {
 }
 
 func (e ErrNotOwned) Error() string {
-	by := "has no controller"
-	if e.Controller != nil {
-		by = fmt.Sprintf("is controlled by %s %s", e.Controller.Kind, e.Controller.Name)
+	return fmt.Sprintf("%s %s exists (%s), not controlled by this %s: left untouched", e.Kind, e.Name, e.Holder(), e.OwnerKind)
+}
+
+// Holder says who controls the object: "no controller" or "controlled by
+// <Kind> <name>".
+func (e ErrNotOwned) Holder() string {
+	if e.Controller == nil {
+		return "no controller"
 	}
-	return fmt.Sprintf("%s %s exists and %s, not by this %s: left untouched", e.Kind, e.Name, by, e.OwnerKind)
+	return fmt.Sprintf("controlled by %s %s", e.Controller.Kind, e.Controller.Name)
 }
 
 // Child is one child its owner wants.

@@ -38,7 +38,7 @@ func TestSplitNotOwned(t *testing.T) {
 		{"one not owned", a, []string{"a"}, ""},
 		{"wrapped with context", fmt.Errorf("applying Service a: %w", a), []string{"a"}, ""},
 		{"joined by Parallel with a failure", errors.Join(fmt.Errorf("applying a: %w", a), boom, b), []string{"a", "b"}, "boom"},
-		{"a wrapped join of both kinds stays whole", fmt.Errorf("sync: %w", errors.Join(a, boom)), nil, "sync: Service a exists and has no controller, not by this : left untouched\nboom"},
+		{"a wrapped join of both kinds stays whole", fmt.Errorf("sync: %w", errors.Join(a, boom)), nil, "sync: Service a exists (no controller), not controlled by this : left untouched\nboom"},
 	} {
 		taken, rest := SplitNotOwned(tc.err)
 		var names []string

@@ -148,10 +148,8 @@ func note(o outcome, kind string, items []reported) string {
 	entry := func(it reported) string {
 		var taken ErrNotOwned
 		switch {
-		case errors.As(it.err, &taken) && taken.Controller != nil:
-			return fmt.Sprintf("%s (controlled by %s %s)", it.child.GetName(), taken.Controller.Kind, taken.Controller.Name)
 		case errors.As(it.err, &taken):
-			return it.child.GetName() + " (no controller)"
+			return fmt.Sprintf("%s (%s)", it.child.GetName(), taken.Holder())
 		case it.err != nil:
 			return fmt.Sprintf("%s: %v", it.child.GetName(), it.err)
 		}

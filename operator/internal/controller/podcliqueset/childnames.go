@@ -48,11 +48,7 @@ func setChildNameConflict(pcs *grovecorev1alpha1.PodCliqueSet, taken []childsync
 	}
 	names := make([]string, 0, len(taken))
 	for _, t := range taken {
-		by := "no controller"
-		if t.Controller != nil {
-			by = fmt.Sprintf("controlled by %s %s", t.Controller.Kind, t.Controller.Name)
-		}
-		names = append(names, fmt.Sprintf("%s %s (%s)", t.Kind, t.Name, by))
+		names = append(names, fmt.Sprintf("%s %s (%s)", t.Kind, t.Name, t.Holder()))
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)

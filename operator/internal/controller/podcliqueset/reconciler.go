@@ -226,6 +226,9 @@ var errStatusConflict = errors.New("status computed on a stale PodCliqueSet")
 func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcs *grovecorev1alpha1.PodCliqueSet) (time.Duration, error) {
 	base := pcs.DeepCopy()
 	errs, taken := r.syncComponents(ctx, log, component.SetWork{PCS: pcs, Replica: component.SetLevel})
+	// A failed component step leaves the later steps' names unchecked: the
+	// condition is then not cleared, only rewritten when there are names.
+	checkedAll := len(errs) == 0
 	var requeueAfter time.Duration
 	if len(errs) == 0 {
 		var err error
@@ -238,7 +241,9 @@ func (r *Reconciler) reconcileSpec(ctx context.Context, log logr.Logger, pcs *gr
 	if err := r.computeStatus(ctx, pcs, len(errs) == 0, &ev); err != nil {
 		errs = append(errs, err)
 	}
-	setChildNameConflict(pcs, taken)
+	if checkedAll || len(taken) > 0 {
+		setChildNameConflict(pcs, taken)
+	}
 	if len(taken) > 0 && (requeueAfter == 0 || requeueAfter > notOwnedRetry) {
 		requeueAfter = notOwnedRetry
 	}

@@ -268,10 +268,10 @@ func scalingGroupChanged(oldObj, curObj client.Object) (bool, bool) {
 // podGangChanged is the rule of PodGangs: the set-level pass reads their
 // status; a new generation means a PodClique changed its pod references,
 // which decide the Initialized condition the replica's pass writes. Until
-// Initialized is True every write of the PodGang queues its replica: the
-// pass's write of the condition fails with a conflict when grove-scheduler
-// (or anyone) wrote the PodGang after the cache's copy, and leaves the write
-// to the pass that the newer PodGang's update queues.
+// Initialized is True every write of the PodGang by another writer queues
+// its replica: the pass's write of the condition fails with a conflict when
+// grove-scheduler (or anyone) wrote the PodGang after the cache's copy, and
+// leaves the write to the pass that the newer PodGang's update queues.
 func podGangChanged(oldObj, curObj client.Object) (bool, bool) {
 	if oldObj == nil {
 		return false, false // created by the replica's own apply
@@ -285,8 +285,17 @@ func podGangChanged(oldObj, curObj client.Object) (bool, bool) {
 		return false, false
 	}
 	setLevel := !equality.Semantic.DeepEqual(o.Status, n.Status) || (o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil)
-	initializing := !podganginit.IsTrue(n) && o.ResourceVersion != n.ResourceVersion
-	return setLevel, initializing || ownChanged(o, n)
+	return setLevel, othersWroteUninitialized(o, n) || ownChanged(o, n)
+}
+
+// othersWroteUninitialized reports an update of a PodGang that is not
+// Initialized yet by another writer than the replica's pass, whose own write
+// changes the condition: its write may have met this one in a conflict.
+func othersWroteUninitialized(o, n *groveschedulerv1alpha1.PodGang) bool {
+	initialized := func(pg *groveschedulerv1alpha1.PodGang) *metav1.Condition {
+		return meta.FindStatusCondition(pg.Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeInitialized)
+	}
+	return !podganginit.IsTrue(n) && o.ResourceVersion != n.ResourceVersion && equality.Semantic.DeepEqual(initialized(o), initialized(n))
 }
 
 // breachChanged reports a change of the MinAvailableBreached condition's
