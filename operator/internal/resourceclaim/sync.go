@@ -102,7 +102,7 @@ func (s Syncer) ensure(ctx context.Context, o Owner, c Claim, templates map[stri
 	live := &resourcev1.ResourceClaim{}
 	err := s.D.Client.Get(ctx, key, live, client.UnsafeDisableDeepCopy)
 	if err == nil {
-		return s.controlled(live, o)
+		return s.controlled(live, o, report)
 	}
 	if !apierrors.IsNotFound(err) {
 		return groveerr.Wrapf(err, ErrSyncClaim, groveerr.OperationSync, "reading ResourceClaim %s", c.Name)
@@ -127,7 +127,7 @@ func (s Syncer) ensure(ctx context.Context, o Owner, c Claim, templates map[stri
 		if err := s.Templates.Get(ctx, key, live); err != nil {
 			return groveerr.Wrapf(client.IgnoreNotFound(err), ErrSyncClaim, groveerr.OperationSync, "reading ResourceClaim %s", c.Name)
 		}
-		return s.controlled(live, o)
+		return s.controlled(live, o, report)
 	}
 	report.Applied(claim, childsync.Created, err)
 	return groveerr.Wrapf(err, ErrSyncClaim, groveerr.OperationSync, "creating ResourceClaim %s", c.Name)
@@ -136,12 +136,15 @@ func (s Syncer) ensure(ctx context.Context, o Owner, c Claim, templates map[stri
 // controlled reports a claim of the wanted name that another object controls:
 // Grove never takes over a claim it did not make for this owner (a claim of a
 // deleted owner of the same name waits for the garbage collector).
-func (s Syncer) controlled(live *resourcev1.ResourceClaim, o Owner) error {
+func (s Syncer) controlled(live *resourcev1.ResourceClaim, o Owner, report *childsync.Report) error {
 	ref := metav1.GetControllerOfNoCopy(live)
 	if ref != nil && ref.UID == o.Object.GetUID() {
 		return nil
 	}
 	err := childsync.ErrNotOwned{Kind: "ResourceClaim", Name: live.Name, Controller: ref, OwnerKind: kindOf(s.D.Scheme, o.Object)}
+	// Reported as every other child kind's taken name: a ChildNameTaken
+	// event here, the ChildNameConflict condition from the returned error.
+	report.Applied(live, childsync.Unchanged, err)
 	return groveerr.Wrap(err, ErrSyncClaim, groveerr.OperationSync, "ResourceClaim "+live.Name)
 }
 
