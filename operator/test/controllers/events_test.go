@@ -17,6 +17,8 @@ limitations under the License.
 package controllers
 
 import (
+	"strings"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	eventsv1 "k8s.io/api/events/v1"
@@ -34,19 +36,21 @@ var _ = Describe("Child events", func() {
 		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
 		Eventually(services(ns, "simple1")).Should(Equal([]string{"simple1-0", "simple1-1", "simple1-2"}))
 
-		Eventually(func() []string { return eventMessages(eventsWithReason(ns, "ServiceCreateSuccessful")) }).Should(Equal([]string{
-			"PodCliqueSet/simple1: Created 3 Services: simple1-0, simple1-1, simple1-2",
-		}))
+		// The pass for all replicas creates them in one event, unless a
+		// replica's own pass (queued by its first children's events) runs
+		// beside it on a busy machine and creates that replica's: either
+		// way each Service is named once.
+		Eventually(func() []string { return createdNames(eventsWithReason(ns, "ServiceCreateSuccessful")) }).Should(
+			ConsistOf("simple1-0", "simple1-1", "simple1-2"))
 		Eventually(func() []string { return eventMessages(eventsWithReason(ns, "PodCliqueCreateSuccessful")) }).Should(ConsistOf(
 			"PodCliqueSet/simple1: Created 6 PodCliques: simple1-0-pca, simple1-0-pcd, simple1-1-pca, simple1-1-pcd, simple1-2-pca, simple1-2-pcd",
 			"PodCliqueScalingGroup/simple1-0-sga: Created 2 PodCliques: simple1-0-sga-0-pcb, simple1-0-sga-0-pcc",
 			"PodCliqueScalingGroup/simple1-1-sga: Created 2 PodCliques: simple1-1-sga-0-pcb, simple1-1-sga-0-pcc",
 			"PodCliqueScalingGroup/simple1-2-sga: Created 2 PodCliques: simple1-2-sga-0-pcb, simple1-2-sga-0-pcc",
 		))
-		Eventually(func() []string { return eventMessages(eventsWithReason(ns, "HorizontalPodAutoscalerCreateSuccessful")) }).Should(Equal([]string{
-			"PodCliqueSet/simple1: Created 3 HorizontalPodAutoscalers: simple1-0-pca, simple1-1-pca, simple1-2-pca",
-		}))
-		Expect(eventsWithReason(ns, "ServiceCreateSuccessful")[0].Related).To(BeNil())
+		Eventually(func() []string { return createdNames(eventsWithReason(ns, "HorizontalPodAutoscalerCreateSuccessful")) }).Should(
+			ConsistOf("simple1-0-pca", "simple1-1-pca", "simple1-2-pca"))
+		Expect(eventsWithReason(ns, "PodCliqueCreateSuccessful")[0].Related).To(BeNil(), "an event naming several children has no related object")
 
 		By("a sync that creates a single child names it as the related object")
 		var sa []eventsv1.Event
@@ -57,3 +61,18 @@ var _ = Describe("Child events", func() {
 		Expect(sa[0].Related.Name).To(Equal(apicommon.InitcServiceAccountName("simple1")))
 	})
 })
+
+// createdNames lists the children named by "Created <Kind> a" and
+// "Created N <Kinds>: a, b" event notes, once per mention.
+func createdNames(events []eventsv1.Event) []string {
+	var names []string
+	for _, e := range events {
+		rest := strings.TrimPrefix(e.Note, "Created ")
+		if _, list, several := strings.Cut(rest, ": "); several {
+			names = append(names, strings.Split(list, ", ")...)
+		} else if f := strings.Fields(rest); len(f) == 2 {
+			names = append(names, f[1])
+		}
+	}
+	return names
+}
