@@ -60,6 +60,8 @@ type OperatorConfiguration struct {
 	TopologyAwareScheduling TopologyAwareScheduling `json:"topologyAwareScheduling"`
 	// InitContainer configures the injected grove-initc container.
 	InitContainer InitContainer `json:"initContainer"`
+	// Network configures multi-node NVLink (MNNVL) ComputeDomains.
+	Network Network `json:"network"`
 }
 
 // ClientConnection configures a Kubernetes client. The defaults are high
@@ -274,6 +276,16 @@ type TopologyAwareScheduling struct {
 	// Enabled allows topology constraints on PodCliqueSets. Default true:
 	// grove-scheduler places them natively.
 	Enabled *bool `json:"enabled,omitempty"`
+}
+
+// Network configures multi-node NVLink.
+type Network struct {
+	// AutoMNNVLEnabled makes the operator create a resource.nvidia.com/v1beta1
+	// ComputeDomain per PodCliqueSet replica and grove.io/mnnvl-group used by
+	// GPU-requesting cliques, and give their pods its claim. The operator
+	// then refuses to start when the ComputeDomain CRD is not served.
+	// Default false.
+	AutoMNNVLEnabled bool `json:"autoMNNVLEnabled"`
 }
 
 // DefaultInitContainerRepository is the grove-initc image repository of the
