@@ -33,8 +33,11 @@ import (
 	"github.com/grove-project/grove/operator/internal/childsync"
 )
 
-// +kubebuilder:rbac:groups=resource.nvidia.com,resources=computedomains,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=resource.k8s.io,resources=resourceclaimtemplates,verbs=get;list;watch;create;update;patch;delete
+// These markers become charts/grove/files/mnnvl-rbac.yaml, which the chart
+// adds to the operator's ClusterRole only with network.autoMNNVLEnabled (see
+// hack/generate.sh). The operator applies (patch, create), reads, lists and
+// deletes ComputeDomains; their ResourceClaimTemplates are the driver's.
+// +kubebuilder:rbac:groups=resource.nvidia.com,resources=computedomains,verbs=get;list;create;patch;delete
 
 // New returns an empty ComputeDomain object of the kind set.
 func New() *unstructured.Unstructured {
