@@ -37,7 +37,9 @@ func TestMNNVLGroupAnnotations(t *testing.T) {
 		}
 	}
 	setClique := func(v string) func(*grovecorev1alpha1.PodCliqueSet) {
-		return func(p *grovecorev1alpha1.PodCliqueSet) { p.Spec.Template.Cliques[2].Annotations = map[string]string{key: v} }
+		return func(p *grovecorev1alpha1.PodCliqueSet) {
+			p.Spec.Template.Cliques[2].Annotations = map[string]string{key: v}
+		}
 	}
 	pcsPath := "metadata.annotations[grove.io/mnnvl-group]"
 	groupPath := "spec.template.podCliqueScalingGroups[0].annotations[grove.io/mnnvl-group]"
@@ -92,4 +94,3 @@ func TestMNNVLGroupAnnotations(t *testing.T) {
 		})
 	}
 }
-

@@ -23,11 +23,15 @@ package computedomain
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/childsync"
 	"github.com/grove-project/grove/operator/internal/component"
 	"github.com/grove-project/grove/operator/internal/mnnvl"
@@ -59,6 +63,11 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) 
 		for _, g := range groups {
 			want := mnnvl.Desired(pcs, i, g, owner)
 			live := mnnvl.New()
+			if err := o.notOwned(ctx, pcs, want); err != nil {
+				report.Applied(want, childsync.Unchanged, err)
+				errs = append(errs, err)
+				continue
+			}
 			res, err := childsync.Apply(ctx, o.d, pcs, childsync.Child{
 				Key:   client.ObjectKeyFromObject(want),
 				Live:  live,
@@ -82,4 +91,25 @@ func (o operator) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) 
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// notOwned reports a ComputeDomain of the wanted name that the PodCliqueSet
+// does not control, with or without another controller: Grove never takes
+// over a ComputeDomain it did not make for this set.
+func (o operator) notOwned(ctx context.Context, pcs *grovecorev1alpha1.PodCliqueSet, want *unstructured.Unstructured) error {
+	live := mnnvl.New()
+	if err := o.d.Client.Get(ctx, client.ObjectKeyFromObject(want), live); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("reading ComputeDomain %s: %w", want.GetName(), err)
+	}
+	ref := metav1.GetControllerOfNoCopy(live)
+	switch {
+	case ref == nil:
+		return fmt.Errorf("ComputeDomain %s has no controller; it was not made by Grove for this PodCliqueSet", live.GetName())
+	case ref.UID != pcs.UID:
+		return childsync.ErrControlledByOther{Name: live.GetName(), Controller: *ref, OwnerKind: "PodCliqueSet"}
+	}
+	return nil
 }
