@@ -379,7 +379,7 @@ func TestMNNVLRBAC(t *testing.T) {
 	root := repoRoot(t)
 	m := markerRules(t, root)
 	var wantMNNVL []Permission
-	for _, v := range []string{"create", "delete", "get", "list", "patch"} {
+	for _, v := range []string{"create", "delete", "get", "list", "patch", "watch"} {
 		wantMNNVL = append(wantMNNVL, Permission{Group: "resource.nvidia.com", Resource: "computedomains", Verb: v})
 	}
 	for _, tc := range []struct {

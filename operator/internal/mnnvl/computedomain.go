@@ -35,9 +35,9 @@ import (
 
 // These markers become charts/grove/files/mnnvl-rbac.yaml, which the chart
 // adds to the operator's ClusterRole only with network.autoMNNVLEnabled (see
-// hack/generate.sh). The operator applies (patch, create), reads, lists and
-// deletes ComputeDomains; their ResourceClaimTemplates are the driver's.
-// +kubebuilder:rbac:groups=resource.nvidia.com,resources=computedomains,verbs=get;list;create;patch;delete
+// hack/generate.sh). The operator applies (patch, create), reads, watches
+// and deletes ComputeDomains; their ResourceClaimTemplates are the driver's.
+// +kubebuilder:rbac:groups=resource.nvidia.com,resources=computedomains,verbs=get;list;watch;create;patch;delete
 
 // New returns an empty ComputeDomain object of the kind set.
 func New() *unstructured.Unstructured {

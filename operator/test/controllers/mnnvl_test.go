@@ -184,6 +184,19 @@ var _ = Describe("MNNVL ComputeDomains", Ordered, func() {
 			Expect(c).To(Equal(want), pod)
 		}
 
+		By("a ComputeDomain deleted by someone else is made again")
+		first := computeDomains(ns)()[0]
+		Expect(mnnvl.Release(ctx, k8sClient, &first)).To(Succeed())
+		Eventually(func() []string {
+			var uids []string
+			for _, cd := range computeDomains(ns)() {
+				if cd.GetName() == "inf-0-nvl" && cd.GetUID() != first.GetUID() {
+					uids = append(uids, string(cd.GetUID()))
+				}
+			}
+			return uids
+		}).Should(HaveLen(1))
+
 		By("scaling in to one replica: the second replica's ComputeDomain is released")
 		scalePodCliqueSet(ns, "inf", 1)
 		Eventually(func() []string { return names(computeDomains(ns)()) }).Should(Equal([]string{"inf-0-nvl"}))
