@@ -38,11 +38,13 @@ const (
 	ClaimName = "mnnvl-claim"
 	// GPUResource is the extended resource whose request enrolls a clique.
 	GPUResource corev1.ResourceName = "nvidia.com/gpu"
-	// Group and Version of the ComputeDomain API.
-	Group   = "resource.nvidia.com"
+	// Group is the ComputeDomain API's group.
+	Group = "resource.nvidia.com"
+	// Version is the ComputeDomain API version Grove writes.
 	Version = "v1beta1"
-	// Kind and Resource of a ComputeDomain.
-	Kind     = "ComputeDomain"
+	// Kind is the ComputeDomain kind.
+	Kind = "ComputeDomain"
+	// Resource is the ComputeDomain resource.
 	Resource = "computedomains"
 )
 

@@ -24,7 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	fakediscovery "k8s.io/client-go/discovery/fake"
-	clienttesting "k8s.io/client-go/testing"
+	k8stesting "k8s.io/client-go/testing"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
@@ -100,7 +100,7 @@ func TestPreflight(t *testing.T) {
 		{name: "group absent"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dc := &fakediscovery.FakeDiscovery{Fake: &clienttesting.Fake{Resources: tc.resources}}
+			dc := &fakediscovery.FakeDiscovery{Fake: &k8stesting.Fake{Resources: tc.resources}}
 			err := preflight(dc)
 			if tc.ok != (err == nil) {
 				t.Fatalf("preflight = %v", err)
