@@ -96,7 +96,10 @@ mkdir -p "$files"
 rm -rf "$files/backend-rbac"
 mkdir -p "$files/backend-rbac"
 backend_pkgs_re=$(for e in $BACKEND_RBAC; do printf '%s|' "${e%%:*}"; done)
-core_pkgs=$(cd "$ROOT/operator" && go list ./... | grep -Ev "/internal/backend/(${backend_pkgs_re%|})\$" | paste -sd, -)
+# MNNVL_RBAC_PKG's markers (ComputeDomains) go to files/mnnvl-rbac.yaml, which
+# the chart adds only with operator.config.network.autoMNNVLEnabled.
+MNNVL_RBAC_PKG="internal/mnnvl"
+core_pkgs=$(cd "$ROOT/operator" && go list ./... | grep -Ev "/internal/backend/(${backend_pkgs_re%|})\$" | grep -v "/${MNNVL_RBAC_PKG}\$" | paste -sd, -)
 rbac_out=$(mktemp -d)
 (cd "$ROOT/operator" && "$TOOLS_BIN/controller-gen" rbac:roleName=grove-operator "paths={$core_pkgs}" output:rbac:dir="$rbac_out")
 cp "$rbac_out/role.yaml" "$files/operator-rbac.yaml"
@@ -106,6 +109,10 @@ for e in $BACKEND_RBAC; do
   [ -s "$rbac_out/role.yaml" ] || { echo "generate: backend package ${e%%:*} has no +kubebuilder:rbac markers" >&2; exit 1; }
   cp "$rbac_out/role.yaml" "$files/backend-rbac/${e#*:}.yaml"
 done
+rm -f "$rbac_out/role.yaml"
+(cd "$ROOT/operator" && "$TOOLS_BIN/controller-gen" rbac:roleName=grove-operator paths="./$MNNVL_RBAC_PKG" output:rbac:dir="$rbac_out")
+[ -s "$rbac_out/role.yaml" ] || { echo "generate: $MNNVL_RBAC_PKG has no +kubebuilder:rbac markers" >&2; exit 1; }
+cp "$rbac_out/role.yaml" "$files/mnnvl-rbac.yaml"
 rm -rf "$rbac_out"
 log "scheduler backends' CRDs for the operator's tests"
 # The CRDs of other schedulers' APIs, taken from their published Go modules:

@@ -79,6 +79,7 @@ const (
 	LabelComponentPodGang         = "podgang"
 	LabelComponentPCSPodClique    = "pcs-podclique"
 	LabelComponentPCSGPodClique   = "pcsg-podclique"
+	LabelComponentComputeDomain   = "pcs-computedomain"
 )
 
 // Annotation keys.
@@ -98,12 +99,22 @@ const (
 	// the template replicas last applied to it, so a later template change is
 	// propagated while a kubectl scale on the child persists until then.
 	AnnotationTemplateReplicas = "grove.io/template-replicas"
+	// AnnotationMNNVLGroup on a PodCliqueSet, a scaling-group config or a
+	// clique template names the multi-node NVLink group its GPU cliques share
+	// a ComputeDomain in; the nearest one wins (clique, scaling group, set).
+	// MNNVLGroupNone opts out. On a ComputeDomain it names the group.
+	AnnotationMNNVLGroup = "grove.io/mnnvl-group"
+	// MNNVLGroupNone as AnnotationMNNVLGroup opts out of MNNVL.
+	MNNVLGroupNone = "none"
 )
 
 // Scheduling gate and finalizers.
 const (
 	// PodGangSchedulingGate holds a pod back until it is referenced by its PodGang.
 	PodGangSchedulingGate = "grove.io/podgang-pending-creation"
+	// FinalizerComputeDomain keeps a ComputeDomain until the operator removes
+	// it on its PodCliqueSet's deletion.
+	FinalizerComputeDomain = "grove.io/computedomain-finalizer"
 	// FinalizerPodCliqueSet is the PodCliqueSet finalizer.
 	FinalizerPodCliqueSet = "grove.io/podcliqueset.grove.io"
 	// FinalizerPodClique is the PodClique finalizer.

@@ -124,6 +124,9 @@ var (
 type markerSet struct {
 	cluster, namespaced []rbacv1.PolicyRule
 	backends            map[string][]rbacv1.PolicyRule
+	// mnnvl are the rules of operator/internal/mnnvl (MNNVL_RBAC_PKG in
+	// hack/generate.sh), added with operator.config.network.autoMNNVLEnabled.
+	mnnvl []rbacv1.PolicyRule
 }
 
 // backendProfiles reads BACKEND_RBAC from hack/generate.sh: each backend
@@ -187,6 +190,9 @@ func loadMarkers(root string) (markerSet, error) {
 		if _, backend := profiles[name]; backend && strings.HasSuffix(dir, "/internal/backend/") {
 			continue
 		}
+		if strings.HasSuffix(pkg, "/internal/mnnvl") {
+			continue
+		}
 		core = append(core, pkg)
 	}
 	objs, err := controllerGenRBAC(root, "{"+strings.Join(core, ",")+"}")
@@ -200,6 +206,15 @@ func loadMarkers(root string) (markerSet, error) {
 			set.cluster = o.Rules
 		case "Role":
 			set.namespaced = o.Rules
+		}
+	}
+	mnnvlObjs, err := controllerGenRBAC(root, "./internal/mnnvl")
+	if err != nil {
+		return markerSet{}, err
+	}
+	for _, o := range mnnvlObjs {
+		if o.Kind == "ClusterRole" {
+			set.mnnvl = o.Rules
 		}
 	}
 	for pkg, profile := range profiles {
@@ -352,6 +367,53 @@ func TestRenderedRBAC(t *testing.T) {
 			}
 			if _, missing := Diff(Expand(sched.Rules), pluginNeeds); len(missing) > 0 {
 				t.Errorf("ClusterRole grove-scheduler lacks what the GroveGang plugin needs: %v", missing)
+			}
+		})
+	}
+}
+
+// TestMNNVLRBAC: the operator's ClusterRole may touch ComputeDomains only
+// with operator.config.network.autoMNNVLEnabled, and then exactly as the
+// markers of operator/internal/mnnvl say.
+func TestMNNVLRBAC(t *testing.T) {
+	root := repoRoot(t)
+	m := markerRules(t, root)
+	var wantMNNVL []Permission
+	for _, v := range []string{"create", "delete", "get", "list", "patch", "watch"} {
+		wantMNNVL = append(wantMNNVL, Permission{Group: "resource.nvidia.com", Resource: "computedomains", Verb: v})
+	}
+	for _, tc := range []struct {
+		name    string
+		set     []string
+		enabled bool
+	}{
+		{name: "default values"},
+		{name: "disabled", set: []string{"operator.config.network.autoMNNVLEnabled=false"}},
+		{name: "enabled", set: []string{"operator.config.network.autoMNNVLEnabled=true"}, enabled: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cr, ok := Find(render(t, root, "grove-system", tc.set...), "ClusterRole", "", "grove:system:grove-operator")
+			if !ok {
+				t.Fatal("no ClusterRole grove:system:grove-operator")
+			}
+			got := Expand(cr.Rules)
+			want := append([]rbacv1.PolicyRule{}, m.cluster...)
+			var wantNVIDIA []Permission
+			if tc.enabled {
+				want = append(want, m.mnnvl...)
+				wantNVIDIA = wantMNNVL
+			}
+			if extra, missing := Diff(got, Expand(want)); len(extra)+len(missing) > 0 {
+				t.Errorf("operator ClusterRole differs from its markers (run make generate): not from markers %v, missing %v", extra, missing)
+			}
+			var nvidia []Permission
+			for _, p := range got {
+				if p.Group == "resource.nvidia.com" {
+					nvidia = append(nvidia, p)
+				}
+			}
+			if extra, missing := Diff(nvidia, wantNVIDIA); len(extra)+len(missing) > 0 {
+				t.Errorf("resource.nvidia.com permissions not needed %v, missing %v", extra, missing)
 			}
 		})
 	}

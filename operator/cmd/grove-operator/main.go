@@ -34,6 +34,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/config"
 	"github.com/grove-project/grove/operator/internal/manager"
 	"github.com/grove-project/grove/operator/internal/memlimit"
+	"github.com/grove-project/grove/operator/internal/mnnvl"
 	"github.com/grove-project/grove/operator/internal/version"
 	"github.com/grove-project/grove/operator/internal/webhook"
 	"github.com/grove-project/grove/operator/internal/webhook/certs"
@@ -44,6 +45,8 @@ const (
 	exitBadConfig   = 2
 	exitManagerInit = 4
 	exitStart       = 6
+	// exitMNNVLPreflight: network.autoMNNVLEnabled without the ComputeDomain CRD.
+	exitMNNVLPreflight = 7
 )
 
 // serviceAccountNamespaceFile holds the namespace of a pod's ServiceAccount.
@@ -106,6 +109,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		log.Error(err, "Loading kubeconfig")
 		return exitManagerInit
+	}
+	if cfg.Network.AutoMNNVLEnabled {
+		if err := mnnvl.Preflight(restConfig); err != nil {
+			log.Error(err, "MNNVL preflight")
+			return exitMNNVLPreflight
+		}
 	}
 	mgr, err := manager.New(cfg, restConfig)
 	if err != nil {

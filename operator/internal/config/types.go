@@ -63,6 +63,8 @@ type OperatorConfiguration struct {
 	// Authorizer configures the webhook that protects Grove-managed objects
 	// from changes by anyone but the operator.
 	Authorizer Authorizer `json:"authorizer"`
+	// Network configures multi-node NVLink (MNNVL) ComputeDomains.
+	Network Network `json:"network"`
 }
 
 // Authorizer configures the managed-resource protection webhook: updates
@@ -306,6 +308,16 @@ type TopologyAwareScheduling struct {
 	// Enabled allows topology constraints on PodCliqueSets. Default true:
 	// grove-scheduler places them natively.
 	Enabled *bool `json:"enabled,omitempty"`
+}
+
+// Network configures multi-node NVLink.
+type Network struct {
+	// AutoMNNVLEnabled makes the operator create a resource.nvidia.com/v1beta1
+	// ComputeDomain per PodCliqueSet replica and grove.io/mnnvl-group used by
+	// GPU-requesting cliques, and give their pods its claim. The operator
+	// then refuses to start when the ComputeDomain CRD is not served.
+	// Default false.
+	AutoMNNVLEnabled bool `json:"autoMNNVLEnabled"`
 }
 
 // DefaultInitContainerRepository is the grove-initc image repository of the

@@ -60,6 +60,7 @@ func Setup(mgr manager.Manager, cfg *config.OperatorConfiguration, backends *bac
 		Backends:                backends,
 		TopologyAwareScheduling: ptr.Deref(cfg.TopologyAwareScheduling.Enabled, false),
 		Topologies:              mgr.GetClient(),
+		MNNVLEnabled:            cfg.Network.AutoMNNVLEnabled,
 	}
 	server := mgr.GetWebhookServer()
 	server.Register(configuration.DefaultPodCliqueSetPath, &admission.Webhook{Handler: podcliqueset.NewDefaultingHandler(scheme)})

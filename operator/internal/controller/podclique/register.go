@@ -78,7 +78,7 @@ func setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backen
 	r := &Reconciler{
 		client:   c,
 		recorder: recorder,
-		pods:     pod.New(c, mgr.GetAPIReader(), recorder, backends, expectations, initcImage),
+		pods:     pod.New(c, mgr.GetAPIReader(), recorder, backends, expectations, initcImage, cfg.Network.AutoMNNVLEnabled),
 		written:  newWrittenVersions(),
 	}
 	return ctrl.NewControllerManagedBy(mgr).

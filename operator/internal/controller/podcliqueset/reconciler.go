@@ -52,6 +52,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/component"
 	"github.com/grove-project/grove/operator/internal/config"
 	"github.com/grove-project/grove/operator/internal/controller/common"
+	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/computedomain"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/hpa"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/initcaccess"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/podclique"
@@ -62,6 +63,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/gangtermination"
 	"github.com/grove-project/grove/operator/internal/groveerr"
 	"github.com/grove-project/grove/operator/internal/metrics"
+	"github.com/grove-project/grove/operator/internal/mnnvl"
 )
 
 // ControllerName is the name of the PodCliqueSet controller.
@@ -83,6 +85,9 @@ type Reconciler struct {
 	childDeletions *childDeletions
 	// tasEnabled says whether topology constraints are translated.
 	tasEnabled bool
+	// mnnvl is network.autoMNNVLEnabled: the set's ComputeDomains are
+	// released (finalizer removed, deleted) when it is deleted.
+	mnnvl bool
 }
 
 // NewReconciler wires the reconciler's component operators. apiReader reads
@@ -96,18 +101,25 @@ func NewReconciler(c client.Client, apiReader client.Reader, d childsync.Deps, c
 	// HPAs and grove-initc access objects are needed only once pods run; the
 	// grove-initc RoleBinding comes last, after the Role it binds.
 	initcObjects, initcBindings := initcaccess.Operators(d)
+	first := []component.Operator[component.SetWork]{podclique.New(d), podcliquescalinggroup.New(d), podgang.New(d, backends, tas), resourceclaim.New(d, apiReader)}
+	if cfg.Network.AutoMNNVLEnabled {
+		// The ComputeDomains come with the pods' other claims: a pod's
+		// ResourceClaimTemplate exists only once its ComputeDomain does.
+		first = append(first, computedomain.New(d))
+	}
 	return &Reconciler{
 		client:    c,
 		apiReader: apiReader,
 		recorder:  d.Recorder,
 		groups: [][]component.Operator[component.SetWork]{
-			{podclique.New(d), podcliquescalinggroup.New(d), podgang.New(d, backends, tas), resourceclaim.New(d, apiReader)},
+			first,
 			append(initcObjects, service.New(d), hpa.New(d)),
 			initcBindings,
 		},
 		deleted:        gangtermination.NewTracker(),
 		childDeletions: newChildDeletions(),
 		tasEnabled:     tas,
+		mnnvl:          cfg.Network.AutoMNNVLEnabled,
 	}
 }
 
@@ -135,6 +147,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req Request) (ctrl.Result, e
 		// Gone: its children are deleted, by the garbage collector and,
 		// faster, by the operator.
 		metrics.PodGangsPending.DeleteLabelValues(req.Namespace, req.Name)
+		if err := r.releaseComputeDomains(ctx, req.NamespacedName); err != nil {
+			return ctrl.Result{}, err
+		}
 		stale, err := r.deleteChildrenOfDeleted(ctx, log, req.NamespacedName)
 		if stale && err == nil {
 			return ctrl.Result{RequeueAfter: staleChildRetry}, nil
@@ -144,6 +159,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req Request) (ctrl.Result, e
 	if pcs.DeletionTimestamp != nil {
 		if req.Replica != component.SetLevel {
 			return ctrl.Result{}, nil
+		}
+		if err := r.releaseComputeDomains(ctx, req.NamespacedName); err != nil {
+			return ctrl.Result{}, err
 		}
 		return ctrl.Result{}, r.releaseLegacyFinalizer(ctx, log, pcs)
 	}
@@ -302,6 +320,16 @@ func (r *Reconciler) syncComponents(ctx context.Context, log logr.Logger, w comp
 		}
 	}
 	return nil, taken
+}
+
+// releaseComputeDomains removes Grove's finalizer from the ComputeDomains of
+// a deleted PodCliqueSet and deletes them, so neither they nor a foreground
+// deletion of the set wait for a finalizer nobody else removes.
+func (r *Reconciler) releaseComputeDomains(ctx context.Context, key types.NamespacedName) error {
+	if !r.mnnvl {
+		return nil
+	}
+	return mnnvl.ReleaseAll(ctx, r.client, key.Namespace, key.Name, nil)
 }
 
 // releaseLegacyFinalizer removes the finalizer older Grove versions put on

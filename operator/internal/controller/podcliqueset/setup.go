@@ -45,6 +45,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/component"
 	"github.com/grove-project/grove/operator/internal/config"
 	"github.com/grove-project/grove/operator/internal/controller/common"
+	"github.com/grove-project/grove/operator/internal/mnnvl"
 	"github.com/grove-project/grove/operator/internal/podganginit"
 	"github.com/grove-project/grove/operator/internal/topology"
 )
@@ -73,7 +74,7 @@ import (
 // what a replica's children are built from, or of a child's own metadata,
 // spec or existence, queues that replica); the ClusterTopologyBindings their
 // constraints name; deletion and metadata changes of the other objects it
-// owns but Secrets, to recreate or restore them.
+// owns but Secrets (ComputeDomains too with MNNVL), to recreate or restore them.
 func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry) error {
 	// Every write of the controller is recorded under its field manager.
 	c := client.WithFieldOwner(mgr.GetClient(), childsync.PodCliqueSetFieldManager)
@@ -84,7 +85,7 @@ func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backen
 	}
 	r := NewReconciler(c, mgr.GetAPIReader(), d, cfg, backends)
 	setOnly := func(old, cur client.Object) (bool, bool) { return old == nil || cur == nil, false }
-	return builder.TypedControllerManagedBy[Request](mgr).
+	b := builder.TypedControllerManagedBy[Request](mgr).
 		Named(ControllerName).
 		WithOptions(controller.TypedOptions[Request]{
 			MaxConcurrentReconciles: cfg.Controllers.PodCliqueSet.ConcurrentSyncs,
@@ -100,8 +101,13 @@ func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backen
 		Watches(&autoscalingv2.HorizontalPodAutoscaler{}, childHandler(metadataChanged)).
 		Watches(&corev1.ServiceAccount{}, childHandler(setOnly)).
 		Watches(&rbacv1.Role{}, childHandler(setOnly)).
-		Watches(&rbacv1.RoleBinding{}, childHandler(setOnly)).
-		Complete(r)
+		Watches(&rbacv1.RoleBinding{}, childHandler(setOnly))
+	if cfg.Network.AutoMNNVLEnabled {
+		// ComputeDomains, read as unstructured objects (the preflight made
+		// sure their CRD is served).
+		b = b.Watches(mnnvl.New(), childHandler(metadataChanged))
+	}
+	return b.Complete(r)
 }
 
 // everyReplica is the set-level request of pcs and the one of all its

@@ -49,6 +49,9 @@ type Validator struct {
 	// Topologies reads the ClusterTopologyBindings constraints refer to. It is only
 	// used when TopologyAwareScheduling is true.
 	Topologies client.Reader
+	// MNNVLEnabled is network.autoMNNVLEnabled: grove.io/mnnvl-group names
+	// a group only when it is true.
+	MNNVLEnabled bool
 }
 
 // Result is the outcome of a validation: field errors reject the object,
@@ -77,14 +80,16 @@ func (v *Validator) ValidateCreate(ctx context.Context, pcs *grovecorev1alpha1.P
 func (v *Validator) ValidateUpdate(_ context.Context, oldPCS, newPCS *grovecorev1alpha1.PodCliqueSet) (Result, error) {
 	r := v.validateStatic(newPCS, false)
 	r.Errors = append(r.Errors, validateImmutable(oldPCS, newPCS)...)
+	r.Errors = append(r.Errors, mnnvlImmutable(oldPCS, newPCS)...)
 	return r, nil
 }
 
 // validateStatic applies every rule that needs nothing but the object.
 func (v *Validator) validateStatic(pcs *grovecorev1alpha1.PodCliqueSet, create bool) Result {
-	s := &staticCheck{pcs: pcs, create: create, backends: v.Backends}
+	s := &staticCheck{pcs: pcs, create: create, backends: v.Backends, mnnvl: v.MNNVLEnabled}
 	s.metadata()
 	s.spec()
+	s.mnnvlGroups()
 	if !v.TopologyAwareScheduling {
 		s.topologyDisabled()
 	}
@@ -102,6 +107,7 @@ type staticCheck struct {
 	pcs      *grovecorev1alpha1.PodCliqueSet
 	create   bool
 	backends *backend.Registry
+	mnnvl    bool
 	errs     field.ErrorList
 	warnings []string
 }

@@ -29,6 +29,7 @@ import (
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/childsync"
+	"github.com/grove-project/grove/operator/internal/mnnvl"
 	"github.com/grove-project/grove/operator/internal/resourceclaim"
 	"github.com/grove-project/grove/operator/internal/startuporder"
 )
@@ -101,6 +102,10 @@ type Builder struct {
 	Backend  backend.Backend
 	// InitContainerImage is the grove-initc image and its pull policy.
 	InitContainerImage startuporder.Image
+	// MNNVLGroup is the clique's grove.io/mnnvl-group when MNNVL is enabled
+	// and the clique is enrolled: its pods get the claim of the replica's
+	// ComputeDomain.
+	MNNVLGroup         string
 	parents            []startuporder.Parent
 	pcsgPodIndexOffset int
 	pcsgTemplatePods   int
@@ -208,6 +213,9 @@ func (b *Builder) Build(podIndex int) *corev1.Pod {
 		pod.Spec.Containers[i].Env = prependEnv(env, pod.Spec.Containers[i].Env)
 	}
 	resourceclaim.Inject(pod, b.claimsOf(podIndex))
+	if b.MNNVLGroup != "" {
+		mnnvl.Inject(pod, mnnvl.Name(id.PCSName, id.PCSReplicaIndex, b.MNNVLGroup))
+	}
 	b.Backend.PreparePod(pod)
 	startuporder.InjectInitContainer(pod, id.PCSName, b.InitContainerImage, b.parents)
 	return pod

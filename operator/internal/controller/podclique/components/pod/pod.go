@@ -45,9 +45,11 @@ import (
 	"github.com/grove-project/grove/operator/internal/backend"
 	"github.com/grove-project/grove/operator/internal/childsync"
 	"github.com/grove-project/grove/operator/internal/controller/common"
+	"github.com/grove-project/grove/operator/internal/desired"
 	"github.com/grove-project/grove/operator/internal/expect"
 	"github.com/grove-project/grove/operator/internal/groveerr"
 	"github.com/grove-project/grove/operator/internal/index"
+	"github.com/grove-project/grove/operator/internal/mnnvl"
 	"github.com/grove-project/grove/operator/internal/startuporder"
 	"github.com/grove-project/grove/operator/internal/update"
 )
@@ -86,6 +88,8 @@ type Component struct {
 	backends     *backend.Registry
 	expectations *expect.Store
 	initcImage   startuporder.Image
+	// mnnvl is network.autoMNNVLEnabled.
+	mnnvl bool
 	// written remembers, per PodClique, the pod references it last wrote, so
 	// a cache that has not caught up with that write does not cause another.
 	written sync.Map // PodClique key -> writtenReferences
@@ -103,8 +107,8 @@ type writtenReferences struct {
 
 // New returns the pod component. initcImage is the grove-initc image injected
 // into pods with a startup order.
-func New(c client.Client, apiReader client.Reader, recorder events.EventRecorder, backends *backend.Registry, expectations *expect.Store, initcImage startuporder.Image) *Component {
-	return &Component{client: c, apiReader: apiReader, recorder: recorder, backends: backends, expectations: expectations, initcImage: initcImage}
+func New(c client.Client, apiReader client.Reader, recorder events.EventRecorder, backends *backend.Registry, expectations *expect.Store, initcImage startuporder.Image, mnnvlEnabled bool) *Component {
+	return &Component{client: c, apiReader: apiReader, recorder: recorder, backends: backends, expectations: expectations, initcImage: initcImage, mnnvl: mnnvlEnabled}
 }
 
 // Kind is the managed kind.
@@ -211,6 +215,9 @@ func (c *Component) Sync(ctx context.Context, log logr.Logger, pclq *grovecorev1
 		builder, err := NewBuilder(pclq, pcs, id, be, c.initcImage)
 		if err != nil {
 			return res, groveerr.Wrap(err, ErrInvalidPodClique, groveerr.OperationSync, "preparing the pod template")
+		}
+		if c.mnnvl {
+			builder.MNNVLGroup = mnnvl.CliqueGroup(pcs, desired.CliqueTemplate(pcs, id.TemplateName))
 		}
 		indices := FreeIndices(pclq.Name, active, pending.ReservedIndices, -diff)
 		if err := c.createPods(ctx, log, pclq, builder, indices); err != nil {
