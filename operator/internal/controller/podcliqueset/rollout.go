@@ -162,30 +162,33 @@ func (r *Reconciler) trackUpdate(pcs *grovecorev1alpha1.PodCliqueSet, genHash st
 	pclqs map[string]*grovecorev1alpha1.PodClique, pcsgs map[string]*grovecorev1alpha1.PodCliqueScalingGroup, now metav1.Time, ev *statusEvents) {
 	st := &pcs.Status
 	views := make([]replicaView, pcs.Spec.Replicas)
-	allConverged := true
+	allConverged, anyOld := true, false
 	st.UpdatedReplicas = 0
 	for i := range views {
 		views[i] = viewReplica(pcs, int32(i), genHash, templateHashes, pclqs, pcsgs)
 		allConverged = allConverged && views[i].converged
+		anyOld = anyOld || views[i].oldPCLQs > 0
 		if views[i].converged && views[i].available {
 			st.UpdatedReplicas++
 		}
 	}
-	if st.CurrentGenerationHash == nil {
-		// A new PodCliqueSet: its children are created from this template.
-		st.CurrentGenerationHash = ptr.To(genHash)
-	}
 	rolling := update.Replacing(pcs)
 	rec := st.UpdateProgress
 	switch open := rec != nil && rec.UpdateEndedAt == nil; {
-	case rec == nil && *st.CurrentGenerationHash == genHash:
+	case rec == nil && st.CurrentGenerationHash == nil && !anyOld:
+		// A new PodCliqueSet coming up: creating is no update. Its
+		// currentGenerationHash is set below once children run the
+		// template, never from the spec alone: a template changed before
+		// the first status write would be taken for the one the pods run,
+		// and never rolled out.
+	case rec == nil && ptr.Deref(st.CurrentGenerationHash, "") == genHash:
 	case rec == nil || rec.PodCliqueSetGenerationHash != genHash:
 		rec = startUpdate(pcs, rec, genHash, now, ev)
 		setScope(pcs, rec, pclqs, templateHashes)
 	case open && !rolling:
 		// Switched to OnDelete: Grove stops replacing.
 		rec.UpdateEndedAt, rec.CurrentlyUpdating = ptr.To(now), nil
-	case !open && rolling && *st.CurrentGenerationHash != genHash:
+	case !open && rolling && ptr.Deref(st.CurrentGenerationHash, "") != genHash:
 		// Switched to RollingRecreate or Coherent while pods of an older
 		// template remain.
 		rec = startUpdate(pcs, rec, genHash, now, ev)
@@ -195,7 +198,7 @@ func (r *Reconciler) trackUpdate(pcs *grovecorev1alpha1.PodCliqueSet, genHash st
 	if rec != nil && rec.UpdateEndedAt == nil {
 		advance(pcs, rec, views, now, ev)
 	}
-	if allConverged && (rec == nil || rec.UpdateEndedAt != nil) {
+	if allConverged && len(pclqs) > 0 && (rec == nil || rec.UpdateEndedAt != nil) {
 		st.CurrentGenerationHash = ptr.To(genHash)
 	}
 	if rec != nil {
@@ -383,7 +386,7 @@ func setUpdateCondition(pcs *grovecorev1alpha1.PodCliqueSet, views []replicaView
 				ev.add(corev1.EventTypeWarning, update.ReasonProgressDeadlineExceeded, common.ActionUpdate, "%s exceeded its progressDeadline; the update continues", strings.Join(stalled, ", "))
 			}
 		}
-	case *st.CurrentGenerationHash != genHash:
+	case ptr.Deref(st.CurrentGenerationHash, genHash) != genHash:
 		cond.Status, cond.Reason = metav1.ConditionFalse, grovecorev1alpha1.ConditionReasonOnDelete
 		cond.Message = fmt.Sprintf("updateStrategy OnDelete: %d of %d replicas run generation hash %s; pods of older templates are replaced when they are deleted",
 			st.UpdatedReplicas, len(views), genHash)

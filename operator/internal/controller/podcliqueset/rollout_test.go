@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
+	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 )
 
@@ -111,3 +112,57 @@ func TestAdvance(t *testing.T) {
 		})
 	}
 }
+
+// TestTrackUpdateBeforeTheFirstStatus covers a set whose status has no
+// currentGenerationHash yet: new, or changed before its first status write.
+func TestTrackUpdateBeforeTheFirstStatus(t *testing.T) {
+	const oldTemplate, newTemplate, genHash = "t1", "t2", "g2"
+	frontend := func(labelHash string, updated int32, current string) *grovecorev1alpha1.PodClique {
+		p := &grovecorev1alpha1.PodClique{ObjectMeta: metav1.ObjectMeta{Name: "two-0-frontend", Generation: 2, Labels: map[string]string{
+			apicommon.LabelPodTemplateHash:          labelHash,
+			apicommon.LabelPodCliqueTemplateName:    "frontend",
+			apicommon.LabelPodCliqueSetReplicaIndex: "0",
+		}}}
+		p.Spec.Replicas = 4
+		p.Status.ObservedGeneration = ptr.To[int64](2)
+		p.Status.Replicas, p.Status.UpdatedReplicas, p.Status.ReadyReplicas = 4, updated, 4
+		p.Status.CurrentPodTemplateHash = ptr.To(current)
+		return p
+	}
+	tests := []struct {
+		name        string
+		pclqs       map[string]*grovecorev1alpha1.PodClique
+		wantCurrent *string
+		wantRecord  bool
+	}{
+		{name: "a new set without children yet: nothing recorded", pclqs: nil},
+		{name: "a new set whose children run its template: current", pclqs: map[string]*grovecorev1alpha1.PodClique{
+			"two-0-frontend": frontend(newTemplate, 4, newTemplate)}, wantCurrent: ptr.To(genHash)},
+		{name: "changed before the first status write: the clique's spec is new, its pods are not: an update starts",
+			pclqs: map[string]*grovecorev1alpha1.PodClique{"two-0-frontend": frontend(newTemplate, 0, oldTemplate)}, wantRecord: true},
+		{name: "changed before the first status write, the clique's spec not yet applied: an update starts",
+			pclqs: map[string]*grovecorev1alpha1.PodClique{"two-0-frontend": frontend(oldTemplate, 4, oldTemplate)}, wantRecord: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pcs := &grovecorev1alpha1.PodCliqueSet{ObjectMeta: metav1.ObjectMeta{Name: "two", Generation: 2}}
+			pcs.Spec.Replicas = 1
+			pcs.Spec.Template.Cliques = []grovecorev1alpha1.PodCliqueTemplateSpec{{Name: "frontend"}}
+			pcs.Spec.UpdateStrategy = &grovecorev1alpha1.PodCliqueSetUpdateStrategy{Type: grovecorev1alpha1.RollingRecreateStrategyType}
+			var ev statusEvents
+			(&Reconciler{}).trackUpdate(pcs, genHash, map[string]string{"frontend": newTemplate}, tt.pclqs, nil, metav1.Now(), &ev)
+			if got := pcs.Status.CurrentGenerationHash; !equalPtr(got, tt.wantCurrent) {
+				t.Errorf("currentGenerationHash = %v, want %v", ptr.Deref(got, "<nil>"), ptr.Deref(tt.wantCurrent, "<nil>"))
+			}
+			rec := pcs.Status.UpdateProgress
+			if (rec != nil) != tt.wantRecord {
+				t.Fatalf("update record %+v, want one: %v", rec, tt.wantRecord)
+			}
+			if rec != nil && rec.PodCliqueSetGenerationHash != genHash {
+				t.Errorf("update record for %s, want %s", rec.PodCliqueSetGenerationHash, genHash)
+			}
+		})
+	}
+}
+
+func equalPtr(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
