@@ -46,7 +46,9 @@ func SplitNotOwned(err error) ([]ErrNotOwned, error) {
 		}
 		return taken, errors.Join(rest...)
 	}
-	if e, ok := err.(ErrNotOwned); ok {
+	// This level only: errors.As would also find an ErrNotOwned joined with
+	// other errors inside a wrap, and drop those; wraps are taken apart below.
+	if e, ok := err.(ErrNotOwned); ok { //nolint:errorlint // see above
 		return []ErrNotOwned{e}, nil
 	}
 	if inner := errors.Unwrap(err); inner != nil {
