@@ -27,6 +27,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
@@ -222,6 +223,30 @@ func objects[T any, PT interface {
 	return out
 }
 
+// ordersStartup reports whether some clique of tmpl waits for another, so
+// that the set gets grove-initc's ServiceAccount, Role, RoleBinding and token
+// Secret (docs/security.md): in order with two or more cliques, or explicit
+// with a startsAfter naming another clique of the set.
+func ordersStartup(tmpl *grovecorev1alpha1.PodCliqueSetTemplateSpec) bool {
+	switch ptr.Deref(tmpl.StartupType, grovecorev1alpha1.CliqueStartupTypeAnyOrder) {
+	case grovecorev1alpha1.CliqueStartupTypeInOrder:
+		return len(tmpl.Cliques) > 1
+	case grovecorev1alpha1.CliqueStartupTypeExplicit:
+		known := map[string]bool{}
+		for _, c := range tmpl.Cliques {
+			known[c.Name] = true
+		}
+		for _, c := range tmpl.Cliques {
+			for _, parent := range c.Spec.StartsAfter {
+				if parent != c.Name && known[parent] {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // CheckSettled checks every invariant of an existing PodCliqueSet whose
 // cluster has gone quiet. It returns nil when all hold.
 func CheckSettled(s *Snapshot, exp Expectations) Violations {
@@ -239,10 +264,16 @@ func CheckSettled(s *Snapshot, exp Expectations) Violations {
 	compareNames(&vs, "PodGang", boolSet(slices.Collect(maps.Keys(e.gangs))), objects(s.PodGangs))
 	compareNames(&vs, "Service", e.services, objects(s.Services))
 	compareNames(&vs, "HorizontalPodAutoscaler", e.hpas, objects(s.HPAs))
-	compareNames(&vs, "ServiceAccount", boolSet([]string{apicommon.InitcServiceAccountName(s.Name)}), objects(s.ServiceAccounts))
-	compareNames(&vs, "Role", boolSet([]string{apicommon.InitcRoleName(s.Name)}), objects(s.Roles))
-	compareNames(&vs, "RoleBinding", boolSet([]string{apicommon.InitcRoleBindingName(s.Name)}), objects(s.RoleBindings))
-	compareNames(&vs, "Secret", boolSet([]string{apicommon.InitcTokenSecretName(s.Name)}), objects(s.Secrets))
+	initc := func(name string) map[string]bool {
+		if !ordersStartup(&s.PCS.Spec.Template) {
+			return boolSet(nil)
+		}
+		return boolSet([]string{name})
+	}
+	compareNames(&vs, "ServiceAccount", initc(apicommon.InitcServiceAccountName(s.Name)), objects(s.ServiceAccounts))
+	compareNames(&vs, "Role", initc(apicommon.InitcRoleName(s.Name)), objects(s.Roles))
+	compareNames(&vs, "RoleBinding", initc(apicommon.InitcRoleBindingName(s.Name)), objects(s.RoleBindings))
+	compareNames(&vs, "Secret", initc(apicommon.InitcTokenSecretName(s.Name)), objects(s.Secrets))
 
 	checkPods(&vs, s, exp)
 	checkGangs(&vs, s, e)

@@ -97,6 +97,7 @@ func gang(name string, groups ...groveschedulerv1alpha1.PodGroup) grovescheduler
 func settled() *Snapshot {
 	pcs := &grovecorev1alpha1.PodCliqueSet{ObjectMeta: objMeta("fx"), Spec: grovecorev1alpha1.PodCliqueSetSpec{Replicas: 1,
 		Template: grovecorev1alpha1.PodCliqueSetTemplateSpec{
+			StartupType:                  ptr.To(grovecorev1alpha1.CliqueStartupTypeInOrder),
 			Cliques:                      []grovecorev1alpha1.PodCliqueTemplateSpec{{Name: "w", Spec: grovecorev1alpha1.PodCliqueSpec{Replicas: 2}}, {Name: "x", Spec: grovecorev1alpha1.PodCliqueSpec{Replicas: 1}}},
 			PodCliqueScalingGroupConfigs: []grovecorev1alpha1.PodCliqueScalingGroupConfig{{Name: "sg", CliqueNames: []string{"x"}, Replicas: ptr.To[int32](2), MinAvailable: ptr.To[int32](1)}},
 		}},
@@ -163,6 +164,32 @@ func TestCheckSettled(t *testing.T) {
 		want   []string
 	}{
 		{name: "a quiet PodCliqueSet with a scaled PodGang holds every invariant", mutate: func(*Snapshot) {}},
+		{
+			name: "a set without startup order holding grove-initc's access objects",
+			mutate: func(s *Snapshot) {
+				s.PCS.Spec.Template.StartupType = ptr.To(grovecorev1alpha1.CliqueStartupTypeAnyOrder)
+			},
+			want: []string{
+				"[structure] ServiceAccount/fx: exists but the PodCliqueSet's spec does not ask for it",
+				"[structure] Role/grove.io:pcs:fx: exists but the PodCliqueSet's spec does not ask for it",
+				"[structure] RoleBinding/grove.io:pcs:fx: exists but the PodCliqueSet's spec does not ask for it",
+				"[structure] Secret/fx-ic-sat: exists but the PodCliqueSet's spec does not ask for it",
+			},
+		},
+		{
+			name: "a set without startup order and without grove-initc's access objects",
+			mutate: func(s *Snapshot) {
+				s.PCS.Spec.Template.StartupType = nil
+				s.ServiceAccounts, s.Roles, s.RoleBindings, s.Secrets = nil, nil, nil, nil
+			},
+		},
+		{
+			name: "an explicit startup order with a startsAfter keeps the access objects",
+			mutate: func(s *Snapshot) {
+				s.PCS.Spec.Template.StartupType = ptr.To(grovecorev1alpha1.CliqueStartupTypeExplicit)
+				s.PCS.Spec.Template.Cliques[1].Spec.StartsAfter = []string{"w"}
+			},
+		},
 		{
 			name: "two pods with pod index 0 and hostname fx-0-w-0, index 1 missing",
 			mutate: func(s *Snapshot) {

@@ -27,29 +27,17 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 )
 
-// adoptPCS is a two-replica set of one pod per replica on the fake nodes.
+// adoptPCS is a two-replica set of two cliques started in order (so it
+// needs grove-initc's ServiceAccount), one pod each per replica on the fake
+// nodes.
 func adoptPCS(ns string) *grovecorev1alpha1.PodCliqueSet {
-	return &grovecorev1alpha1.PodCliqueSet{
-		ObjectMeta: metav1.ObjectMeta{Name: "adopt", Namespace: ns},
-		Spec: grovecorev1alpha1.PodCliqueSetSpec{
-			Replicas: 2,
-			Template: grovecorev1alpha1.PodCliqueSetTemplateSpec{Cliques: []grovecorev1alpha1.PodCliqueTemplateSpec{{
-				Name: "c",
-				Spec: grovecorev1alpha1.PodCliqueSpec{RoleName: "c", Replicas: 1, PodSpec: corev1.PodSpec{
-					Tolerations:                   []corev1.Toleration{{Key: "fake-node", Operator: corev1.TolerationOpEqual, Value: "true", Effect: corev1.TaintEffectNoSchedule}},
-					TerminationGracePeriodSeconds: ptr.To[int64](5),
-					Containers:                    []corev1.Container{{Name: "c", Image: "busybox", Command: []string{"sleep", "infinity"}}},
-				}},
-			}}},
-		},
-	}
+	return pairPCS(ns, "adopt", grovecorev1alpha1.CliqueStartupTypeInOrder)
 }
 
 // untouched is what Grove must never change on a user's object.
@@ -89,7 +77,7 @@ var _ = Describe("A user's objects named like a set's children", func() {
 		Expect(k8s.Create(ctx, adoptPCS(ns))).To(Succeed())
 
 		By("the rest of the set runs: both replicas' pods, replica 1's Service")
-		expectRunningLayout(ns, "adopt", map[string]int{"adopt-0-c": 1, "adopt-1-c": 1}, fakeNodeName)
+		expectRunningLayout(ns, "adopt", map[string]int{"adopt-0-c": 1, "adopt-0-w": 1, "adopt-1-c": 1, "adopt-1-w": 1}, fakeNodeName)
 		own := &corev1.Service{}
 		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: apicommon.HeadlessServiceName("adopt", 1)}, own)).To(Succeed())
 		Expect(metav1.GetControllerOf(own)).To(HaveField("Name", "adopt"))

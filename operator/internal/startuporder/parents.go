@@ -112,6 +112,21 @@ func Parents(pcs *grovecorev1alpha1.PodCliqueSet, pcsReplicaIndex int32, cliqueN
 	return parents, nil
 }
 
+// NeedsInitContainer reports whether pcs orders the start of its cliques, so
+// that the pods of some clique get the grove-initc init container. The base
+// replicas of every clique keep all of its dependencies (see Parents), so a
+// clique with one gets the init container. A clique whose dependencies cannot
+// be resolved gets no pod at all, and is not counted.
+func NeedsInitContainer(pcs *grovecorev1alpha1.PodCliqueSet) bool {
+	tmpl := &pcs.Spec.Template
+	for i := range tmpl.Cliques {
+		if deps, err := templateDependencies(tmpl, tmpl.Cliques[i].Name); err == nil && len(deps) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // templateDependencies returns the templates of the cliques that cliqueName
 // starts after, in the order the startup type defines them.
 func templateDependencies(tmpl *grovecorev1alpha1.PodCliqueSetTemplateSpec, cliqueName string) ([]*grovecorev1alpha1.PodCliqueTemplateSpec, error) {

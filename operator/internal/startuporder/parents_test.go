@@ -392,3 +392,30 @@ func TestParentsErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestNeedsInitContainer(t *testing.T) {
+	single := func(startup *grovecorev1alpha1.CliqueStartupType) *grovecorev1alpha1.PodCliqueSet {
+		return newPCS("one", startup, []cliqueDef{{name: "only", replicas: 1}}, nil)
+	}
+	tests := []struct {
+		name string
+		pcs  *grovecorev1alpha1.PodCliqueSet
+		want bool
+	}{
+		{"startup type unset", fullReplicas("wl", nil, nil), false},
+		{"AnyOrder", fullReplicas("wl", anyOrder, nil), false},
+		{"AnyOrder ignores startsAfter", fullReplicas("wl", anyOrder, map[string][]string{"pc-c": {"pc-a"}}), false},
+		{"InOrder with one clique", single(inOrder), false},
+		{"InOrder with several cliques", fullReplicas("wl", inOrder, nil), true},
+		{"Explicit without startsAfter", fullReplicas("wl", explicit, nil), false},
+		{"Explicit with a startsAfter", minReplicas("wl", explicit, map[string][]string{"pc-c": {"pc-a"}}), true},
+		{"Explicit naming only an unknown clique", fullReplicas("wl", explicit, map[string][]string{"pc-c": {"nope"}}), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := NeedsInitContainer(tt.pcs); got != tt.want {
+				t.Fatalf("NeedsInitContainer() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -31,7 +31,7 @@ import (
 var _ = Describe("Child events", func() {
 	It("names every child a sync created in one event per kind", func() {
 		ns := newNamespace()
-		pcs := loadFixture("simple1.yaml", ns)
+		pcs := orderedSimple1(ns)
 		pcs.Spec.Replicas = 3
 		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
 		Eventually(services(ns, "simple1")).Should(Equal([]string{"simple1-0", "simple1-1", "simple1-2"}))

@@ -54,7 +54,7 @@ func writers(obj client.Object) []string {
 var _ = Describe("Field ownership", func() {
 	It("records every field of every object Grove writes under the one controller the architecture table names", func() {
 		ns := newNamespace()
-		Expect(k8sClient.Create(ctx, loadFixture("simple1.yaml", ns))).To(Succeed())
+		Expect(k8sClient.Create(ctx, orderedSimple1(ns))).To(Succeed())
 		Eventually(groupSummary(ns, "simple1-0")).Should(Equal([]string{"simple1-0-pca/2/2", "simple1-0-pcd/1/1", "simple1-0-sga-0-pcb/1/1", "simple1-0-sga-0-pcc/1/2"}))
 
 		const (

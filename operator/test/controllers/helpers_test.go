@@ -29,6 +29,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -44,6 +45,15 @@ func loadFixture(file, ns string) *grovecorev1alpha1.PodCliqueSet {
 	pcs := &grovecorev1alpha1.PodCliqueSet{}
 	Expect(yaml.UnmarshalStrict(data, pcs)).To(Succeed())
 	pcs.Namespace = ns
+	return pcs
+}
+
+// orderedSimple1 is simple1 with its cliques started in order, so that the
+// set needs grove-initc and gets its ServiceAccount, Role, RoleBinding and
+// token Secret.
+func orderedSimple1(ns string) *grovecorev1alpha1.PodCliqueSet {
+	pcs := loadFixture("simple1.yaml", ns)
+	pcs.Spec.Template.StartupType = ptr.To(grovecorev1alpha1.CliqueStartupTypeInOrder)
 	return pcs
 }
 

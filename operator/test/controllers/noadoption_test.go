@@ -38,7 +38,8 @@ import (
 )
 
 // takenPCS is a one-replica set with a child of every kind: a standalone
-// clique with an HPA, a scaling group, and the grove-initc access objects.
+// clique with an HPA, a scaling group started after it, and the grove-initc
+// access objects.
 func takenPCS(ns string) *grovecorev1alpha1.PodCliqueSet {
 	clique := func(n string) grovecorev1alpha1.PodCliqueTemplateSpec {
 		return grovecorev1alpha1.PodCliqueTemplateSpec{Name: n, Spec: grovecorev1alpha1.PodCliqueSpec{
@@ -53,7 +54,9 @@ func takenPCS(ns string) *grovecorev1alpha1.PodCliqueSet {
 		Spec: grovecorev1alpha1.PodCliqueSetSpec{
 			Replicas: 1,
 			Template: grovecorev1alpha1.PodCliqueSetTemplateSpec{
-				Cliques: []grovecorev1alpha1.PodCliqueTemplateSpec{fe, clique("leader")},
+				// In order, so the set needs the grove-initc access objects.
+				StartupType: ptr.To(grovecorev1alpha1.CliqueStartupTypeInOrder),
+				Cliques:     []grovecorev1alpha1.PodCliqueTemplateSpec{fe, clique("leader")},
 				PodCliqueScalingGroupConfigs: []grovecorev1alpha1.PodCliqueScalingGroupConfig{{
 					Name: "sg", CliqueNames: []string{"leader"}, Replicas: ptr.To[int32](1),
 				}},

@@ -107,7 +107,7 @@ func removeMetrics(ns string) {
 var _ = Describe("Children written by server-side apply", func() {
 	It("removes the metrics a user removed from autoScalingConfig from the HPA, and does not write a converged HPA", func() {
 		ns := newNamespace()
-		pcs := loadFixture("simple1.yaml", ns)
+		pcs := orderedSimple1(ns)
 		cliqueOf(pcs, "pca").Spec.AutoScalingConfig.Metrics = []autoscalingv2.MetricSpec{memoryMetric()}
 		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
 		Eventually(func(g Gomega) []string { return metricNames(getHPA(ns, "simple1-0-pca")(g)) }).Should(Equal([]string{"Resource/memory"}))
@@ -144,7 +144,7 @@ var _ = Describe("Children written by server-side apply", func() {
 
 	It("takes over the fields an older Grove wrote without server-side apply, and still removes them", func() {
 		ns := newNamespace()
-		pcs := loadFixture("simple1.yaml", ns)
+		pcs := orderedSimple1(ns)
 		cliqueOf(pcs, "pca").Spec.AutoScalingConfig.Metrics = []autoscalingv2.MetricSpec{memoryMetric()}
 		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
 		Eventually(func(g Gomega) []string { return metricNames(getHPA(ns, "simple1-0-pca")(g)) }).Should(Equal([]string{"Resource/memory"}))
@@ -399,7 +399,7 @@ var _ = Describe("Children written by server-side apply", func() {
 
 	It("creates the grove-initc token Secret without reading Secrets, and again after it was deleted", func() {
 		ns := newNamespace()
-		Expect(k8sClient.Create(ctx, loadFixture("simple1.yaml", ns))).To(Succeed())
+		Expect(k8sClient.Create(ctx, orderedSimple1(ns))).To(Succeed())
 		key := types.NamespacedName{Namespace: ns, Name: apicommon.InitcTokenSecretName("simple1")}
 		secret := &corev1.Secret{}
 		Eventually(func() error { return k8sClient.Get(ctx, key, secret) }).Should(Succeed())

@@ -16,7 +16,9 @@ limitations under the License.
 
 // Package initcaccess manages what grove-initc needs to read pods: one
 // ServiceAccount, Role, RoleBinding and service-account token Secret per
-// PodCliqueSet. Each kind is its own component operator.
+// PodCliqueSet whose startup order needs grove-initc
+// (startuporder.NeedsInitContainer). A set that does not gets none, and the
+// ones it controls are deleted. Each kind is its own component operator.
 package initcaccess
 
 // ServiceAccounts, Roles and RoleBindings are watched (label-filtered cache)
@@ -51,6 +53,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/childsync"
 	"github.com/grove-project/grove/operator/internal/component"
 	"github.com/grove-project/grove/operator/internal/groveerr"
+	"github.com/grove-project/grove/operator/internal/startuporder"
 )
 
 // Operators returns the four component operators in two steps: the
@@ -76,6 +79,30 @@ func apply[T client.Object](ctx context.Context, d childsync.Deps, pcs *grovecor
 	return groveerr.Wrapf(err, code, groveerr.OperationSync, "applying %s %s", kind, live.GetName())
 }
 
+// removeUnneeded deletes the object of name, of obj's kind, when pcs controls
+// it and it is not being deleted: a set without startup dependencies needs
+// none (an older Grove created them for every set). An object of that name
+// the set does not control is left alone and not reported, since the set
+// does not need the name. The UID precondition keeps a delete from reaching
+// an object created under the same name after the read.
+func removeUnneeded(ctx context.Context, d childsync.Deps, pcs *grovecorev1alpha1.PodCliqueSet, kind string, code grovecorev1alpha1.ErrorCode, name string, obj client.Object) error {
+	err := d.Client.Get(ctx, client.ObjectKey{Namespace: pcs.Namespace, Name: name}, obj)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return groveerr.Wrapf(err, code, groveerr.OperationDelete, "reading %s %s", kind, name)
+	}
+	if obj.GetDeletionTimestamp() != nil || !metav1.IsControlledBy(obj, pcs) {
+		return nil
+	}
+	err = client.IgnoreNotFound(d.Client.Delete(ctx, obj, client.Preconditions{UID: ptr.To(obj.GetUID())}))
+	report := d.NewReport(pcs, kind)
+	report.Deleted(obj, err)
+	report.Emit()
+	return groveerr.Wrapf(err, code, groveerr.OperationDelete, "deleting %s %s", kind, name)
+}
+
 type serviceAccount struct{ d childsync.Deps }
 
 func (serviceAccount) Kind() string { return "ServiceAccount" }
@@ -86,6 +113,11 @@ func (s serviceAccount) Sync(ctx context.Context, _ logr.Logger, w component.Set
 	}
 	pcs := w.PCS
 	name := apicommon.InitcServiceAccountName(pcs.Name)
+	if !startuporder.NeedsInitContainer(pcs) {
+		// Kubernetes' token controller deletes the token Secret of a
+		// deleted ServiceAccount (tokenSecret never deletes Secrets).
+		return removeUnneeded(ctx, s.d, pcs, s.Kind(), "ERR_DELETE_SERVICEACCOUNT", name, &corev1.ServiceAccount{})
+	}
 	owner, err := childsync.ControllerReference(s.d.Scheme, pcs)
 	if err != nil {
 		return groveerr.Wrap(err, "ERR_SYNC_SERVICEACCOUNT", groveerr.OperationSync, "setting owner of ServiceAccount "+name)
@@ -126,6 +158,9 @@ func (r role) Sync(ctx context.Context, _ logr.Logger, w component.SetWork) erro
 	}
 	pcs := w.PCS
 	name := apicommon.InitcRoleName(pcs.Name)
+	if !startuporder.NeedsInitContainer(pcs) {
+		return removeUnneeded(ctx, r.d, pcs, r.Kind(), "ERR_DELETE_ROLE", name, &rbacv1.Role{})
+	}
 	owner, err := childsync.ControllerReference(r.d.Scheme, pcs)
 	if err != nil {
 		return groveerr.Wrap(err, "ERR_SYNC_ROLE", groveerr.OperationSync, "setting owner of Role "+name)
@@ -147,6 +182,9 @@ func (r roleBinding) Sync(ctx context.Context, _ logr.Logger, w component.SetWor
 	}
 	pcs := w.PCS
 	name := apicommon.InitcRoleBindingName(pcs.Name)
+	if !startuporder.NeedsInitContainer(pcs) {
+		return removeUnneeded(ctx, r.d, pcs, r.Kind(), "ERR_DELETE_ROLEBINDING", name, &rbacv1.RoleBinding{})
+	}
 	// A Role or ServiceAccount of the names the binding would name that the
 	// set does not control is not bound: the binding would grant a user's
 	// ServiceAccount the Role, or the set's the user's Role. Their
@@ -179,7 +217,9 @@ func (r roleBinding) Sync(ctx context.Context, _ logr.Logger, w component.SetWor
 // since only pods with a startup dependency mount it and their kubelet waits.
 //
 // The operator may only create Secrets: it never reads, changes or deletes
-// one (garbage collection removes it with the PodCliqueSet). Every sync
+// one (garbage collection removes it with the PodCliqueSet, and Kubernetes'
+// token controller when the ServiceAccount it names is deleted because the
+// set no longer needs grove-initc). Every sync
 // sends the create, and AlreadyExists means the Secret is there, so one
 // deleted by hand comes back at the next sync. A user's Secret of that name
 // is therefore never taken over either; without read access, the operator
@@ -193,6 +233,9 @@ func (t tokenSecret) Sync(ctx context.Context, _ logr.Logger, w component.SetWor
 		return nil // one per set: kept by the set-level pass
 	}
 	pcs := w.PCS
+	if !startuporder.NeedsInitContainer(pcs) {
+		return nil
+	}
 	name := apicommon.InitcTokenSecretName(pcs.Name)
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
