@@ -35,6 +35,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 )
 
 // releaseNamespace is where hack/local-cluster installs the chart.
@@ -277,7 +278,9 @@ var _ = Describe("RBAC of the chart's ServiceAccounts", Label("rbac"), func() {
 
 	It("binds the grove-initc Role of a new PodCliqueSet on the first try, as grove-operator's ServiceAccount", func() {
 		ns := newNamespace("rbac")
-		pcs := createPCS("samples/user-guide/01_core-concepts/single-node-aggregated.yaml", ns)
+		// Only a set whose startup order needs grove-initc gets its Role.
+		pcs := pairPCS(ns, "ordered", grovecorev1alpha1.CliqueStartupTypeInOrder)
+		Expect(k8s.Create(ctx, pcs)).To(Succeed())
 		Eventually(func() error {
 			return k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: apicommon.InitcRoleBindingName(pcs.Name)}, &rbacv1.RoleBinding{})
 		}).Should(Succeed())
