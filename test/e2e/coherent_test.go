@@ -365,7 +365,7 @@ var _ = Describe("Coherent updates without spare capacity", Ordered, ContinueOnF
 			g.Expect(c.Reason).To(Equal(grovecorev1alpha1.ConditionReasonProgressDeadlineExceeded))
 			g.Expect(c.Message).To(ContainSubstring("replica 0 ("))
 			g.Expect(pcs.Status.UpdateProgress.CurrentlyUpdating).To(HaveLen(1))
-		}).WithTimeout(time.Minute).Should(Succeed())
+		}).WithTimeout(3 * time.Minute).Should(Succeed())
 		pods := podsByClique(listPods(Default, ns, "coh-gang"))
 		for _, n := range []string{"coh-gang-0-prefill", "coh-gang-0-decode"} {
 			Expect(pods[n]).To(HaveLen(2))
@@ -446,9 +446,13 @@ var _ = Describe("Coherent updates without spare capacity", Ordered, ContinueOnF
 		Consistently(func() int { return len(creations()) }).WithTimeout(gtDelay).Should(Equal(3))
 		close(stop)
 		<-done
+		// The operator counts terminationDelay from the breach condition's
+		// lastTransitionTime, which has whole seconds: a recreation may come
+		// up to a second before terminationDelay has passed by the sampler's
+		// clock (seen: 9.64 s after the first sample on a loaded machine).
 		c := creations()
 		for k := 1; k < len(c); k++ {
-			Expect(c[k].Sub(c[k-1])).To(BeNumerically(">=", gtDelay), "at most one deletion per terminationDelay")
+			Expect(c[k].Sub(c[k-1])).To(BeNumerically(">=", gtDelay-time.Second), "at most one deletion per terminationDelay")
 		}
 	})
 })
