@@ -242,6 +242,17 @@ func startUpdate(pcs *grovecorev1alpha1.PodCliqueSet, prev *grovecorev1alpha1.Po
 // once: replicas that are not available whenever a turn is free, available
 // ones only while fewer than maxUnavailable replicas are unavailable, the
 // replicas in turn counted as unavailable. With none left the update ends.
+// up says whether a replica counts as serving for the update's budget: under
+// Coherent every pod ready (the guarantee is replicas − maxUnavailable fully
+// available replicas; a replica whose turn ended at its minAvailable would
+// otherwise let the next turn take one more down), otherwise available.
+func (v replicaView) up(coherent bool) bool {
+	if coherent {
+		return v.available && v.ready
+	}
+	return v.available
+}
+
 func advance(pcs *grovecorev1alpha1.PodCliqueSet, rec *grovecorev1alpha1.PodCliqueSetUpdateProgress, views []replicaView, now metav1.Time, ev *statusEvents) {
 	coherent := update.Coherent(pcs)
 	var turns []grovecorev1alpha1.PodCliqueSetReplicaUpdateProgress
@@ -264,7 +275,7 @@ func advance(pcs *grovecorev1alpha1.PodCliqueSet, rec *grovecorev1alpha1.PodCliq
 		if !inTurn[int32(i)] && !v.converged {
 			candidates = append(candidates, int32(i))
 		}
-		if !inTurn[int32(i)] && !v.available {
+		if !inTurn[int32(i)] && !v.up(coherent) {
 			unavailable++
 		}
 	}
@@ -294,9 +305,9 @@ func advance(pcs *grovecorev1alpha1.PodCliqueSet, rec *grovecorev1alpha1.PodCliq
 			break
 		}
 		switch {
-		case coherent && views[next].available && unavailable >= budget:
+		case coherent && views[next].up(coherent) && unavailable >= budget:
 		default:
-			if views[next].available {
+			if views[next].up(coherent) {
 				unavailable++
 			}
 			turns = append(turns, grovecorev1alpha1.PodCliqueSetReplicaUpdateProgress{

@@ -75,6 +75,9 @@ func TestAdvance(t *testing.T) {
 		{name: "Coherent: replicas seen unavailable (a stale status) never take more than the budget", coherent: 2,
 			views: []replicaView{breached, breached, breached, breached}, want: []int32{0, 1}},
 		{name: "Coherent: a finished turn frees the budget", coherent: 1, views: []replicaView{updated, running}, current: []int32{0}, want: []int32{1}},
+		{name: "Coherent: a replica available but not all ready uses the budget", coherent: 1, views: []replicaView{partial, running}, want: nil},
+		{name: "Coherent maxUnavailable 2: a finished turn not all ready yet keeps its share of the budget", coherent: 2,
+			views: []replicaView{partial, running, running}, current: []int32{1}, want: []int32{1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
