@@ -72,10 +72,15 @@ func deadlineExceeded(conditions []metav1.Condition) bool {
 // (some pods pending, say for capacity) until it is available; one that was
 // not even available served nothing and is not waited for, so it never
 // stalls the update. Unknown (nil) counts as ready.
-func (v replicaView) turnDone(cu grovecorev1alpha1.PodCliqueSetReplicaUpdateProgress) bool {
+func (v replicaView) turnDone(cu grovecorev1alpha1.PodCliqueSetReplicaUpdateProgress, coherent bool) bool {
 	switch {
 	case !v.converged:
 		return false
+	case coherent:
+		// Every pod ready, whatever the replica served before: a turn that
+		// ended with the new gang Pending would leave no replica in turn to
+		// report ProgressDeadlineExceeded while the budget stays used.
+		return v.up(true)
 	case cu.ReadyAtStart == nil || *cu.ReadyAtStart:
 		return v.ready
 	case cu.AvailableAtStart == nil || *cu.AvailableAtStart:
@@ -259,7 +264,7 @@ func advance(pcs *grovecorev1alpha1.PodCliqueSet, rec *grovecorev1alpha1.PodCliq
 	inTurn := map[int32]bool{}
 	for _, cu := range rec.CurrentlyUpdating {
 		i := cu.ReplicaIndex
-		if cu.UpdateEndedAt == nil && int(i) < len(views) && !views[i].turnDone(cu) {
+		if cu.UpdateEndedAt == nil && int(i) < len(views) && !views[i].turnDone(cu, coherent) {
 			cu.Message = views[i].turnMessage(coherent)
 			turns = append(turns, cu)
 			inTurn[i] = true

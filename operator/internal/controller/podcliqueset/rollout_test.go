@@ -76,6 +76,8 @@ func TestAdvance(t *testing.T) {
 			views: []replicaView{breached, breached, breached, breached}, want: []int32{0, 1}},
 		{name: "Coherent: a finished turn frees the budget", coherent: 1, views: []replicaView{updated, running}, current: []int32{0}, want: []int32{1}},
 		{name: "Coherent: a replica available but not all ready uses the budget", coherent: 1, views: []replicaView{partial, running}, want: nil},
+		{name: "Coherent: a replica down when its turn started keeps it until every pod is ready", coherent: 1,
+			views: []replicaView{stuck, running}, current: []int32{0}, start: wasDown, want: []int32{0}},
 		{name: "Coherent maxUnavailable 2: a finished turn not all ready yet keeps its share of the budget", coherent: 2,
 			views: []replicaView{partial, running, running}, current: []int32{1}, want: []int32{1}},
 	}
