@@ -24,7 +24,6 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
@@ -137,11 +136,10 @@ func (s Syncer) ensure(ctx context.Context, o Owner, c Claim, templates map[stri
 // Grove never takes over a claim it did not make for this owner (a claim of a
 // deleted owner of the same name waits for the garbage collector).
 func (s Syncer) controlled(live *resourcev1.ResourceClaim, o Owner, report *childsync.Report) error {
-	ref := metav1.GetControllerOfNoCopy(live)
-	if ref != nil && ref.UID == o.Object.GetUID() {
+	err := childsync.ControlledBy(s.D.Scheme, live, o.Object)
+	if err == nil {
 		return nil
 	}
-	err := childsync.ErrNotOwned{Kind: "ResourceClaim", Name: live.Name, Controller: ref, OwnerKind: kindOf(s.D.Scheme, o.Object)}
 	// Reported as every other child kind's taken name: a ChildNameTaken
 	// event here, the ChildNameConflict condition from the returned error.
 	report.Applied(live, childsync.Unchanged, err)
@@ -226,11 +224,4 @@ func (s Syncer) deleteExcept(ctx context.Context, o Owner, keep map[string]bool,
 		return errs[0]
 	}
 	return nil
-}
-
-func kindOf(scheme *runtime.Scheme, obj client.Object) string {
-	if gvk, err := apiutil.GVKForObject(obj, scheme); err == nil {
-		return gvk.Kind
-	}
-	return fmt.Sprintf("%T", obj)
 }

@@ -104,8 +104,5 @@ func (o operator) notOwned(ctx context.Context, pcs *grovecorev1alpha1.PodClique
 		}
 		return fmt.Errorf("reading ComputeDomain %s: %w", want.GetName(), err)
 	}
-	if ref := metav1.GetControllerOfNoCopy(live); ref == nil || ref.UID != pcs.UID {
-		return childsync.ErrNotOwned{Kind: "ComputeDomain", Name: live.GetName(), Controller: ref, OwnerKind: "PodCliqueSet"}
-	}
-	return nil
+	return childsync.ControlledBy(o.d.Scheme, live, pcs)
 }
