@@ -66,6 +66,26 @@ func createDisagg(ns string, replicas int32, strategy grovecorev1alpha1.PodCliqu
 	Expect(k8s.Create(ctx, pcs)).To(Succeed())
 }
 
+// expectEveryPodReady waits until every PodClique of the PodCliqueSet reports
+// all its pods ready and the set reports every replica available. A Coherent
+// update counts a replica whose status has not caught up with its pods as
+// down, and picks such a replica first: specs that expect an order start
+// from a status that shows the pods they see.
+func expectEveryPodReady(ns, pcsName string, replicas int32) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		list := &grovecorev1alpha1.PodCliqueList{}
+		g.Expect(k8s.List(ctx, list, partOf(ns, pcsName)...)).To(Succeed())
+		g.Expect(list.Items).NotTo(BeEmpty())
+		for _, p := range list.Items {
+			g.Expect(p.Status.ReadyReplicas).To(Equal(p.Spec.Replicas), "PodClique %s readyReplicas", p.Name)
+		}
+		pcs := &grovecorev1alpha1.PodCliqueSet{}
+		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: pcsName}, pcs)).To(Succeed())
+		g.Expect(pcs.Status.AvailableReplicas).To(Equal(replicas), "availableReplicas")
+	}).Should(Succeed())
+}
+
 // setImages changes the images of several cliques in one write: one new revision.
 func setImages(ns, pcsName string, images map[string]string) {
 	GinkgoHelper()
@@ -242,6 +262,7 @@ var _ = Describe("Coherent updates", func() {
 		oldGen := generationHash(ns, "disagg")
 		expectRevision(ns, "disagg", oldGen, "disagg-0", "disagg-1", "disagg-2")
 		sampler := sampleRevisions(ns, "disagg", layout, 3)
+		expectEveryPodReady(ns, "disagg", 3)
 
 		setImages(ns, "disagg", v2)
 		expectUpdateDone(ns, "disagg", 3)
@@ -282,6 +303,7 @@ var _ = Describe("Coherent updates", func() {
 		layout := disaggLayout("disagg", 4)
 		expectRunningLayout(ns, "disagg", layout, fakeNodeName)
 		sampler := sampleRevisions(ns, "disagg", layout, 4)
+		expectEveryPodReady(ns, "disagg", 4)
 		var most int
 		stopWatch := make(chan struct{})
 		watched := make(chan struct{})
@@ -317,6 +339,7 @@ var _ = Describe("Coherent updates", func() {
 		layout := disaggLayout("disagg", 3)
 		expectRunningLayout(ns, "disagg", layout, fakeNodeName)
 		sampler := sampleRevisions(ns, "disagg", layout, 3)
+		expectEveryPodReady(ns, "disagg", 3)
 		setImages(ns, "disagg", v2)
 		By("waiting until the first update replaced one replica and works on the next")
 		Eventually(func(g Gomega) {
@@ -353,6 +376,7 @@ var _ = Describe("Coherent updates without spare capacity", Ordered, ContinueOnF
 		createPCS(coherentGang, ns)
 		layout := map[string]int{"coh-gang-0-prefill": 2, "coh-gang-0-decode": 2, "coh-gang-1-prefill": 2, "coh-gang-1-decode": 2}
 		before := podsByClique(expectRunningLayout(ns, "coh-gang", layout, gangNode))
+		expectEveryPodReady(ns, "coh-gang", 2)
 
 		By("cordoning every node, then changing both images")
 		schedulableGangNodes(0, gangPoolSize)
