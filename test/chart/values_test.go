@@ -17,6 +17,7 @@ limitations under the License.
 package chart
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -372,5 +373,45 @@ func TestCRDsAreTemplates(t *testing.T) {
 		if !reflect.DeepEqual(got["spec"], want["spec"]) {
 			t.Errorf("CRD %s spec differs from %s", name, f)
 		}
+	}
+}
+
+// TestConfigChangeRollsTheDeployment: each process reads its configuration
+// once at start, so a `helm upgrade` that changes only that configuration
+// must change the Deployment's pod template (grove-operator: the hashed name
+// of its ConfigMap; grove-scheduler: a checksum annotation), and one that
+// changes neither configuration nor pod leaves the template alone.
+func TestConfigChangeRollsTheDeployment(t *testing.T) {
+	root := repoRoot(t)
+	templates := func(set ...string) map[string]string {
+		objs := render(t, root, "grove-system", set...)
+		out := map[string]string{}
+		for _, name := range []string{"grove-operator", "grove-scheduler"} {
+			b, err := json.Marshal(deployment(t, objs, name).Spec.Template)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[name] = string(b)
+		}
+		return out
+	}
+	base := templates()
+	for _, tc := range []struct {
+		name    string
+		set     []string
+		changed map[string]bool
+	}{
+		{"operator config", []string{"operator.config.network.autoMNNVLEnabled=true"}, map[string]bool{"grove-operator": true}},
+		{"operator log level", []string{"operator.config.logLevel=debug"}, map[string]bool{"grove-operator": true}},
+		{"scheduler permit timeout", []string{"scheduler.permitWaitingTimeSeconds=30"}, map[string]bool{"grove-scheduler": true}},
+		{"neither configuration", []string{"webhooks.annotations.team=ml"}, map[string]bool{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for name, tmpl := range templates(tc.set...) {
+				if (tmpl != base[name]) != tc.changed[name] {
+					t.Errorf("%v: Deployment %s pod template changed = %t, want %t", tc.set, name, tmpl != base[name], tc.changed[name])
+				}
+			}
+		})
 	}
 }
