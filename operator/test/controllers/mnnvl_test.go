@@ -138,7 +138,15 @@ var _ = Describe("MNNVL ComputeDomains", Ordered, func() {
 		Consistently(computeDomains(ns), "2s").Should(BeEmpty())
 	})
 
-	It("with MNNVL enabled: one ComputeDomain per replica and group, claims only on the GPU containers of enrolled cliques, released on deletion", func() {
+	AfterAll(func() {
+		if crds != nil {
+			Expect(envtest.UninstallCRDs(restCfg, envtest.CRDInstallOptions{CRDs: crds})).To(Succeed())
+		}
+	})
+
+	// enableMNNVL restarts the manager with network.autoMNNVLEnabled for the
+	// rest of the spec, and with the suite's configuration after it.
+	enableMNNVL := func() {
 		By("restarting the manager with network.autoMNNVLEnabled")
 		stopMgr()
 		<-mgrDone
@@ -147,8 +155,11 @@ var _ = Describe("MNNVL ComputeDomains", Ordered, func() {
 			stopMgr()
 			<-mgrDone
 			stopMgr, mgrDone = startManager(restCfg)
-			Expect(envtest.UninstallCRDs(restCfg, envtest.CRDInstallOptions{CRDs: crds})).To(Succeed())
 		})
+	}
+
+	It("with MNNVL enabled: one ComputeDomain per replica and group, claims only on the GPU containers of enrolled cliques, released on deletion", func() {
+		enableMNNVL()
 		ns := newNamespace()
 		pcs := mnnvlPCS(ns, "inf")
 		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
@@ -223,6 +234,89 @@ var _ = Describe("MNNVL ComputeDomains", Ordered, func() {
 		Expect(k8sClient.Delete(ctx, getPCS(ns, "inf")())).To(Succeed())
 		Eventually(func() []string { return names(computeDomains(ns)()) }).Should(Equal([]string{"inf-0-nvl"}))
 		Expect(k8sClient.Delete(ctx, foreign)).To(Succeed())
+		Eventually(computeDomains(ns)).Should(BeEmpty())
+	})
+
+	It("with MNNVL enabled: grove.io/mnnvl-group is on the children the reference names, and scaling-group cliques get the claim of the group they resolve to", func() {
+		enableMNNVL()
+		ns := newNamespace()
+		pcs := mnnvlPCS(ns, "sg")
+		pcs.Spec.Replicas = 1
+		gpuClique := pcs.Spec.Template.Cliques[0]
+		member := func(name string, annotations map[string]string) grovecorev1alpha1.PodCliqueTemplateSpec {
+			c := *gpuClique.DeepCopy()
+			c.Name, c.Spec.RoleName, c.Annotations = name, name, annotations
+			return c
+		}
+		pcs.Spec.Template.Cliques = append(pcs.Spec.Template.Cliques,
+			member("leader", nil), // in "model", which names no group: the set's
+			member("worker", map[string]string{apicommon.AnnotationMNNVLGroup: apicommon.MNNVLGroupNone}),
+			member("expert", nil), // in "moe", which names its own group
+		)
+		pcs.Spec.Template.PodCliqueScalingGroupConfigs = []grovecorev1alpha1.PodCliqueScalingGroupConfig{
+			{Name: "model", CliqueNames: []string{"leader", "worker"}},
+			{Name: "moe", CliqueNames: []string{"expert"}, Annotations: map[string]string{apicommon.AnnotationMNNVLGroup: "moe"}},
+		}
+		Expect(k8sClient.Create(ctx, pcs)).To(Succeed())
+
+		group := func(obj client.Object) string {
+			g, ok := obj.GetAnnotations()[apicommon.AnnotationMNNVLGroup]
+			if !ok {
+				return "<unset>"
+			}
+			return g
+		}
+		By("each PodCliqueScalingGroup: its config's group, else the set's")
+		Eventually(func(g Gomega) map[string]string {
+			out := map[string]string{}
+			for _, name := range []string{"sg-0-model", "sg-0-moe"} {
+				pcsg := &grovecorev1alpha1.PodCliqueScalingGroup{}
+				g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, pcsg)).To(Succeed())
+				out[name] = group(pcsg)
+			}
+			return out
+		}).Should(Equal(map[string]string{"sg-0-model": "nvl", "sg-0-moe": "moe"}))
+
+		By("each PodClique: its clique template's annotation only; its pods: a copy of the PodClique's")
+		wantPCLQ := map[string]string{
+			"sg-0-gpu": "<unset>", "sg-0-cpu": "<unset>", "sg-0-optout": "none",
+			"sg-0-model-0-leader": "<unset>", "sg-0-model-0-worker": "none", "sg-0-moe-0-expert": "<unset>",
+		}
+		Eventually(func(g Gomega) map[string]string {
+			list := &grovecorev1alpha1.PodCliqueList{}
+			g.Expect(k8sClient.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+			out := map[string]string{}
+			for i := range list.Items {
+				out[list.Items[i].Name] = group(&list.Items[i])
+			}
+			return out
+		}).Should(Equal(wantPCLQ))
+		Eventually(func(g Gomega) map[string]string {
+			pods := &corev1.PodList{}
+			g.Expect(k8sClient.List(ctx, pods, client.InNamespace(ns))).To(Succeed())
+			out := map[string]string{}
+			for i := range pods.Items {
+				out[pods.Items[i].Labels[apicommon.LabelPodClique]] = group(&pods.Items[i])
+			}
+			return out
+		}).Should(Equal(wantPCLQ))
+
+		By("ComputeDomains of the groups GPU cliques resolve to, and the claim on their pods")
+		Eventually(func() []string { return names(computeDomains(ns)()) }).Should(Equal([]string{"sg-0-moe", "sg-0-nvl"}))
+		Expect(computeDomains(ns)()[0].GetLabels()).To(HaveKeyWithValue(apicommon.AnnotationMNNVLGroup, "moe"))
+		claims := podClaims(ns, "sg")()
+		Expect(claims).To(HaveLen(6))
+		for pod, c := range claims {
+			want := "|main=;sidecar=;" // cpu, optout and worker ("none")
+			switch {
+			case strings.HasPrefix(pod, "sg-0-gpu-"), strings.HasPrefix(pod, "sg-0-model-0-leader-"):
+				want = "mnnvl-claim->sg-0-nvl,|main=mnnvl-claim;sidecar=;"
+			case strings.HasPrefix(pod, "sg-0-moe-0-expert-"):
+				want = "mnnvl-claim->sg-0-moe,|main=mnnvl-claim;sidecar=;"
+			}
+			Expect(c).To(Equal(want), pod)
+		}
+		Expect(k8sClient.Delete(ctx, getPCS(ns, "sg")())).To(Succeed())
 		Eventually(computeDomains(ns)).Should(BeEmpty())
 	})
 })

@@ -98,6 +98,13 @@ func (o operator) build(pcs *grovecorev1alpha1.PodCliqueSet, replica int32, cfg 
 	for k, v := range cfg.Annotations {
 		annotations[k] = v
 	}
+	// The group carries the MNNVL group its cliques inherit when its config
+	// names none: the set's (none opts out as well).
+	if g, ok := pcs.Annotations[apicommon.AnnotationMNNVLGroup]; ok {
+		if _, own := annotations[apicommon.AnnotationMNNVLGroup]; !own {
+			annotations[apicommon.AnnotationMNNVLGroup] = g
+		}
+	}
 	annotations[apicommon.AnnotationTemplateReplicas] = strconv.Itoa(int(desired.ScalingGroupReplicas(cfg)))
 	minAvailable := desired.ScalingGroupMinAvailable(cfg)
 	pcsg := &grovecorev1alpha1.PodCliqueScalingGroup{
