@@ -41,6 +41,12 @@ const (
 	// them untouched and the message names them. Absent until the first
 	// conflict.
 	ConditionTypeChildNameConflict = "ChildNameConflict"
+	// ConditionTypePodCliqueCreationHeld on a PodCliqueScalingGroup is True
+	// while member PodCliques it should have are not created because its
+	// PodCliqueSet replica's Coherent update holds them back (a scale-out of
+	// a replica that still runs an older template waits for the replica's
+	// turn); the message names them and why. Absent until the first hold.
+	ConditionTypePodCliqueCreationHeld = "PodCliqueCreationHeld"
 
 	// ConditionReasonAllReplicasAvailable goes with Ready=True; the message
 	// counts the available replicas.
@@ -48,6 +54,11 @@ const (
 	// ConditionReasonReplicasUnavailable goes with Ready=False; the message
 	// counts the available replicas and names the first unavailable ones.
 	ConditionReasonReplicasUnavailable = "ReplicasUnavailable"
+	// ConditionReasonCoherentUpdate goes with PodCliqueCreationHeld=True.
+	ConditionReasonCoherentUpdate = "CoherentUpdate"
+	// ConditionReasonPodCliquesCreated goes with PodCliqueCreationHeld=False:
+	// every member PodClique exists.
+	ConditionReasonPodCliquesCreated = "PodCliquesCreated"
 	// ConditionReasonSufficientScheduledPods goes with PodCliqueScheduled=True.
 	ConditionReasonSufficientScheduledPods = "SufficientScheduledPods"
 	// ConditionReasonInsufficientScheduledPods goes with PodCliqueScheduled=False.

@@ -54,23 +54,47 @@ func IsTrue(pg *groveschedulerv1alpha1.PodGang) bool {
 	return meta.IsStatusConditionTrue(pg.Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeInitialized)
 }
 
+// Messages of the Initialized condition.
+const (
+	messagePending   = "Waiting for all pods of the PodGang to be created"
+	messageRecreated = "Waiting for all pods of the PodGang to be created again: it references no pod"
+	messageDone      = "PodGang is fully initialized"
+)
+
+// referencesNoPod reports whether no pod group of pg references a pod.
+func referencesNoPod(pg *groveschedulerv1alpha1.PodGang) bool {
+	for _, g := range pg.Spec.PodGroups {
+		if len(g.PodReferences) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // Write sets pg's Initialized condition (and the phase Pending while the
-// scheduler has set none) when it is missing, or when it turns True; True is
-// never taken back, since the scheduler may already act on it. The patch
-// carries pg's resourceVersion, so it never overwrites conditions the
-// scheduler wrote meanwhile: a conflict is returned to the caller. It reports
-// whether it wrote.
+// scheduler has set none) when it is missing, or when it turns True. True is
+// taken back only from a gang that references no pod any more: every
+// PodClique of it was deleted and released its group's references (a
+// Coherent update replacing the gang, gang termination), so nothing is left
+// that the scheduler could act on, and the gang reads as waiting for its
+// pods, as a new one does, until the new ones are all referenced. A gang
+// that still references a pod keeps True through the churn of single pods.
+// The patch carries pg's resourceVersion, so it never overwrites conditions
+// the scheduler wrote meanwhile: a conflict is returned to the caller. It
+// reports whether it wrote.
 func Write(ctx context.Context, c client.Client, pg *groveschedulerv1alpha1.PodGang, initialized bool) (bool, error) {
 	cond := metav1.Condition{
 		Type: groveschedulerv1alpha1.PodGangConditionTypeInitialized, Status: metav1.ConditionFalse,
-		Reason:  groveschedulerv1alpha1.PodGangReasonPodsCreationPending,
-		Message: "Waiting for all pods of the PodGang to be created",
+		Reason: groveschedulerv1alpha1.PodGangReasonPodsCreationPending, Message: messagePending,
 	}
 	if initialized {
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, groveschedulerv1alpha1.PodGangReasonPodsCreated, "PodGang is fully initialized"
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, groveschedulerv1alpha1.PodGangReasonPodsCreated, messageDone
 	}
 	current := meta.FindStatusCondition(pg.Status.Conditions, groveschedulerv1alpha1.PodGangConditionTypeInitialized)
-	if current != nil && (current.Status == metav1.ConditionTrue || current.Status == cond.Status && pg.Status.Phase != "") {
+	recreate := current != nil && current.Status == metav1.ConditionTrue && !initialized && len(pg.Spec.PodGroups) > 0 && referencesNoPod(pg)
+	if recreate {
+		cond.Message = messageRecreated
+	} else if current != nil && (current.Status == metav1.ConditionTrue || current.Status == cond.Status && pg.Status.Phase != "") {
 		return false, nil
 	}
 	// The new status is built on a copy: pg may share its condition list
@@ -91,7 +115,9 @@ func Write(ctx context.Context, c client.Client, pg *groveschedulerv1alpha1.PodG
 		}
 		return false, err
 	}
-	if initialized {
+	if initialized && (current == nil || current.Message != messageRecreated) {
+		// The time from creation: a gang initialized again after its pods
+		// were replaced is not counted.
 		metrics.PodGangInitializationSeconds.Observe(time.Since(pg.CreationTimestamp.Time).Seconds())
 	}
 	return true, nil

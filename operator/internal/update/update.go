@@ -132,20 +132,26 @@ func Outdated(p *grovecorev1alpha1.PodClique, cliqueHashes map[string]string) bo
 // (replicaPCLQs) is still being deleted, or still carries an older template.
 // New pods would otherwise join gangs that hold pods of the old revision;
 // they are created once the replica's turn has removed the old ones. Empty
-// when creation may go ahead.
+// when creation may go ahead. The PodClique named is the first by name, so
+// the reason, which conditions and events carry, does not change with the
+// order of a cache list.
 func CreationHeld(pcs *grovecorev1alpha1.PodCliqueSet, replicaPCLQs []*grovecorev1alpha1.PodClique, cliqueHashes map[string]string) string {
 	if !Coherent(pcs) {
 		return ""
 	}
+	var first *grovecorev1alpha1.PodClique
 	for _, p := range replicaPCLQs {
-		switch {
-		case p.DeletionTimestamp != nil:
-			return fmt.Sprintf("PodClique %s of the replica's previous revision is still being deleted", p.Name)
-		case Outdated(p, cliqueHashes):
-			return fmt.Sprintf("PodClique %s runs an older template; the replica's Coherent update replaces it with its gang", p.Name)
+		if (p.DeletionTimestamp != nil || Outdated(p, cliqueHashes)) && (first == nil || p.Name < first.Name) {
+			first = p
 		}
 	}
-	return ""
+	switch {
+	case first == nil:
+		return ""
+	case first.DeletionTimestamp != nil:
+		return fmt.Sprintf("PodClique %s of the replica's previous revision is still being deleted", first.Name)
+	}
+	return fmt.Sprintf("PodClique %s runs an older template; the replica's Coherent update replaces it with its gang", first.Name)
 }
 
 // MaxUnavailable resolves a component's maxUnavailable against its

@@ -241,6 +241,9 @@ func TestCreationHeld(t *testing.T) {
 			want: "PodClique b of the replica's previous revision is still being deleted"},
 		{name: "one of an older template: wait for the turn", strategy: grovecorev1alpha1.CoherentStrategyType, pclqs: []*grovecorev1alpha1.PodClique{pclq("a", "t0", false)},
 			want: "PodClique a runs an older template; the replica's Coherent update replaces it with its gang"},
+		{name: "several: the first by name, whatever the list order", strategy: grovecorev1alpha1.CoherentStrategyType,
+			pclqs: []*grovecorev1alpha1.PodClique{pclq("c", "t0", true), pclq("b", "t0", false), pclq("a", "t1", false)},
+			want:  "PodClique b runs an older template; the replica's Coherent update replaces it with its gang"},
 		{name: "RollingRecreate never holds", strategy: grovecorev1alpha1.RollingRecreateStrategyType, pclqs: []*grovecorev1alpha1.PodClique{pclq("a", "t0", true)}, want: ""},
 	}
 	for _, tt := range tests {

@@ -156,6 +156,9 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, log logr.Logger, pclq 
 		log.V(1).Info("Waiting for the pods of the deleted PodClique to be gone", "left", left)
 		return ctrl.Result{RequeueAfter: recheckAfter}, nil
 	}
+	if err := r.releaseReferences(ctx, pclq); err != nil {
+		return ctrl.Result{}, err
+	}
 	r.pods.Forget(key)
 	base := pclq.DeepCopy()
 	controllerutil.RemoveFinalizer(pclq, apicommon.FinalizerPodClique)

@@ -183,8 +183,18 @@ func pcsReplicaIndex(pcsg *grovecorev1alpha1.PodCliqueScalingGroup) (int32, erro
 }
 
 type work struct {
-	want *grovecorev1alpha1.PodClique
-	tmpl *grovecorev1alpha1.PodCliqueTemplateSpec
+	want         *grovecorev1alpha1.PodClique
+	tmpl         *grovecorev1alpha1.PodCliqueTemplateSpec
+	groupReplica int32
+}
+
+// appendOnce appends v unless it is already the last element (the group
+// replicas of todo come in order).
+func appendOnce(s []int32, v int32) []int32 {
+	if len(s) > 0 && s[len(s)-1] == v {
+		return s
+	}
+	return append(s, v)
 }
 
 // syncPodCliques deletes the member PodCliques of removed replicas (or of
@@ -213,7 +223,7 @@ func (r *Reconciler) syncPodCliques(ctx context.Context, pcs *grovecorev1alpha1.
 				return groveerr.Wrapf(err, "ERR_BUILD_PODCLIQUE", groveerr.OperationSync, "building PodClique for clique %s replica %d", cn, j)
 			}
 			keep[want.Name] = true
-			todo = append(todo, work{want: want, tmpl: tmpl})
+			todo = append(todo, work{want: want, tmpl: tmpl, groupReplica: j})
 		}
 	}
 	if err := r.deleteExcept(ctx, pcsg, keep); err != nil {
@@ -224,12 +234,22 @@ func (r *Reconciler) syncPodCliques(ctx context.Context, pcs *grovecorev1alpha1.
 		return err
 	}
 	upd.creationHeld = held
+	skip := map[string]bool{}
+	if held != "" {
+		for _, w := range todo {
+			if !existing[w.want.Name] {
+				skip[w.want.Name] = true
+				upd.heldPodCliques = append(upd.heldPodCliques, w.want.Name)
+				upd.heldGroupReplicas = appendOnce(upd.heldGroupReplicas, w.groupReplica)
+			}
+		}
+		ctrl.LoggerFrom(ctx).V(1).Info("PodClique creation held for the Coherent update", "podCliques", upd.heldPodCliques, "reason", held)
+	}
 	report := r.d.NewReport(pcsg, podCliqueKind)
 	defer report.Emit()
 	return childsync.Parallel(len(todo), childsync.DefaultParallelism, func(i int) error {
 		w := todo[i]
-		if held != "" && !existing[w.want.Name] {
-			ctrl.LoggerFrom(ctx).V(1).Info("PodClique creation held for the Coherent update", "podClique", w.want.Name, "reason", held)
+		if skip[w.want.Name] {
 			return nil
 		}
 		live := &grovecorev1alpha1.PodClique{}

@@ -55,6 +55,10 @@ type updateState struct {
 	// creationHeld says why missing member PodCliques were not created
 	// (Coherent, update.CreationHeld); empty when none was held.
 	creationHeld string
+	// heldPodCliques are the member PodCliques not created for that reason,
+	// heldGroupReplicas their group replicas, in order.
+	heldPodCliques    []string
+	heldGroupReplicas []int32
 	// selected are the available group replicas replaced in this reconcile.
 	selected []int32
 }

@@ -19,6 +19,8 @@ package podcliquescalinggroup
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -75,6 +77,7 @@ func (r *Reconciler) computeStatus(ctx context.Context, base *grovecorev1alpha1.
 	st.Selector = ptr.To(apicommon.PodCliqueScalingGroupSelector(pcs.Name, pcsg.Name))
 	if synced {
 		st.ObservedGeneration = ptr.To(pcsg.Generation)
+		setCreationHeld(pcsg, upd)
 	}
 	breached := minAvailableBreached(notInBreach, desired.PCSGMinAvailable(pcsg), pcsg.Generation)
 	if pcsg.Spec.Replicas == 0 {
@@ -95,14 +98,53 @@ func (r *Reconciler) writeStatus(ctx context.Context, base, pcsg *grovecorev1alp
 	if err != nil {
 		return groveerr.Wrap(err, "ERR_UPDATE_PCSG_STATUS", groveerr.OperationSync, "patching PodCliqueScalingGroup status")
 	}
+	if !wrote {
+		return nil
+	}
 	was := meta.FindStatusCondition(base.Status.Conditions, grovecorev1alpha1.ConditionTypeUpdateInProgress)
 	now := meta.FindStatusCondition(pcsg.Status.Conditions, grovecorev1alpha1.ConditionTypeUpdateInProgress)
-	if wrote && now != nil && now.Status == metav1.ConditionTrue && now.Reason == grovecorev1alpha1.ConditionReasonProgressDeadlineExceeded &&
+	if now != nil && now.Status == metav1.ConditionTrue && now.Reason == grovecorev1alpha1.ConditionReasonProgressDeadlineExceeded &&
 		(was == nil || was.Reason != grovecorev1alpha1.ConditionReasonProgressDeadlineExceeded) {
 		r.recorder.Eventf(pcsg, nil, corev1.EventTypeWarning, update.ReasonProgressDeadlineExceeded, common.ActionUpdate,
 			"No update progress for more than progressDeadline %s; the update continues", update.ProgressDeadline(pcsg.Spec.RollingUpdate))
 	}
+	if now := meta.FindStatusCondition(pcsg.Status.Conditions, grovecorev1alpha1.ConditionTypePodCliqueCreationHeld); now != nil && now.Status == metav1.ConditionTrue &&
+		!meta.IsStatusConditionTrue(base.Status.Conditions, grovecorev1alpha1.ConditionTypePodCliqueCreationHeld) {
+		r.recorder.Eventf(pcsg, nil, corev1.EventTypeNormal, ReasonPodCliqueCreationHeld, common.ActionCreate, "%s", now.Message)
+	}
 	return nil
+}
+
+// ReasonPodCliqueCreationHeld is the event when member PodCliques start
+// waiting for the Coherent update of their PodCliqueSet replica.
+const ReasonPodCliqueCreationHeld = grovecorev1alpha1.ConditionTypePodCliqueCreationHeld
+
+// setCreationHeld sets PodCliqueCreationHeld from what the sync held back
+// (update.CreationHeld): True naming the member PodCliques, their group
+// replicas, the PodCliqueSet replica and why; False once nothing is held,
+// absent until the first hold.
+func setCreationHeld(pcsg *grovecorev1alpha1.PodCliqueScalingGroup, upd *updateState) {
+	c := metav1.Condition{Type: grovecorev1alpha1.ConditionTypePodCliqueCreationHeld, ObservedGeneration: pcsg.Generation}
+	if len(upd.heldPodCliques) == 0 {
+		if meta.FindStatusCondition(pcsg.Status.Conditions, c.Type) == nil {
+			return
+		}
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, grovecorev1alpha1.ConditionReasonPodCliquesCreated, "every member PodClique exists"
+		meta.SetStatusCondition(&pcsg.Status.Conditions, c)
+		return
+	}
+	groups := make([]string, 0, len(upd.heldGroupReplicas))
+	for _, j := range upd.heldGroupReplicas {
+		groups = append(groups, strconv.Itoa(int(j)))
+	}
+	noun := "group replica"
+	if len(groups) > 1 {
+		noun = "group replicas"
+	}
+	c.Status, c.Reason = metav1.ConditionTrue, grovecorev1alpha1.ConditionReasonCoherentUpdate
+	c.Message = fmt.Sprintf("PodCliques %s (%s %s) wait for PodCliqueSet replica %s's Coherent update: %s",
+		strings.Join(upd.heldPodCliques, ", "), noun, strings.Join(groups, ", "), pcsg.Labels[apicommon.LabelPodCliqueSetReplicaIndex], upd.creationHeld)
+	meta.SetStatusCondition(&pcsg.Status.Conditions, c)
 }
 
 func pcsgStatus(pcsg *grovecorev1alpha1.PodCliqueScalingGroup) any { return pcsg.Status }
