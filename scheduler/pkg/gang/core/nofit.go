@@ -72,6 +72,9 @@ func (se *search) nodesAvailable(nodes []*SimNode, free map[string]Resources, gi
 			continue
 		}
 		lacks := before[n.Name].lacks(d.Request)
+		if len(lacks) == 0 && se.dev.refuses(gi, len(on), n) {
+			lacks = append(lacks, unallocatedDevices)
+		}
 		if len(lacks) == 0 {
 			available++
 			room += before[n.Name].copies(d.Request)

@@ -1,0 +1,487 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package core
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/dynamic-resource-allocation/cel"
+	"k8s.io/dynamic-resource-allocation/structured"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
+	plfeature "k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+)
+
+// Devices in the placement search. A gang pod's ResourceClaims are
+// allocated in the search the way kube-scheduler's DynamicResources plugin
+// allocates them for one pod: devices from the ResourceSlices, filtered by
+// the DeviceClass and request selectors, by the structured allocator of
+// k8s.io/dynamic-resource-allocation, with every device already allocated or
+// in flight taken out. Unlike the per-pod plugin, the search allocates a
+// claim shared by several pods of the gang once, on the node of its first
+// consumer, and then admits its other consumers only where the allocation's
+// node selector allows. A gang is admitted only where every member's claims
+// can be allocated that way.
+//
+// The per-pod plugin cannot place such a gang itself: the first consumer's
+// Reserve keeps the shared claim's allocation in flight (in memory) until its
+// PreBind writes it, which only comes after Permit, and the plugin refuses
+// every other pod of the claim while the allocation is in flight ("resource
+// claim … is in the process of being allocated"). So the gang's first pod
+// writes the search's allocations to the claims' status (claims.go) before
+// any pod of the gang reserves: the per-pod plugin then finds the claims
+// allocated, filters by their node selectors and only adds each pod to
+// status.reservedFor at PreBind.
+
+// unallocatedDevices is kube-scheduler's DynamicResources reason for a node
+// where a pod's claims cannot be allocated.
+const unallocatedDevices = "cannot allocate all claims"
+
+// deviceEnv is the cluster's devices as one search sees them: the
+// ResourceSlices, the DeviceClasses, the devices allocated or in flight, the
+// claims by name and the allocator features of the scheduler's feature gates.
+type deviceEnv struct {
+	dra       fwk.SharedDRAManager
+	features  structured.Features
+	slices    []*resourceapi.ResourceSlice
+	allocated *structured.AllocatedState
+	cel       *cel.Cache
+}
+
+// deviceCELCache holds the compiled selectors across searches, like the
+// per-pod plugin's own cache.
+var deviceCELCache = cel.NewCache(64, cel.Features{})
+
+// allocatorFeatures are the structured allocator's features as the
+// scheduler's feature gates set them, the same the per-pod plugin uses.
+func allocatorFeatures() structured.Features {
+	return dynamicresources.AllocatorFeatures(plfeature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate))
+}
+
+// newDeviceEnv reads the devices for one search; nil without DRA.
+func newDeviceEnv(dra fwk.SharedDRAManager) (*deviceEnv, error) {
+	if dra == nil {
+		return nil, nil
+	}
+	sl, err := dra.ResourceSlices().ListWithDeviceTaintRules()
+	if err != nil {
+		return nil, fmt.Errorf("listing ResourceSlices: %w", err)
+	}
+	allocated, err := dra.ResourceClaims().GatherAllocatedState()
+	if err != nil {
+		return nil, fmt.Errorf("gathering allocated devices: %w", err)
+	}
+	return &deviceEnv{dra: dra, features: allocatorFeatures(), slices: sl, allocated: allocated, cel: deviceCELCache}, nil
+}
+
+// podClaims returns the pod's ResourceClaims as the DRA manager holds them,
+// in spec order; a claim not created yet is left out (the per-pod plugin
+// holds such a pod back on its own).
+func (e *deviceEnv) podClaims(pod *corev1.Pod) []*resourceapi.ResourceClaim {
+	if e == nil || len(pod.Spec.ResourceClaims) == 0 {
+		return nil
+	}
+	var out []*resourceapi.ResourceClaim
+	for _, ref := range pod.Spec.ResourceClaims {
+		name := claimName(pod, ref)
+		if name == "" {
+			continue
+		}
+		if c, err := e.dra.ResourceClaims().Get(pod.Namespace, name); err == nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// claimName is the name of the claim a pod's entry stands for: the one it
+// names, or the one generated from its template (from the pod's status).
+func claimName(pod *corev1.Pod, ref corev1.PodResourceClaim) string {
+	if ref.ResourceClaimName != nil {
+		return *ref.ResourceClaimName
+	}
+	for _, s := range pod.Status.ResourceClaimStatuses {
+		if s.Name == ref.Name && s.ResourceClaimName != nil {
+			return *s.ResourceClaimName
+		}
+	}
+	return ""
+}
+
+// ClaimAllocation is a claim the search allocated: the claim as read and
+// the allocation to write to its status.
+type ClaimAllocation struct {
+	Claim  *resourceapi.ResourceClaim
+	Result resourceapi.AllocationResult
+}
+
+// deviceSim is the search's what-if state of devices: the claims it has
+// allocated so far and their devices, undone with failed trials.
+type deviceSim struct {
+	env     *deviceEnv
+	demands []GroupDemand
+	// allocs are the search's allocations by claim UID; order keeps them in
+	// the order made, for undo and for the writes.
+	allocs map[types.UID]*ClaimAllocation
+	order  []types.UID
+	// used are the devices of allocs.
+	used sets.Set[structured.DeviceID]
+	// allocator is built on the allocated devices plus used; nil after a
+	// change of used.
+	allocator structured.Allocator
+	// err is the first allocator error (bad selector, unknown class): the
+	// search fails with it.
+	err error
+}
+
+// newDeviceSim returns nil when no demand carries claims.
+func newDeviceSim(env *deviceEnv, demands []GroupDemand) *deviceSim {
+	if env == nil || !slices.ContainsFunc(demands, func(d GroupDemand) bool { return d.claims != nil }) {
+		return nil
+	}
+	return &deviceSim{env: env, demands: demands, allocs: map[types.UID]*ClaimAllocation{}, used: sets.New[structured.DeviceID]()}
+}
+
+// claimed reports whether the group's pods carry claims the search allocates.
+func (s *deviceSim) claimed(gi int) bool {
+	return s != nil && s.demands[gi].claims != nil
+}
+
+// allocation is the claim's allocation: its own, one in flight in the
+// scheduler, or the search's; nil when it is still to be made.
+func (s *deviceSim) allocation(c *resourceapi.ResourceClaim) *resourceapi.AllocationResult {
+	if c.Status.Allocation != nil {
+		return c.Status.Allocation
+	}
+	if a := s.env.dra.ResourceClaims().GetPendingAllocation(c.UID); a != nil {
+		return a
+	}
+	if a := s.allocs[c.UID]; a != nil {
+		return &a.Result
+	}
+	return nil
+}
+
+// fits allocates the claims of the k-th pod of group gi on node n and
+// reports whether they fit; on success the allocations are kept.
+func (s *deviceSim) fits(gi, k int, n *SimNode) bool {
+	if !s.claimed(gi) {
+		return true
+	}
+	todo, results, ok := s.try(gi, k, n)
+	if ok {
+		s.keep(todo, results)
+	}
+	return ok
+}
+
+// allocateOn allocates the claims together on node n and keeps the
+// allocations; false when they do not fit there.
+func (s *deviceSim) allocateOn(n *SimNode, claims []*resourceapi.ResourceClaim) bool {
+	if s == nil || n.node == nil {
+		return false
+	}
+	results, err := s.allocate(n.node, claims)
+	if err != nil || results == nil {
+		return false
+	}
+	s.keep(claims, results)
+	return true
+}
+
+// keep records the search's allocations of the claims.
+func (s *deviceSim) keep(claims []*resourceapi.ResourceClaim, results []resourceapi.AllocationResult) {
+	for i, c := range claims {
+		s.allocs[c.UID] = &ClaimAllocation{Claim: c, Result: results[i]}
+		s.order = append(s.order, c.UID)
+		for _, d := range results[i].Devices.Results {
+			s.used.Insert(structured.MakeDeviceID(d.Driver, d.Pool, d.Device))
+		}
+	}
+	if len(claims) > 0 {
+		s.allocator = nil
+	}
+}
+
+// sharedClaims are the claims of the demands' pods that more than one pod
+// uses and that are not allocated yet, in the order first met.
+func sharedClaims(env *deviceEnv, demands []GroupDemand) []*resourceapi.ResourceClaim {
+	if env == nil {
+		return nil
+	}
+	users := map[types.UID]int{}
+	var order []*resourceapi.ResourceClaim
+	for _, d := range demands {
+		for _, pod := range d.claims {
+			for _, c := range pod {
+				if c.Status.Allocation != nil || env.dra.ResourceClaims().GetPendingAllocation(c.UID) != nil {
+					continue
+				}
+				if users[c.UID] == 0 {
+					order = append(order, c)
+				}
+				users[c.UID]++
+			}
+		}
+	}
+	return slices.DeleteFunc(order, func(c *resourceapi.ResourceClaim) bool { return users[c.UID] < 2 })
+}
+
+// try works out, without keeping anything, whether the claims of the k-th
+// pod of group gi can be used on node n: the allocated ones reach it and
+// the others (todo) can be allocated there (results).
+func (s *deviceSim) try(gi, k int, n *SimNode) (todo []*resourceapi.ResourceClaim, results []resourceapi.AllocationResult, ok bool) {
+	claims := s.demands[gi].claims
+	if k >= len(claims) {
+		return nil, nil, true
+	}
+	for _, c := range claims[k] {
+		a := s.allocation(c)
+		if a == nil {
+			if !slices.ContainsFunc(todo, func(t *resourceapi.ResourceClaim) bool { return t.UID == c.UID }) {
+				todo = append(todo, c)
+			}
+			continue
+		}
+		if !allocationReaches(a, n.node) {
+			return nil, nil, false
+		}
+	}
+	if len(todo) == 0 {
+		return nil, nil, true
+	}
+	if s.err != nil || n.node == nil {
+		return nil, nil, false
+	}
+	results, err := s.allocate(n.node, todo)
+	if err != nil {
+		s.err = err
+		return nil, nil, false
+	}
+	return todo, results, results != nil
+}
+
+// refuses reports whether the claims of the k-th pod of group gi cannot be
+// used on node n, for the message of a group that does not fit.
+func (s *deviceSim) refuses(gi, k int, n *SimNode) bool {
+	if !s.claimed(gi) {
+		return false
+	}
+	_, _, ok := s.try(gi, k, n)
+	return !ok
+}
+
+// allocate runs the structured allocator for the claims on the node, with
+// the devices the search already took counted as allocated.
+func (s *deviceSim) allocate(node *corev1.Node, claims []*resourceapi.ResourceClaim) ([]resourceapi.AllocationResult, error) {
+	if s.allocator == nil {
+		state := *s.env.allocated
+		state.AllocatedDevices = s.env.allocated.AllocatedDevices.Union(s.used)
+		a, err := structured.NewAllocator(context.Background(), s.env.features, state, s.env.dra.DeviceClasses(), s.env.slices, s.env.cel)
+		if err != nil {
+			return nil, fmt.Errorf("preparing the device allocator: %w", err)
+		}
+		s.allocator = a
+	}
+	results, err := s.allocator.Allocate(context.Background(), node, claims)
+	if err != nil {
+		return nil, fmt.Errorf("allocating ResourceClaims on node %s: %w", node.Name, err)
+	}
+	return results, nil
+}
+
+// allocationReaches reports whether an allocated claim can be used on the node.
+func allocationReaches(a *resourceapi.AllocationResult, node *corev1.Node) bool {
+	if a.NodeSelector == nil {
+		return true
+	}
+	if node == nil {
+		return false
+	}
+	ok, err := corev1helpers.MatchNodeSelectorTerms(node, a.NodeSelector)
+	return err == nil && ok
+}
+
+// mark returns the point undo goes back to.
+func (s *deviceSim) mark() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.order)
+}
+
+// undo forgets the allocations made since the mark (a failed trial).
+func (s *deviceSim) undo(mark int) {
+	if s == nil || mark == len(s.order) {
+		return
+	}
+	for _, uid := range s.order[mark:] {
+		for _, d := range s.allocs[uid].Result.Devices.Results {
+			s.used.Delete(structured.MakeDeviceID(d.Driver, d.Pool, d.Device))
+		}
+		delete(s.allocs, uid)
+	}
+	s.order = s.order[:mark]
+	s.allocator = nil
+}
+
+// made returns the search's allocations in the order made.
+func (s *deviceSim) made() []ClaimAllocation {
+	if s == nil {
+		return nil
+	}
+	out := make([]ClaimAllocation, 0, len(s.order))
+	for _, uid := range s.order {
+		out = append(out, *s.allocs[uid])
+	}
+	return out
+}
+
+// why names, for the k-th pod of group gi that found no node, each device
+// request of its unallocated claims that no candidate node can serve, with
+// how many devices it needs and the most any one node has free, counting
+// only the nodes its allocated claims allow when it has some:
+// "; claim c request gpu needs 2 devices of class gpu.example.com on one node, at most 1 free on a node".
+// An allocated claim none of whose nodes is a candidate is named too.
+func (s *deviceSim) why(gi, k int, nodes []*SimNode) string {
+	if !s.claimed(gi) || k >= len(s.demands[gi].claims) {
+		return ""
+	}
+	if s.err != nil {
+		return "; " + s.err.Error()
+	}
+	var parts, todo []string
+	where, reach := "on a node", nodes
+	for _, c := range s.demands[gi].claims[k] {
+		a := s.allocation(c)
+		if a == nil {
+			continue
+		}
+		reach = slices.DeleteFunc(slices.Clone(reach), func(n *SimNode) bool { return !allocationReaches(a, n.node) })
+		where = "on the nodes its allocated claims allow"
+		if len(reach) == 0 {
+			parts = append(parts, fmt.Sprintf("claim %s is allocated on nodes none of which can take the pod", c.Name))
+			return "; " + strings.Join(parts, "; ")
+		}
+	}
+	for _, c := range s.demands[gi].claims[k] {
+		if s.allocation(c) != nil || slices.Contains(todo, c.Name) {
+			continue
+		}
+		todo = append(todo, c.Name)
+		for _, r := range c.Spec.Devices.Requests {
+			if r.Exactly == nil {
+				continue
+			}
+			need := r.Exactly.Count
+			if r.Exactly.AllocationMode == resourceapi.DeviceAllocationModeAll || need < 1 {
+				need = 1
+			}
+			if most := s.mostFree(r.Exactly, reach); most < need {
+				parts = append(parts, fmt.Sprintf("claim %s request %s needs %d %s on one node, at most %d free %s",
+					c.Name, r.Name, need, devicesOf(r.Exactly.DeviceClassName, need), most, where))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(parts, "; ")
+}
+
+// devicesOf words a count of devices of a class.
+func devicesOf(class string, n int64) string {
+	if n == 1 {
+		return "device of class " + class
+	}
+	return "devices of class " + class
+}
+
+// mostFree is the largest number of free devices matching the request (its
+// class's selectors and its own) that any one candidate node can reach.
+func (s *deviceSim) mostFree(r *resourceapi.ExactDeviceRequest, nodes []*SimNode) int64 {
+	var selectors []resourceapi.DeviceSelector
+	if class, err := s.env.dra.DeviceClasses().Get(r.DeviceClassName); err == nil {
+		selectors = append(selectors, class.Spec.Selectors...)
+	} else {
+		return 0
+	}
+	selectors = append(selectors, r.Selectors...)
+	var most int64
+	for _, n := range nodes {
+		if n.node == nil {
+			continue
+		}
+		var free int64
+		for _, sl := range s.env.slices {
+			if !sliceReaches(sl, n.node) {
+				continue
+			}
+			for i := range sl.Spec.Devices {
+				d := &sl.Spec.Devices[i]
+				id := structured.MakeDeviceID(sl.Spec.Driver, sl.Spec.Pool.Name, d.Name)
+				if s.env.allocated.AllocatedDevices.Has(id) || s.used.Has(id) || !s.matches(sl.Spec.Driver, d, selectors) {
+					continue
+				}
+				free++
+			}
+		}
+		most = max(most, free)
+	}
+	return most
+}
+
+// sliceReaches reports whether the slice's devices can be used on the node.
+func sliceReaches(sl *resourceapi.ResourceSlice, node *corev1.Node) bool {
+	switch {
+	case sl.Spec.NodeName != nil:
+		return *sl.Spec.NodeName == node.Name
+	case sl.Spec.AllNodes != nil && *sl.Spec.AllNodes:
+		return true
+	case sl.Spec.NodeSelector != nil:
+		ok, err := corev1helpers.MatchNodeSelectorTerms(node, sl.Spec.NodeSelector)
+		return err == nil && ok
+	}
+	return false
+}
+
+// matches evaluates CEL selectors against a device.
+func (s *deviceSim) matches(driver string, d *resourceapi.Device, selectors []resourceapi.DeviceSelector) bool {
+	for _, sel := range selectors {
+		if sel.CEL == nil {
+			continue
+		}
+		compiled := s.env.cel.GetOrCompile(sel.CEL.Expression)
+		if compiled.Error != nil {
+			return false
+		}
+		ok, _, err := compiled.DeviceMatches(context.Background(), cel.Device{Driver: driver, Attributes: d.Attributes, Capacity: d.Capacity})
+		if err != nil || !ok {
+			return false
+		}
+	}
+	return true
+}
