@@ -1,0 +1,262 @@
+/*
+Copyright 2026 The Grove Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package core
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/dynamic-resource-allocation/structured"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/utils/ptr"
+)
+
+const testDriver = "gpu.example.com"
+
+// fakeDRA is the scheduler's DRA view for the search's tests: slices,
+// classes and claims, nothing in flight.
+type fakeDRA struct {
+	slices  []*resourceapi.ResourceSlice
+	classes map[string]*resourceapi.DeviceClass
+	claims  map[string]*resourceapi.ResourceClaim
+}
+
+func (f *fakeDRA) ResourceClaims() fwk.ResourceClaimTracker { return fakeClaims{f: f} }
+func (f *fakeDRA) ResourceSlices() fwk.ResourceSliceLister  { return f }
+func (f *fakeDRA) DeviceClasses() fwk.DeviceClassLister     { return f }
+func (f *fakeDRA) DeviceClassResolver() fwk.DeviceClassResolver {
+	return nil
+}
+func (f *fakeDRA) ListWithDeviceTaintRules() ([]*resourceapi.ResourceSlice, error) {
+	return f.slices, nil
+}
+func (f *fakeDRA) List() ([]*resourceapi.DeviceClass, error) {
+	var out []*resourceapi.DeviceClass
+	for _, c := range f.classes {
+		out = append(out, c)
+	}
+	return out, nil
+}
+func (f *fakeDRA) Get(name string) (*resourceapi.DeviceClass, error) {
+	if c, ok := f.classes[name]; ok {
+		return c, nil
+	}
+	return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "deviceclasses"}, name)
+}
+
+// fakeClaims implements the tracker's reads; the writes are the per-pod plugin's, not the search's.
+type fakeClaims struct {
+	fwk.ResourceClaimTracker
+	f *fakeDRA
+}
+
+func (c fakeClaims) Get(ns, name string) (*resourceapi.ResourceClaim, error) {
+	if rc, ok := c.f.claims[ns+"/"+name]; ok {
+		return rc, nil
+	}
+	return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "resourceclaims"}, name)
+}
+func (c fakeClaims) GetPendingAllocation(types.UID) *resourceapi.AllocationResult { return nil }
+func (c fakeClaims) GatherAllocatedState() (*structured.AllocatedState, error) {
+	state := &structured.AllocatedState{AllocatedDevices: sets.New[structured.DeviceID](), AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](), AggregatedCapacity: structured.NewConsumedCapacityCollection()}
+	for _, rc := range c.f.claims {
+		if rc.Status.Allocation != nil {
+			for _, r := range rc.Status.Allocation.Devices.Results {
+				state.AllocatedDevices.Insert(structured.MakeDeviceID(r.Driver, r.Pool, r.Device))
+			}
+		}
+	}
+	return state, nil
+}
+
+// gpuSlice publishes n devices on the node, each with a model attribute.
+func gpuSlice(node string, n int, model string) *resourceapi.ResourceSlice {
+	s := &resourceapi.ResourceSlice{
+		ObjectMeta: metav1.ObjectMeta{Name: node + "-gpus"},
+		Spec: resourceapi.ResourceSliceSpec{Driver: testDriver, NodeName: ptr.To(node),
+			Pool: resourceapi.ResourcePool{Name: node, Generation: 1, ResourceSliceCount: 1}},
+	}
+	for i := range n {
+		s.Spec.Devices = append(s.Spec.Devices, resourceapi.Device{Name: fmt.Sprintf("gpu-%d", i),
+			Attributes: map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{"model": {StringValue: ptr.To(model)}}})
+	}
+	return s
+}
+
+// gpuClaim requests count devices of the class.
+func gpuClaim(name, class string, count int64) *resourceapi.ResourceClaim {
+	return &resourceapi.ResourceClaim{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID("uid-" + name)},
+		Spec: resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{Requests: []resourceapi.DeviceRequest{{
+			Name: "gpu", Exactly: &resourceapi.ExactDeviceRequest{DeviceClassName: class, AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: count},
+		}}}},
+	}
+}
+
+// classOf selects the driver's devices, and only the model when set.
+func classOf(name, model string) *resourceapi.DeviceClass {
+	expr := fmt.Sprintf("device.driver == %q", testDriver)
+	if model != "" {
+		expr += fmt.Sprintf(" && device.attributes[%q].model == %q", testDriver, model)
+	}
+	return &resourceapi.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: resourceapi.DeviceClassSpec{Selectors: []resourceapi.DeviceSelector{{CEL: &resourceapi.CELDeviceSelector{Expression: expr}}}}}
+}
+
+// allocatedOn is the claim allocated device gpu-0 of the node, as the per-pod plugin writes it.
+func allocatedOn(c *resourceapi.ResourceClaim, node string) *resourceapi.ResourceClaim {
+	c = c.DeepCopy()
+	c.Status.Allocation = &resourceapi.AllocationResult{
+		Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{{Request: "gpu", Driver: testDriver, Pool: node, Device: "gpu-0"}}},
+		NodeSelector: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+			MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}}},
+		}}},
+	}
+	return c
+}
+
+func TestSearchAllocatesClaims(t *testing.T) {
+	shared := gpuClaim("shared", "gpu", 1)
+	own := func(i int, count int64) *resourceapi.ResourceClaim { return gpuClaim(fmt.Sprintf("worker-%d-gpu", i), "gpu", count) }
+	tests := []struct {
+		name   string
+		slices []*resourceapi.ResourceSlice
+		class  *resourceapi.DeviceClass
+		// leader and workers are the claims of the leader pod and of each worker pod.
+		leader  []*resourceapi.ResourceClaim
+		workers [][]*resourceapi.ResourceClaim
+		// wantNode is where every pod lands; wantClaims the claims the search allocated, each on wantNode.
+		wantNode   string
+		wantClaims []string
+		wantFail   string
+	}{
+		{
+			name:       "a claim shared by both groups is allocated once, all its pods on its node",
+			slices:     []*resourceapi.ResourceSlice{gpuSlice("n0", 4, "a"), gpuSlice("n1", 4, "a")},
+			leader:     []*resourceapi.ResourceClaim{shared},
+			workers:    [][]*resourceapi.ResourceClaim{{shared, own(0, 1)}, {shared, own(1, 1)}},
+			wantNode:   "n0",
+			wantClaims: []string{"shared", "worker-0-gpu", "worker-1-gpu"},
+		},
+		{
+			name:       "when the first consumer's node cannot hold the rest, the shared claim goes where the whole gang fits",
+			slices:     []*resourceapi.ResourceSlice{gpuSlice("n0", 2, "a"), gpuSlice("n1", 3, "a")},
+			leader:     []*resourceapi.ResourceClaim{shared},
+			workers:    [][]*resourceapi.ResourceClaim{{shared, own(0, 1)}, {shared, own(1, 1)}},
+			wantNode:   "n1",
+			wantClaims: []string{"shared", "worker-0-gpu", "worker-1-gpu"},
+		},
+		{
+			name:       "the DeviceClass selector leaves out devices of another model",
+			slices:     []*resourceapi.ResourceSlice{gpuSlice("n0", 8, "b"), gpuSlice("n1", 3, "a")},
+			class:      classOf("gpu", "a"),
+			leader:     []*resourceapi.ResourceClaim{shared},
+			workers:    [][]*resourceapi.ResourceClaim{{shared, own(0, 1)}, {shared, own(1, 1)}},
+			wantNode:   "n1",
+			wantClaims: []string{"shared", "worker-0-gpu", "worker-1-gpu"},
+		},
+		{
+			name:       "a claim allocated before the search pins its pods to its node and is not allocated again",
+			slices:     []*resourceapi.ResourceSlice{gpuSlice("n0", 4, "a"), gpuSlice("n1", 4, "a")},
+			leader:     []*resourceapi.ResourceClaim{allocatedOn(shared, "n1")},
+			workers:    [][]*resourceapi.ResourceClaim{{allocatedOn(shared, "n1"), own(0, 1)}, {allocatedOn(shared, "n1"), own(1, 1)}},
+			wantNode:   "n1",
+			wantClaims: []string{"worker-0-gpu", "worker-1-gpu"},
+		},
+		{
+			name:    "a gang needing more devices on one node than any has fails naming the request",
+			slices:  []*resourceapi.ResourceSlice{gpuSlice("n0", 4, "a"), gpuSlice("n1", 4, "a")},
+			leader:  []*resourceapi.ResourceClaim{shared},
+			workers: [][]*resourceapi.ResourceClaim{{shared, own(0, 2)}, {shared, own(1, 2)}},
+			wantFail: "group worker needs 2 pods with 100m cpu, 1 fit: 0/2 nodes are available: 2 cannot allocate all claims; " +
+				"claim worker-1-gpu request gpu needs 2 devices of class gpu on one node, at most 1 free on the nodes its allocated claims allow",
+		},
+		{
+			name:    "a class no node has a device of",
+			slices:  []*resourceapi.ResourceSlice{gpuSlice("n0", 4, "b")},
+			class:   classOf("gpu", "a"),
+			leader:  []*resourceapi.ResourceClaim{gpuClaim("leader-gpu", "gpu", 1)},
+			workers: [][]*resourceapi.ResourceClaim{{}, {}},
+			wantFail: "group leader needs 1 pods with 100m cpu, 0 fit: 0/1 nodes are available: 1 cannot allocate all claims; " +
+				"claim leader-gpu request gpu needs 1 device of class gpu on one node, at most 0 free on a node",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			class := tt.class
+			if class == nil {
+				class = classOf("gpu", "")
+			}
+			dra := &fakeDRA{slices: tt.slices, classes: map[string]*resourceapi.DeviceClass{class.Name: class}, claims: map[string]*resourceapi.ResourceClaim{}}
+			var nodes []*SimNode
+			for _, s := range tt.slices {
+				name := *s.Spec.NodeName
+				nodes = append(nodes, &SimNode{Name: name, Free: Resources{MilliCPU: 8000, Pods: 110}, node: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}})
+			}
+			env, err := newDeviceEnv(dra)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := Resources{Pods: 1, MilliCPU: 100}
+			demands := []GroupDemand{
+				{Name: "leader", Count: 1, Request: req, claims: [][]*resourceapi.ResourceClaim{tt.leader}, devices: env},
+				{Name: "worker", Count: int64(len(tt.workers)), Request: req, claims: tt.workers, devices: env},
+			}
+			p, fail := Search(nodes, demands, &Scope{Name: "podgang pg", Groups: []int{0, 1}})
+			if tt.wantFail != "" {
+				if fail == nil || fail.Message != tt.wantFail {
+					t.Fatalf("failure = %v, want %q", fail, tt.wantFail)
+				}
+				return
+			}
+			if fail != nil {
+				t.Fatalf("search failed: %s", fail.Message)
+			}
+			for gi, on := range p.Nodes {
+				for _, n := range on {
+					if n != tt.wantNode {
+						t.Errorf("group %d placed on %v, want all on %s", gi, on, tt.wantNode)
+					}
+				}
+			}
+			var names []string
+			devices := sets.New[string]()
+			for _, a := range p.Claims {
+				names = append(names, a.Claim.Name)
+				for _, r := range a.Result.Devices.Results {
+					if r.Pool != tt.wantNode || devices.Has(r.Device) {
+						t.Errorf("claim %s got device %s/%s (devices so far %v)", a.Claim.Name, r.Pool, r.Device, sets.List(devices))
+					}
+					devices.Insert(r.Device)
+				}
+			}
+			sort.Strings(names)
+			if !slices.Equal(names, tt.wantClaims) {
+				t.Errorf("allocated claims %v, want %v", names, tt.wantClaims)
+			}
+		})
+	}
+}
