@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/dynamic-resource-allocation/cel"
 	"k8s.io/dynamic-resource-allocation/structured"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -64,11 +65,21 @@ const unallocatedDevices = "cannot allocate all claims"
 // ResourceSlices, the DeviceClasses, the devices allocated or in flight, the
 // claims by name and the allocator features of the scheduler's feature gates.
 type deviceEnv struct {
-	dra       fwk.SharedDRAManager
-	features  structured.Features
-	slices    []*resourceapi.ResourceSlice
+	dra      fwk.SharedDRAManager
+	features structured.Features
+	// slices are the ResourceSlices, onNode those of each node and shared
+	// those of no single node: an allocation on a node reads only its own
+	// and the shared ones, so the allocator is given only those.
+	slices []*resourceapi.ResourceSlice
+	onNode map[string][]*resourceapi.ResourceSlice
+	shared []*resourceapi.ResourceSlice
+	// allocated is the cluster's allocated state, its AllocatedDevices
+	// holding the devices of the running search's allocations too (deviceSim
+	// adds and removes them), so no copy is made per allocation.
 	allocated *structured.AllocatedState
 	cel       *cel.Cache
+	// selectors are the allocations' node selectors, parsed once per search.
+	selectors map[*resourceapi.AllocationResult]*nodeaffinity.NodeSelector
 }
 
 // deviceCELCache holds the compiled selectors across searches, like the
@@ -94,7 +105,18 @@ func newDeviceEnv(dra fwk.SharedDRAManager) (*deviceEnv, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gathering allocated devices: %w", err)
 	}
-	return &deviceEnv{dra: dra, features: allocatorFeatures(), slices: sl, allocated: allocated, cel: deviceCELCache}, nil
+	// The search adds its own devices: never to the tracker's set.
+	allocated.AllocatedDevices = allocated.AllocatedDevices.Clone()
+	e := &deviceEnv{dra: dra, features: allocatorFeatures(), slices: sl, onNode: map[string][]*resourceapi.ResourceSlice{},
+		allocated: allocated, cel: deviceCELCache, selectors: map[*resourceapi.AllocationResult]*nodeaffinity.NodeSelector{}}
+	for _, s := range sl {
+		if s.Spec.NodeName != nil && *s.Spec.NodeName != "" {
+			e.onNode[*s.Spec.NodeName] = append(e.onNode[*s.Spec.NodeName], s)
+		} else {
+			e.shared = append(e.shared, s)
+		}
+	}
+	return e, nil
 }
 
 // podClaims returns the pod's ResourceClaims as the DRA manager holds them,
@@ -139,7 +161,8 @@ type ClaimAllocation struct {
 }
 
 // deviceSim is the search's what-if state of devices: the claims it has
-// allocated so far and their devices, undone with failed trials.
+// allocated so far, their devices added to env.allocated, undone with
+// failed trials and, by the search, when it ends.
 type deviceSim struct {
 	env     *deviceEnv
 	demands []GroupDemand
@@ -147,11 +170,6 @@ type deviceSim struct {
 	// the order made, for undo and for the writes.
 	allocs map[types.UID]*ClaimAllocation
 	order  []types.UID
-	// used are the devices of allocs.
-	used sets.Set[structured.DeviceID]
-	// allocator is built on the allocated devices plus used; nil after a
-	// change of used.
-	allocator structured.Allocator
 	// err is the first allocator error (bad selector, unknown class): the
 	// search fails with it.
 	err error
@@ -162,7 +180,7 @@ func newDeviceSim(env *deviceEnv, demands []GroupDemand) *deviceSim {
 	if env == nil || !slices.ContainsFunc(demands, func(d GroupDemand) bool { return d.claims != nil }) {
 		return nil
 	}
-	return &deviceSim{env: env, demands: demands, allocs: map[types.UID]*ClaimAllocation{}, used: sets.New[structured.DeviceID]()}
+	return &deviceSim{env: env, demands: demands, allocs: map[types.UID]*ClaimAllocation{}}
 }
 
 // claimed reports whether the group's pods carry claims the search allocates.
@@ -218,36 +236,82 @@ func (s *deviceSim) keep(claims []*resourceapi.ResourceClaim, results []resource
 		s.allocs[c.UID] = &ClaimAllocation{Claim: c, Result: results[i]}
 		s.order = append(s.order, c.UID)
 		for _, d := range results[i].Devices.Results {
-			s.used.Insert(structured.MakeDeviceID(d.Driver, d.Pool, d.Device))
+			s.env.allocated.AllocatedDevices.Insert(structured.MakeDeviceID(d.Driver, d.Pool, d.Device))
 		}
-	}
-	if len(claims) > 0 {
-		s.allocator = nil
 	}
 }
 
-// sharedClaims are the claims of the demands' pods that more than one pod
-// uses and that are not allocated yet, in the order first met.
-func sharedClaims(env *deviceEnv, demands []GroupDemand) []*resourceapi.ResourceClaim {
+// sharedClaims returns the claims more than one of the demands' pods uses
+// that are not allocated yet, and how many devices at least the pods that
+// use them ask in all (their unallocated claims' requests): a node with
+// fewer free devices cannot hold them together.
+func sharedClaims(env *deviceEnv, demands []GroupDemand) ([]*resourceapi.ResourceClaim, int64) {
 	if env == nil {
-		return nil
+		return nil, 0
+	}
+	unallocated := func(c *resourceapi.ResourceClaim) bool {
+		return c.Status.Allocation == nil && env.dra.ResourceClaims().GetPendingAllocation(c.UID) == nil
 	}
 	users := map[types.UID]int{}
-	var order []*resourceapi.ResourceClaim
 	for _, d := range demands {
 		for _, pod := range d.claims {
 			for _, c := range pod {
-				if c.Status.Allocation != nil || env.dra.ResourceClaims().GetPendingAllocation(c.UID) != nil {
-					continue
+				if unallocated(c) {
+					users[c.UID]++
 				}
-				if users[c.UID] == 0 {
-					order = append(order, c)
-				}
-				users[c.UID]++
 			}
 		}
 	}
-	return slices.DeleteFunc(order, func(c *resourceapi.ResourceClaim) bool { return users[c.UID] < 2 })
+	seen := sets.New[types.UID]()
+	var shared []*resourceapi.ResourceClaim
+	var devices int64
+	for _, d := range demands {
+		for _, pod := range d.claims {
+			if !slices.ContainsFunc(pod, func(c *resourceapi.ResourceClaim) bool { return users[c.UID] > 1 }) {
+				continue
+			}
+			for _, c := range pod {
+				if !unallocated(c) || seen.Has(c.UID) {
+					continue
+				}
+				seen.Insert(c.UID)
+				devices += requestedDevices(c)
+				if users[c.UID] > 1 {
+					shared = append(shared, c)
+				}
+			}
+		}
+	}
+	return shared, devices
+}
+
+// requestedDevices is the least number of devices the claim asks for.
+func requestedDevices(c *resourceapi.ResourceClaim) int64 {
+	var n int64
+	for _, r := range c.Spec.Devices.Requests {
+		if r.Exactly != nil && r.Exactly.AllocationMode != resourceapi.DeviceAllocationModeAll {
+			n += max(r.Exactly.Count, 1)
+		}
+	}
+	return n
+}
+
+// freeDevices counts the devices not allocated that the node can use.
+func (e *deviceEnv) freeDevices(node *corev1.Node) int64 {
+	var n int64
+	for _, group := range [][]*resourceapi.ResourceSlice{e.onNode[node.Name], e.shared} {
+		for _, sl := range group {
+			if !sliceReaches(sl, node) {
+				continue
+			}
+			for _, d := range sl.Spec.Devices {
+				if !e.allocated.AllocatedDevices.Has(structured.MakeDeviceID(sl.Spec.Driver, sl.Spec.Pool.Name, d.Name)) {
+					n++
+				}
+			}
+		}
+	}
+	return n
 }
 
 // try works out, without keeping anything, whether the claims of the k-th
@@ -266,7 +330,7 @@ func (s *deviceSim) try(gi, k int, n *SimNode) (todo []*resourceapi.ResourceClai
 			}
 			continue
 		}
-		if !allocationReaches(a, n.node) {
+		if !s.env.reaches(a, n.node) {
 			return nil, nil, false
 		}
 	}
@@ -295,34 +359,39 @@ func (s *deviceSim) refuses(gi, k int, n *SimNode) bool {
 }
 
 // allocate runs the structured allocator for the claims on the node, with
-// the devices the search already took counted as allocated.
+// the devices the search already took counted as allocated. An allocator
+// is cheap to make on the node's slices alone, and sees the search's
+// devices as they are now.
 func (s *deviceSim) allocate(node *corev1.Node, claims []*resourceapi.ResourceClaim) ([]resourceapi.AllocationResult, error) {
-	if s.allocator == nil {
-		state := *s.env.allocated
-		state.AllocatedDevices = s.env.allocated.AllocatedDevices.Union(s.used)
-		a, err := structured.NewAllocator(context.Background(), s.env.features, state, s.env.dra.DeviceClasses(), s.env.slices, s.env.cel)
-		if err != nil {
-			return nil, fmt.Errorf("preparing the device allocator: %w", err)
-		}
-		s.allocator = a
+	nodeSlices := append(slices.Clip(s.env.onNode[node.Name]), s.env.shared...)
+	a, err := structured.NewAllocator(context.Background(), s.env.features, *s.env.allocated, s.env.dra.DeviceClasses(), nodeSlices, s.env.cel)
+	if err != nil {
+		return nil, fmt.Errorf("preparing the device allocator: %w", err)
 	}
-	results, err := s.allocator.Allocate(context.Background(), node, claims)
+	results, err := a.Allocate(context.Background(), node, claims)
 	if err != nil {
 		return nil, fmt.Errorf("allocating ResourceClaims on node %s: %w", node.Name, err)
 	}
 	return results, nil
 }
 
-// allocationReaches reports whether an allocated claim can be used on the node.
-func allocationReaches(a *resourceapi.AllocationResult, node *corev1.Node) bool {
+// reaches reports whether an allocated claim can be used on the node.
+func (e *deviceEnv) reaches(a *resourceapi.AllocationResult, node *corev1.Node) bool {
 	if a.NodeSelector == nil {
 		return true
 	}
 	if node == nil {
 		return false
 	}
-	ok, err := corev1helpers.MatchNodeSelectorTerms(node, a.NodeSelector)
-	return err == nil && ok
+	sel, ok := e.selectors[a]
+	if !ok {
+		var err error
+		if sel, err = nodeaffinity.NewNodeSelector(a.NodeSelector); err != nil {
+			sel = nil
+		}
+		e.selectors[a] = sel
+	}
+	return sel != nil && sel.Match(node)
 }
 
 // mark returns the point undo goes back to.
@@ -340,12 +409,11 @@ func (s *deviceSim) undo(mark int) {
 	}
 	for _, uid := range s.order[mark:] {
 		for _, d := range s.allocs[uid].Result.Devices.Results {
-			s.used.Delete(structured.MakeDeviceID(d.Driver, d.Pool, d.Device))
+			s.env.allocated.AllocatedDevices.Delete(structured.MakeDeviceID(d.Driver, d.Pool, d.Device))
 		}
 		delete(s.allocs, uid)
 	}
 	s.order = s.order[:mark]
-	s.allocator = nil
 }
 
 // made returns the search's allocations in the order made.
@@ -380,7 +448,7 @@ func (s *deviceSim) why(gi, k int, nodes []*SimNode) string {
 		if a == nil {
 			continue
 		}
-		reach = slices.DeleteFunc(slices.Clone(reach), func(n *SimNode) bool { return !allocationReaches(a, n.node) })
+		reach = slices.DeleteFunc(slices.Clone(reach), func(n *SimNode) bool { return !s.env.reaches(a, n.node) })
 		where = "on the nodes its allocated claims allow"
 		if len(reach) == 0 {
 			parts = append(parts, fmt.Sprintf("claim %s is allocated on nodes none of which can take the pod", c.Name))
@@ -443,7 +511,7 @@ func (s *deviceSim) mostFree(r *resourceapi.ExactDeviceRequest, nodes []*SimNode
 			for i := range sl.Spec.Devices {
 				d := &sl.Spec.Devices[i]
 				id := structured.MakeDeviceID(sl.Spec.Driver, sl.Spec.Pool.Name, d.Name)
-				if s.env.allocated.AllocatedDevices.Has(id) || s.used.Has(id) || !s.matches(sl.Spec.Driver, d, selectors) {
+				if s.env.allocated.AllocatedDevices.Has(id) || !s.matches(sl.Spec.Driver, d, selectors) {
 					continue
 				}
 				free++

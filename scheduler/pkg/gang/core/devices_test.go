@@ -140,7 +140,9 @@ func allocatedOn(c *resourceapi.ResourceClaim, node string) *resourceapi.Resourc
 
 func TestSearchAllocatesClaims(t *testing.T) {
 	shared := gpuClaim("shared", "gpu", 1)
-	own := func(i int, count int64) *resourceapi.ResourceClaim { return gpuClaim(fmt.Sprintf("worker-%d-gpu", i), "gpu", count) }
+	own := func(i int, count int64) *resourceapi.ResourceClaim {
+		return gpuClaim(fmt.Sprintf("worker-%d-gpu", i), "gpu", count)
+	}
 	tests := []struct {
 		name   string
 		slices []*resourceapi.ResourceSlice
@@ -256,6 +258,64 @@ func TestSearchAllocatesClaims(t *testing.T) {
 			sort.Strings(names)
 			if !slices.Equal(names, tt.wantClaims) {
 				t.Errorf("allocated claims %v, want %v", names, tt.wantClaims)
+			}
+		})
+	}
+}
+
+// BenchmarkSearchDevices is the placement search's cost for one gang with
+// claims against the same gang asking for an extended resource instead, side
+// by side (make bench-search-devices, docs/dev/benchmarks.md): 500 nodes of 8
+// GPUs, 4 pods each with a GPU of its own and one shared by all (5 devices
+// on one node); the claims case includes reading the devices (the slices and
+// allocated devices) as PreFilter does. The extended-resource gang asks 2
+// nvidia.com/gpu per pod in one required hostname domain (the shared
+// device's one node), which over-counts the shared GPU but poses the same
+// search. "nofit" asks 3 GPUs of its own per pod: the search fails, and with
+// claims tries the shared claim on every node.
+func BenchmarkSearchDevices(b *testing.B) {
+	const nodesN, gpusPerNode, pods = 500, 8, 4
+	for _, fit := range []bool{true, false} {
+		perPod := int64(1)
+		name := "fit"
+		if !fit {
+			perPod, name = 3, "nofit"
+		}
+		var nodes []*SimNode
+		dra := &fakeDRA{classes: map[string]*resourceapi.DeviceClass{"gpu": classOf("gpu", "")}, claims: map[string]*resourceapi.ResourceClaim{}}
+		for i := range nodesN {
+			n := fmt.Sprintf("node-%03d", i)
+			dra.slices = append(dra.slices, gpuSlice(n, gpusPerNode, "a"))
+			nodes = append(nodes, &SimNode{Name: n, Labels: map[string]string{corev1.LabelHostname: n}, node: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n}},
+				Free: Resources{MilliCPU: 32000, Memory: 128 << 30, Pods: 110, Scalar: map[corev1.ResourceName]int64{gpu: gpusPerNode}}})
+		}
+		shared := gpuClaim("shared", "gpu", 1)
+		claims := make([][]*resourceapi.ResourceClaim, pods)
+		for k := range claims {
+			claims[k] = []*resourceapi.ResourceClaim{shared, gpuClaim(fmt.Sprintf("worker-%d-gpu", k), "gpu", perPod)}
+		}
+		root := &Scope{Name: "podgang pg", Groups: []int{0}}
+		b.Run(name+"/extended-resource", func(b *testing.B) {
+			// The shared device's "one node" as a required hostname domain.
+			oneNode := &Scope{Name: "podgang pg", RequiredKey: corev1.LabelHostname, Groups: []int{0}}
+			d := []GroupDemand{{Name: "worker", Count: pods, Request: Resources{Pods: 1, MilliCPU: 100, Scalar: map[corev1.ResourceName]int64{gpu: perPod}}}}
+			d[0].Request.Scalar[gpu] = perPod + 1
+			for b.Loop() {
+				if _, fail := Search(nodes, d, oneNode); (fail == nil) != fit {
+					b.Fatalf("search: %v", fail)
+				}
+			}
+		})
+		b.Run(name+"/claims", func(b *testing.B) {
+			for b.Loop() {
+				env, err := newDeviceEnv(dra)
+				if err != nil {
+					b.Fatal(err)
+				}
+				d := []GroupDemand{{Name: "worker", Count: pods, Request: Resources{Pods: 1, MilliCPU: 100}, claims: claims, devices: env}}
+				if _, fail := Search(nodes, d, root); (fail == nil) != fit {
+					b.Fatalf("search: %v", fail)
+				}
 			}
 		})
 	}

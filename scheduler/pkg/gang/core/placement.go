@@ -213,7 +213,8 @@ type Infeasible struct {
 //
 // Claims shared by several pods are allocated with their first consumer, on
 // the node the greedy placement gives it. When that fails, the search is
-// run again with the shared claims allocated up front on each node in turn
+// run again on each node with free devices for all the claims of the shared
+// claims' pods, with the shared claims allocated there up front
 // (devices.go), so a gang is not turned down for its first consumer's
 // choice; the failure reported is the first run's.
 func Search(nodes []*SimNode, demands []GroupDemand, root *Scope) (*Placement, *Infeasible) {
@@ -222,11 +223,14 @@ func Search(nodes []*SimNode, demands []GroupDemand, root *Scope) (*Placement, *
 		return p, nil
 	}
 	env := demandDevices(demands)
-	shared := sharedClaims(env, demands)
+	shared, devices := sharedClaims(env, demands)
 	if len(shared) == 0 {
 		return nil, fail
 	}
 	for _, n := range nodes {
+		if n.node == nil || env.freeDevices(n.node) < devices {
+			continue
+		}
 		if p, retry := searchOnce(nodes, demands, root, &sharedPin{node: n, claims: shared}); retry == nil {
 			return p, nil
 		}
@@ -252,9 +256,13 @@ func searchOnce(nodes []*SimNode, demands []GroupDemand, root *Scope, pin *share
 		p:       &Placement{Required: map[int]map[string]string{}, Preferred: map[int]map[string]string{}, Nodes: map[int][]string{}},
 		sim:     newPodSim(nodes, demands),
 		dev:     newDeviceSim(demandDevices(demands), demands),
+		// A retry's failure is not reported: it words none.
+		quiet: pin != nil,
 	}
+	// The devices the run allocated leave the shared allocated state with it.
+	defer se.dev.undo(0)
 	if pin != nil && !se.dev.allocateOn(pin.node, pin.claims) {
-		return nil, &Infeasible{Message: fmt.Sprintf("the gang's shared claims cannot be allocated on node %s", pin.node.Name)}
+		return nil, errRetryFailed
 	}
 	if fail := se.placeScope(nodes, free, root, nil, nil); fail != nil {
 		return nil, fail
@@ -282,7 +290,11 @@ type search struct {
 	p       *Placement
 	sim     *podSim
 	dev     *deviceSim
+	quiet   bool
 }
+
+// errRetryFailed is the failure of a quiet search.
+var errRetryFailed = &Infeasible{Message: "the gang does not fit with its shared claims on this node"}
 
 // trial is a point a failed trial goes back to.
 type trial struct{ pods, claims int }
@@ -372,6 +384,9 @@ func (se *search) placeMembers(nodes []*SimNode, free map[string]Resources, s *S
 		d := se.demands[gi]
 		on := se.placeGroup(nodes, free, gi)
 		if placed := int64(len(on)); placed < d.Count {
+			if se.quiet {
+				return errRetryFailed
+			}
 			return &Infeasible{Message: fmt.Sprintf("group %s needs %d pods with %s, %d fit: %s%s%s",
 				d.Name, d.Count, d.Request, placed, se.nodesAvailable(nodes, free, gi, on), se.sim.why(gi), se.dev.why(gi, len(on), nodes))}
 		}
