@@ -87,6 +87,10 @@ var _ = Describe("Gang placement with DRA devices", Label("dra"), func() {
 		Expect(devices).To(HaveLen(4))
 	})
 
+	It("binds upstream's rs-test gang (6 pods, 13 claims shared at every level), each claim allocated once on the node of all its pods", func() {
+		expectRSTestClaimsAllocatedOnce(createRSTest(""))
+	})
+
 	It("binds no pod of a gang that needs more devices than any node has, and its PodGang names the request that does not fit", func() {
 		ns := newNamespace("gdx")
 		nodes := fakeNodes()
