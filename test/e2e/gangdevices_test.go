@@ -23,7 +23,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -45,46 +44,16 @@ var _ = Describe("Gang placement with DRA devices", Label("dra"), func() {
 		ns := newNamespace("gd")
 		publishFakeGPUs(fakeNodes(), 4)
 		createPCS(gangDevicesManifest, ns)
-		pods := runningPods(ns, "gd", 3)
+		consumers := expectClaimsAllocatedOnce(ns, "gd", 3, []string{"gd-0-shared", "gd-0-worker-0-gpu", "gd-0-worker-1-gpu", "gd-0-worker-all-link"})
 
-		byClique := map[string][]corev1.Pod{}
-		for _, p := range pods {
-			byClique[p.Labels[apicommon.LabelPodClique]] = append(byClique[p.Labels[apicommon.LabelPodClique]], p)
+		Expect(consumers["gd-0-shared"]).To(HaveLen(3), "the PerReplica claim is shared by the replica's 3 pods")
+		Expect(consumers["gd-0-worker-all-link"]).To(HaveLen(2), "the AllReplicas claim is shared by the 2 worker pods")
+		Expect(consumers["gd-0-worker-0-gpu"]).To(ConsistOf(HaveField("Labels", HaveKeyWithValue(apicommon.LabelPodCliquePodIndex, "0"))))
+		Expect(consumers["gd-0-worker-1-gpu"]).To(ConsistOf(HaveField("Labels", HaveKeyWithValue(apicommon.LabelPodCliquePodIndex, "1"))))
+		node := consumers["gd-0-shared"][0].Spec.NodeName
+		for _, p := range consumers["gd-0-shared"] {
+			Expect(p.Spec.NodeName).To(Equal(node), "the shared claim's node-local GPU puts pod %s with the others", p.Name)
 		}
-		Expect(byClique).To(HaveKeyWithValue("gd-0-leader", HaveLen(1)))
-		Expect(byClique).To(HaveKeyWithValue("gd-0-worker", HaveLen(2)))
-		consumers := map[string][]corev1.Pod{}
-		for _, p := range pods {
-			for _, c := range p.Spec.ResourceClaims {
-				consumers[c.Name] = append(consumers[c.Name], p)
-			}
-		}
-		Expect(claimNamesOf(consumers)).To(ConsistOf("gd-0-shared", "gd-0-worker-all-link", "gd-0-worker-0-gpu", "gd-0-worker-1-gpu"))
-		Expect(consumers["gd-0-shared"]).To(HaveLen(3))
-		Expect(consumers["gd-0-worker-all-link"]).To(HaveLen(2))
-
-		node := pods[0].Spec.NodeName
-		devices := map[string]string{}
-		for name, users := range consumers {
-			rc := &resourcev1.ResourceClaim{}
-			Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, rc)).To(Succeed())
-			Expect(rc.Status.Allocation).NotTo(BeNil(), "claim %s allocated", name)
-			Expect(rc.Status.Allocation.Devices.Results).To(HaveLen(1), "claim %s: one device", name)
-			r := rc.Status.Allocation.Devices.Results[0]
-			Expect(r.Driver).To(Equal(fakeGPUDriver))
-			Expect(r.Pool).To(Equal(node), "claim %s's device is on the node of all its pods", name)
-			dev := r.Pool + "/" + r.Device
-			Expect(devices).NotTo(HaveKey(dev), "device %s allocated to %s and %s", dev, devices[dev], name)
-			devices[dev] = name
-			var want []any
-			for _, p := range users {
-				Expect(p.Spec.NodeName).To(Equal(node), "pod %s runs on the node of claim %s", p.Name, name)
-				want = append(want, And(HaveField("Name", p.Name), HaveField("UID", p.UID)))
-			}
-			Expect(rc.Status.ReservedFor).To(ConsistOf(want...), "claim %s reserved for each of its %d pods", name, len(want))
-			Expect(rc.Finalizers).To(ContainElement(resourcev1.Finalizer), "claim %s protected while allocated", name)
-		}
-		Expect(devices).To(HaveLen(4))
 	})
 
 	It("binds upstream's rs-test gang (6 pods, 13 claims shared at every level), each claim allocated once on the node of all its pods", func() {
@@ -136,12 +105,3 @@ var _ = Describe("Gang placement with DRA devices", Label("dra"), func() {
 		}).WithTimeout(15 * time.Second).WithPolling(time.Second).Should(Succeed())
 	})
 })
-
-// claimNamesOf returns the claim names of a consumers map.
-func claimNamesOf(consumers map[string][]corev1.Pod) []string {
-	out := make([]string, 0, len(consumers))
-	for name := range consumers {
-		out = append(out, name)
-	}
-	return out
-}

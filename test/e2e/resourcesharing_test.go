@@ -18,6 +18,7 @@ limitations under the License.
 package e2e
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -108,35 +109,47 @@ var _ = Describe("Resource sharing (DRA)", Label("dra"), func() {
 })
 
 // expectRSTestClaimsAllocatedOnce waits for rs-test's six pods to run and
-// checks that each of its 13 claims is allocated one device of its own, on
-// the node of every pod that uses it, and reserved for exactly those pods.
+// checks its 13 claims with expectClaimsAllocatedOnce.
 func expectRSTestClaimsAllocatedOnce(ns string) {
 	GinkgoHelper()
-	pods := runningPods(ns, "rs-test", 6)
+	expectClaimsAllocatedOnce(ns, "rs-test", 6, rsTestClaims)
+}
+
+// expectClaimsAllocatedOnce waits for the PodCliqueSet's n pods to run and
+// checks that they use exactly the named claims, each allocated one device
+// of its own, on the node of every pod that uses it, reserved for exactly
+// those pods and protected by the delete-protection finalizer. It returns
+// each claim's pods.
+func expectClaimsAllocatedOnce(ns, pcsName string, n int, claims []string) map[string][]corev1.Pod {
+	GinkgoHelper()
+	pods := runningPods(ns, pcsName, n)
 	consumers := map[string][]corev1.Pod{}
 	for _, p := range pods {
 		for _, c := range p.Spec.ResourceClaims {
 			consumers[c.Name] = append(consumers[c.Name], p)
 		}
 	}
-	Expect(consumers).To(HaveLen(len(rsTestClaims)))
+	Expect(slices.Sorted(maps.Keys(consumers))).To(Equal(slices.Sorted(slices.Values(claims))))
 	devices := map[string]string{}
-	for _, name := range rsTestClaims {
+	for _, name := range claims {
 		rc := &resourcev1.ResourceClaim{}
 		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, rc)).To(Succeed())
 		Expect(rc.Status.Allocation).NotTo(BeNil(), "claim %s allocated", name)
 		Expect(rc.Status.Allocation.Devices.Results).To(HaveLen(1), "claim %s", name)
 		r := rc.Status.Allocation.Devices.Results[0]
+		Expect(r.Driver).To(Equal(fakeGPUDriver))
 		dev := r.Pool + "/" + r.Device
 		Expect(devices).NotTo(HaveKey(dev), "device %s allocated to %s and %s", dev, devices[dev], name)
 		devices[dev] = name
 		var want []any
 		for _, p := range consumers[name] {
-			want = append(want, HaveField("UID", p.UID))
+			want = append(want, And(HaveField("Name", p.Name), HaveField("UID", p.UID)))
 			Expect(p.Spec.NodeName).To(Equal(r.Pool), "pod %s runs on the node of claim %s's device", p.Name, name)
 		}
 		Expect(rc.Status.ReservedFor).To(ConsistOf(want...), "claim %s reserved for each of its %d pods", name, len(want))
+		Expect(rc.Finalizers).To(ContainElement(resourcev1.Finalizer), "claim %s protected while allocated", name)
 	}
+	return consumers
 }
 
 // The claims of rs-test with one replica, worker-a at 2 pods and sga at 2

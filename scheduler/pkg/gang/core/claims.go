@@ -67,10 +67,13 @@ func (m *Manager) writeClaims(key string, allocs []ClaimAllocation) error {
 		}
 		c.Status.Allocation = a.Result.DeepCopy()
 		c.Status.Allocation.AllocationTimestamp = new(metav1.Now())
-		if _, err := claims.UpdateStatus(ctx, c, metav1.UpdateOptions{}); err != nil {
+		updated, err := claims.UpdateStatus(ctx, c, metav1.UpdateOptions{})
+		if err != nil {
 			m.releaseClaims(key)
 			return fmt.Errorf("allocating ResourceClaim %s/%s: %w", c.Namespace, c.Name, err)
 		}
+		c = updated
+		m.assumeClaim(c)
 		m.mu.Lock()
 		st := m.stateLocked(key)
 		if st.claims == nil {
@@ -81,6 +84,19 @@ func (m *Manager) writeClaims(key string, allocs []ClaimAllocation) error {
 		m.log.V(4).Info("Allocated ResourceClaim for gang", "podGang", key, "resourceClaim", c.Namespace+"/"+c.Name, "devices", len(c.Status.Allocation.Devices.Results))
 	}
 	return nil
+}
+
+// assumeClaim shows the written claim to the scheduler's DRA view at once,
+// as the per-pod plugin does after its own writes: every later scheduling
+// cycle, its DynamicResources PreFilter included, sees the allocation
+// without waiting for the informer. Without it the informer catches up.
+func (m *Manager) assumeClaim(c *resourceapi.ResourceClaim) {
+	if m.dra == nil {
+		return
+	}
+	if err := m.dra.ResourceClaims().AssumeClaimAfterAPICall(c); err != nil {
+		m.log.V(4).Info("ResourceClaim not assumed, the informer will bring it", "resourceClaim", c.Namespace+"/"+c.Name, "err", err)
+	}
 }
 
 // claimsUnobserved counts the claims the gang's attempt allocated that the
@@ -159,6 +175,7 @@ func (m *Manager) deallocate(ctx context.Context, k types.NamespacedName, uid ty
 		if c, err = claims.UpdateStatus(ctx, c, metav1.UpdateOptions{}); err != nil {
 			return fmt.Errorf("deallocating ResourceClaim %s: %w", k, err)
 		}
+		m.assumeClaim(c)
 	}
 	if i := slices.Index(c.Finalizers, resourceapi.Finalizer); i >= 0 {
 		c.Finalizers = slices.Delete(c.Finalizers, i, i+1)

@@ -80,6 +80,7 @@ func (c fakeClaims) Get(ns, name string) (*resourceapi.ResourceClaim, error) {
 	return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "resourceclaims"}, name)
 }
 func (c fakeClaims) GetPendingAllocation(types.UID) *resourceapi.AllocationResult { return nil }
+func (c fakeClaims) AssumeClaimAfterAPICall(*resourceapi.ResourceClaim) error     { return nil }
 func (c fakeClaims) GatherAllocatedState() (*structured.AllocatedState, error) {
 	state := &structured.AllocatedState{AllocatedDevices: sets.New[structured.DeviceID](), AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](), AggregatedCapacity: structured.NewConsumedCapacityCollection()}
 	for _, rc := range c.f.claims {
