@@ -22,7 +22,7 @@ import (
 	"slices"
 	"time"
 
-	resourceapi "k8s.io/api/resource/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -56,8 +56,8 @@ func (m *Manager) writeClaims(key string, allocs []ClaimAllocation) error {
 	for _, a := range allocs {
 		c := a.Claim.DeepCopy()
 		claims := m.kube.ResourceV1().ResourceClaims(c.Namespace)
-		if !slices.Contains(c.Finalizers, resourceapi.Finalizer) {
-			c.Finalizers = append(c.Finalizers, resourceapi.Finalizer)
+		if !slices.Contains(c.Finalizers, resourcev1.Finalizer) {
+			c.Finalizers = append(c.Finalizers, resourcev1.Finalizer)
 			updated, err := claims.Update(ctx, c, metav1.UpdateOptions{})
 			if err != nil {
 				m.releaseClaims(key)
@@ -90,7 +90,7 @@ func (m *Manager) writeClaims(key string, allocs []ClaimAllocation) error {
 // as the per-pod plugin does after its own writes: every later scheduling
 // cycle, its DynamicResources PreFilter included, sees the allocation
 // without waiting for the informer. Without it the informer catches up.
-func (m *Manager) assumeClaim(c *resourceapi.ResourceClaim) {
+func (m *Manager) assumeClaim(c *resourcev1.ResourceClaim) {
 	if m.dra == nil {
 		return
 	}
@@ -177,7 +177,7 @@ func (m *Manager) deallocate(ctx context.Context, k types.NamespacedName, uid ty
 		}
 		m.assumeClaim(c)
 	}
-	if i := slices.Index(c.Finalizers, resourceapi.Finalizer); i >= 0 {
+	if i := slices.Index(c.Finalizers, resourcev1.Finalizer); i >= 0 {
 		c.Finalizers = slices.Delete(c.Finalizers, i, i+1)
 		if _, err := claims.Update(ctx, c, metav1.UpdateOptions{}); err != nil {
 			return fmt.Errorf("removing the finalizer of ResourceClaim %s: %w", k, err)

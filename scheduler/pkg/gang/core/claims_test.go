@@ -21,7 +21,7 @@ import (
 	"slices"
 	"testing"
 
-	resourceapi "k8s.io/api/resource/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -33,9 +33,9 @@ func TestClaimsWrittenThenGivenBack(t *testing.T) {
 	e := newTestEnv(t)
 	ctx := context.Background()
 	shared, own := gpuClaim("shared", "gpu", 1), gpuClaim("own", "gpu", 1)
-	dra := &fakeDRA{claims: map[string]*resourceapi.ResourceClaim{"ns/shared": shared, "ns/own": own}}
+	dra := &fakeDRA{claims: map[string]*resourcev1.ResourceClaim{"ns/shared": shared, "ns/own": own}}
 	e.m.dra = dra
-	for _, c := range []*resourceapi.ResourceClaim{shared, own} {
+	for _, c := range []*resourcev1.ResourceClaim{shared, own} {
 		if _, err := e.kube.ResourceV1().ResourceClaims("ns").Create(ctx, c, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -55,8 +55,8 @@ func TestClaimsWrittenThenGivenBack(t *testing.T) {
 		if c.Status.Allocation == nil || c.Status.Allocation.AllocationTimestamp == nil || c.Status.Allocation.Devices.Results[0].Pool != "n1" {
 			t.Errorf("claim %s allocation = %+v, want n1's device with a timestamp", name, c.Status.Allocation)
 		}
-		if !slices.Contains(c.Finalizers, resourceapi.Finalizer) {
-			t.Errorf("claim %s finalizers = %v, want %s", name, c.Finalizers, resourceapi.Finalizer)
+		if !slices.Contains(c.Finalizers, resourcev1.Finalizer) {
+			t.Errorf("claim %s finalizers = %v, want %s", name, c.Finalizers, resourcev1.Finalizer)
 		}
 	}
 	if got := e.m.claimsUnobserved("ns/g"); got != 2 {
@@ -70,13 +70,13 @@ func TestClaimsWrittenThenGivenBack(t *testing.T) {
 
 	// A pod of the gang got "own" reserved before the attempt failed: it stays allocated.
 	c, _ := e.kube.ResourceV1().ResourceClaims("ns").Get(ctx, "own", metav1.GetOptions{})
-	c.Status.ReservedFor = []resourceapi.ResourceClaimConsumerReference{{Resource: "pods", Name: "p", UID: "uid-p"}}
+	c.Status.ReservedFor = []resourcev1.ResourceClaimConsumerReference{{Resource: "pods", Name: "p", UID: "uid-p"}}
 	if _, err := e.kube.ResourceV1().ResourceClaims("ns").UpdateStatus(ctx, c, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	e.m.releaseClaims("ns/g")
 	got, _ := e.kube.ResourceV1().ResourceClaims("ns").Get(ctx, "shared", metav1.GetOptions{})
-	if got.Status.Allocation != nil || slices.Contains(got.Finalizers, resourceapi.Finalizer) {
+	if got.Status.Allocation != nil || slices.Contains(got.Finalizers, resourcev1.Finalizer) {
 		t.Errorf("shared after the failed attempt: allocation %+v, finalizers %v; want neither", got.Status.Allocation, got.Finalizers)
 	}
 	got, _ = e.kube.ResourceV1().ResourceClaims("ns").Get(ctx, "own", metav1.GetOptions{})

@@ -23,7 +23,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	resourceapi "k8s.io/api/resource/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
@@ -70,16 +70,16 @@ type deviceEnv struct {
 	// slices are the ResourceSlices, onNode those of each node and shared
 	// those of no single node: an allocation on a node reads only its own
 	// and the shared ones, so the allocator is given only those.
-	slices []*resourceapi.ResourceSlice
-	onNode map[string][]*resourceapi.ResourceSlice
-	shared []*resourceapi.ResourceSlice
+	slices []*resourcev1.ResourceSlice
+	onNode map[string][]*resourcev1.ResourceSlice
+	shared []*resourcev1.ResourceSlice
 	// allocated is the cluster's allocated state, its AllocatedDevices
 	// holding the devices of the running search's allocations too (deviceSim
 	// adds and removes them), so no copy is made per allocation.
 	allocated *structured.AllocatedState
 	cel       *cel.Cache
 	// selectors are the allocations' node selectors, parsed once per search.
-	selectors map[*resourceapi.AllocationResult]*nodeaffinity.NodeSelector
+	selectors map[*resourcev1.AllocationResult]*nodeaffinity.NodeSelector
 }
 
 // deviceCELCache holds the compiled selectors across searches, like the
@@ -107,8 +107,8 @@ func newDeviceEnv(dra fwk.SharedDRAManager) (*deviceEnv, error) {
 	}
 	// The search adds its own devices: never to the tracker's set.
 	allocated.AllocatedDevices = allocated.AllocatedDevices.Clone()
-	e := &deviceEnv{dra: dra, features: allocatorFeatures(), slices: sl, onNode: map[string][]*resourceapi.ResourceSlice{},
-		allocated: allocated, cel: deviceCELCache, selectors: map[*resourceapi.AllocationResult]*nodeaffinity.NodeSelector{}}
+	e := &deviceEnv{dra: dra, features: allocatorFeatures(), slices: sl, onNode: map[string][]*resourcev1.ResourceSlice{},
+		allocated: allocated, cel: deviceCELCache, selectors: map[*resourcev1.AllocationResult]*nodeaffinity.NodeSelector{}}
 	for _, s := range sl {
 		if s.Spec.NodeName != nil && *s.Spec.NodeName != "" {
 			e.onNode[*s.Spec.NodeName] = append(e.onNode[*s.Spec.NodeName], s)
@@ -122,11 +122,11 @@ func newDeviceEnv(dra fwk.SharedDRAManager) (*deviceEnv, error) {
 // podClaims returns the pod's ResourceClaims as the DRA manager holds them,
 // in spec order; a claim not created yet is left out (the per-pod plugin
 // holds such a pod back on its own).
-func (e *deviceEnv) podClaims(pod *corev1.Pod) []*resourceapi.ResourceClaim {
+func (e *deviceEnv) podClaims(pod *corev1.Pod) []*resourcev1.ResourceClaim {
 	if e == nil || len(pod.Spec.ResourceClaims) == 0 {
 		return nil
 	}
-	var out []*resourceapi.ResourceClaim
+	var out []*resourcev1.ResourceClaim
 	for _, ref := range pod.Spec.ResourceClaims {
 		name := claimName(pod, ref)
 		if name == "" {
@@ -156,8 +156,8 @@ func claimName(pod *corev1.Pod, ref corev1.PodResourceClaim) string {
 // ClaimAllocation is a claim the search allocated: the claim as read and
 // the allocation to write to its status.
 type ClaimAllocation struct {
-	Claim  *resourceapi.ResourceClaim
-	Result resourceapi.AllocationResult
+	Claim  *resourcev1.ResourceClaim
+	Result resourcev1.AllocationResult
 }
 
 // deviceSim is the search's what-if state of devices: the claims it has
@@ -190,7 +190,7 @@ func (s *deviceSim) claimed(gi int) bool {
 
 // allocation is the claim's allocation: its own, one in flight in the
 // scheduler, or the search's; nil when it is still to be made.
-func (s *deviceSim) allocation(c *resourceapi.ResourceClaim) *resourceapi.AllocationResult {
+func (s *deviceSim) allocation(c *resourcev1.ResourceClaim) *resourcev1.AllocationResult {
 	if c.Status.Allocation != nil {
 		return c.Status.Allocation
 	}
@@ -218,7 +218,7 @@ func (s *deviceSim) fits(gi, k int, n *SimNode) bool {
 
 // allocateOn allocates the claims together on node n and keeps the
 // allocations; false when they do not fit there.
-func (s *deviceSim) allocateOn(n *SimNode, claims []*resourceapi.ResourceClaim) bool {
+func (s *deviceSim) allocateOn(n *SimNode, claims []*resourcev1.ResourceClaim) bool {
 	if s == nil || n.node == nil {
 		return false
 	}
@@ -231,7 +231,7 @@ func (s *deviceSim) allocateOn(n *SimNode, claims []*resourceapi.ResourceClaim) 
 }
 
 // keep records the search's allocations of the claims.
-func (s *deviceSim) keep(claims []*resourceapi.ResourceClaim, results []resourceapi.AllocationResult) {
+func (s *deviceSim) keep(claims []*resourcev1.ResourceClaim, results []resourcev1.AllocationResult) {
 	for i, c := range claims {
 		s.allocs[c.UID] = &ClaimAllocation{Claim: c, Result: results[i]}
 		s.order = append(s.order, c.UID)
@@ -245,11 +245,11 @@ func (s *deviceSim) keep(claims []*resourceapi.ResourceClaim, results []resource
 // that are not allocated yet, and how many devices at least the pods that
 // use them ask in all (their unallocated claims' requests): a node with
 // fewer free devices cannot hold them together.
-func sharedClaims(env *deviceEnv, demands []GroupDemand) ([]*resourceapi.ResourceClaim, int64) {
+func sharedClaims(env *deviceEnv, demands []GroupDemand) ([]*resourcev1.ResourceClaim, int64) {
 	if env == nil {
 		return nil, 0
 	}
-	unallocated := func(c *resourceapi.ResourceClaim) bool {
+	unallocated := func(c *resourcev1.ResourceClaim) bool {
 		return c.Status.Allocation == nil && env.dra.ResourceClaims().GetPendingAllocation(c.UID) == nil
 	}
 	users := map[types.UID]int{}
@@ -263,11 +263,11 @@ func sharedClaims(env *deviceEnv, demands []GroupDemand) ([]*resourceapi.Resourc
 		}
 	}
 	seen := sets.New[types.UID]()
-	var shared []*resourceapi.ResourceClaim
+	var shared []*resourcev1.ResourceClaim
 	var devices int64
 	for _, d := range demands {
 		for _, pod := range d.claims {
-			if !slices.ContainsFunc(pod, func(c *resourceapi.ResourceClaim) bool { return users[c.UID] > 1 }) {
+			if !slices.ContainsFunc(pod, func(c *resourcev1.ResourceClaim) bool { return users[c.UID] > 1 }) {
 				continue
 			}
 			for _, c := range pod {
@@ -286,10 +286,10 @@ func sharedClaims(env *deviceEnv, demands []GroupDemand) ([]*resourceapi.Resourc
 }
 
 // requestedDevices is the least number of devices the claim asks for.
-func requestedDevices(c *resourceapi.ResourceClaim) int64 {
+func requestedDevices(c *resourcev1.ResourceClaim) int64 {
 	var n int64
 	for _, r := range c.Spec.Devices.Requests {
-		if r.Exactly != nil && r.Exactly.AllocationMode != resourceapi.DeviceAllocationModeAll {
+		if r.Exactly != nil && r.Exactly.AllocationMode != resourcev1.DeviceAllocationModeAll {
 			n += max(r.Exactly.Count, 1)
 		}
 	}
@@ -299,7 +299,7 @@ func requestedDevices(c *resourceapi.ResourceClaim) int64 {
 // freeDevices counts the devices not allocated that the node can use.
 func (e *deviceEnv) freeDevices(node *corev1.Node) int64 {
 	var n int64
-	for _, group := range [][]*resourceapi.ResourceSlice{e.onNode[node.Name], e.shared} {
+	for _, group := range [][]*resourcev1.ResourceSlice{e.onNode[node.Name], e.shared} {
 		for _, sl := range group {
 			if !sliceReaches(sl, node) {
 				continue
@@ -317,7 +317,7 @@ func (e *deviceEnv) freeDevices(node *corev1.Node) int64 {
 // try works out, without keeping anything, whether the claims of the k-th
 // pod of group gi can be used on node n: the allocated ones reach it and
 // the others (todo) can be allocated there (results).
-func (s *deviceSim) try(gi, k int, n *SimNode) (todo []*resourceapi.ResourceClaim, results []resourceapi.AllocationResult, ok bool) {
+func (s *deviceSim) try(gi, k int, n *SimNode) (todo []*resourcev1.ResourceClaim, results []resourcev1.AllocationResult, ok bool) {
 	claims := s.demands[gi].claims
 	if k >= len(claims) {
 		return nil, nil, true
@@ -325,7 +325,7 @@ func (s *deviceSim) try(gi, k int, n *SimNode) (todo []*resourceapi.ResourceClai
 	for _, c := range claims[k] {
 		a := s.allocation(c)
 		if a == nil {
-			if !slices.ContainsFunc(todo, func(t *resourceapi.ResourceClaim) bool { return t.UID == c.UID }) {
+			if !slices.ContainsFunc(todo, func(t *resourcev1.ResourceClaim) bool { return t.UID == c.UID }) {
 				todo = append(todo, c)
 			}
 			continue
@@ -362,7 +362,7 @@ func (s *deviceSim) refuses(gi, k int, n *SimNode) bool {
 // the devices the search already took counted as allocated. An allocator
 // is cheap to make on the node's slices alone, and sees the search's
 // devices as they are now.
-func (s *deviceSim) allocate(node *corev1.Node, claims []*resourceapi.ResourceClaim) ([]resourceapi.AllocationResult, error) {
+func (s *deviceSim) allocate(node *corev1.Node, claims []*resourcev1.ResourceClaim) ([]resourcev1.AllocationResult, error) {
 	nodeSlices := append(slices.Clip(s.env.onNode[node.Name]), s.env.shared...)
 	a, err := structured.NewAllocator(context.Background(), s.env.features, *s.env.allocated, s.env.dra.DeviceClasses(), nodeSlices, s.env.cel)
 	if err != nil {
@@ -376,7 +376,7 @@ func (s *deviceSim) allocate(node *corev1.Node, claims []*resourceapi.ResourceCl
 }
 
 // reaches reports whether an allocated claim can be used on the node.
-func (e *deviceEnv) reaches(a *resourceapi.AllocationResult, node *corev1.Node) bool {
+func (e *deviceEnv) reaches(a *resourcev1.AllocationResult, node *corev1.Node) bool {
 	if a.NodeSelector == nil {
 		return true
 	}
@@ -465,7 +465,7 @@ func (s *deviceSim) why(gi, k int, nodes []*SimNode) string {
 				continue
 			}
 			need := r.Exactly.Count
-			if r.Exactly.AllocationMode == resourceapi.DeviceAllocationModeAll || need < 1 {
+			if r.Exactly.AllocationMode == resourcev1.DeviceAllocationModeAll || need < 1 {
 				need = 1
 			}
 			if most := s.mostFree(r.Exactly, reach); most < need {
@@ -490,8 +490,8 @@ func devicesOf(class string, n int64) string {
 
 // mostFree is the largest number of free devices matching the request (its
 // class's selectors and its own) that any one candidate node can reach.
-func (s *deviceSim) mostFree(r *resourceapi.ExactDeviceRequest, nodes []*SimNode) int64 {
-	var selectors []resourceapi.DeviceSelector
+func (s *deviceSim) mostFree(r *resourcev1.ExactDeviceRequest, nodes []*SimNode) int64 {
+	var selectors []resourcev1.DeviceSelector
 	if class, err := s.env.dra.DeviceClasses().Get(r.DeviceClassName); err == nil {
 		selectors = append(selectors, class.Spec.Selectors...)
 	} else {
@@ -523,7 +523,7 @@ func (s *deviceSim) mostFree(r *resourceapi.ExactDeviceRequest, nodes []*SimNode
 }
 
 // sliceReaches reports whether the slice's devices can be used on the node.
-func sliceReaches(sl *resourceapi.ResourceSlice, node *corev1.Node) bool {
+func sliceReaches(sl *resourcev1.ResourceSlice, node *corev1.Node) bool {
 	switch {
 	case sl.Spec.NodeName != nil:
 		return *sl.Spec.NodeName == node.Name
@@ -537,7 +537,7 @@ func sliceReaches(sl *resourceapi.ResourceSlice, node *corev1.Node) bool {
 }
 
 // matches evaluates CEL selectors against a device.
-func (s *deviceSim) matches(driver string, d *resourceapi.Device, selectors []resourceapi.DeviceSelector) bool {
+func (s *deviceSim) matches(driver string, d *resourcev1.Device, selectors []resourcev1.DeviceSelector) bool {
 	for _, sel := range selectors {
 		if sel.CEL == nil {
 			continue

@@ -23,7 +23,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	resourceapi "k8s.io/api/resource/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -39,9 +39,9 @@ const testDriver = "gpu.example.com"
 // fakeDRA is the scheduler's DRA view for the search's tests: slices,
 // classes and claims, nothing in flight.
 type fakeDRA struct {
-	slices  []*resourceapi.ResourceSlice
-	classes map[string]*resourceapi.DeviceClass
-	claims  map[string]*resourceapi.ResourceClaim
+	slices  []*resourcev1.ResourceSlice
+	classes map[string]*resourcev1.DeviceClass
+	claims  map[string]*resourcev1.ResourceClaim
 }
 
 func (f *fakeDRA) ResourceClaims() fwk.ResourceClaimTracker { return fakeClaims{f: f} }
@@ -50,17 +50,17 @@ func (f *fakeDRA) DeviceClasses() fwk.DeviceClassLister     { return f }
 func (f *fakeDRA) DeviceClassResolver() fwk.DeviceClassResolver {
 	return nil
 }
-func (f *fakeDRA) ListWithDeviceTaintRules() ([]*resourceapi.ResourceSlice, error) {
+func (f *fakeDRA) ListWithDeviceTaintRules() ([]*resourcev1.ResourceSlice, error) {
 	return f.slices, nil
 }
-func (f *fakeDRA) List() ([]*resourceapi.DeviceClass, error) {
-	var out []*resourceapi.DeviceClass
+func (f *fakeDRA) List() ([]*resourcev1.DeviceClass, error) {
+	var out []*resourcev1.DeviceClass
 	for _, c := range f.classes {
 		out = append(out, c)
 	}
 	return out, nil
 }
-func (f *fakeDRA) Get(name string) (*resourceapi.DeviceClass, error) {
+func (f *fakeDRA) Get(name string) (*resourcev1.DeviceClass, error) {
 	if c, ok := f.classes[name]; ok {
 		return c, nil
 	}
@@ -73,14 +73,14 @@ type fakeClaims struct {
 	f *fakeDRA
 }
 
-func (c fakeClaims) Get(ns, name string) (*resourceapi.ResourceClaim, error) {
+func (c fakeClaims) Get(ns, name string) (*resourcev1.ResourceClaim, error) {
 	if rc, ok := c.f.claims[ns+"/"+name]; ok {
 		return rc, nil
 	}
 	return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "resourceclaims"}, name)
 }
-func (c fakeClaims) GetPendingAllocation(types.UID) *resourceapi.AllocationResult { return nil }
-func (c fakeClaims) AssumeClaimAfterAPICall(*resourceapi.ResourceClaim) error     { return nil }
+func (c fakeClaims) GetPendingAllocation(types.UID) *resourcev1.AllocationResult { return nil }
+func (c fakeClaims) AssumeClaimAfterAPICall(*resourcev1.ResourceClaim) error     { return nil }
 func (c fakeClaims) GatherAllocatedState() (*structured.AllocatedState, error) {
 	state := &structured.AllocatedState{AllocatedDevices: sets.New[structured.DeviceID](), AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](), AggregatedCapacity: structured.NewConsumedCapacityCollection()}
 	for _, rc := range c.f.claims {
@@ -94,44 +94,44 @@ func (c fakeClaims) GatherAllocatedState() (*structured.AllocatedState, error) {
 }
 
 // gpuSlice publishes n devices on the node, each with a model attribute.
-func gpuSlice(node string, n int, model string) *resourceapi.ResourceSlice {
-	s := &resourceapi.ResourceSlice{
+func gpuSlice(node string, n int, model string) *resourcev1.ResourceSlice {
+	s := &resourcev1.ResourceSlice{
 		ObjectMeta: metav1.ObjectMeta{Name: node + "-gpus"},
-		Spec: resourceapi.ResourceSliceSpec{Driver: testDriver, NodeName: ptr.To(node),
-			Pool: resourceapi.ResourcePool{Name: node, Generation: 1, ResourceSliceCount: 1}},
+		Spec: resourcev1.ResourceSliceSpec{Driver: testDriver, NodeName: ptr.To(node),
+			Pool: resourcev1.ResourcePool{Name: node, Generation: 1, ResourceSliceCount: 1}},
 	}
 	for i := range n {
-		s.Spec.Devices = append(s.Spec.Devices, resourceapi.Device{Name: fmt.Sprintf("gpu-%d", i),
-			Attributes: map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{"model": {StringValue: ptr.To(model)}}})
+		s.Spec.Devices = append(s.Spec.Devices, resourcev1.Device{Name: fmt.Sprintf("gpu-%d", i),
+			Attributes: map[resourcev1.QualifiedName]resourcev1.DeviceAttribute{"model": {StringValue: ptr.To(model)}}})
 	}
 	return s
 }
 
 // gpuClaim requests count devices of the class.
-func gpuClaim(name, class string, count int64) *resourceapi.ResourceClaim {
-	return &resourceapi.ResourceClaim{
+func gpuClaim(name, class string, count int64) *resourcev1.ResourceClaim {
+	return &resourcev1.ResourceClaim{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID("uid-" + name)},
-		Spec: resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{Requests: []resourceapi.DeviceRequest{{
-			Name: "gpu", Exactly: &resourceapi.ExactDeviceRequest{DeviceClassName: class, AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: count},
+		Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{
+			Name: "gpu", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: class, AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: count},
 		}}}},
 	}
 }
 
 // classOf selects the driver's devices, and only the model when set.
-func classOf(name, model string) *resourceapi.DeviceClass {
+func classOf(name, model string) *resourcev1.DeviceClass {
 	expr := fmt.Sprintf("device.driver == %q", testDriver)
 	if model != "" {
 		expr += fmt.Sprintf(" && device.attributes[%q].model == %q", testDriver, model)
 	}
-	return &resourceapi.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: resourceapi.DeviceClassSpec{Selectors: []resourceapi.DeviceSelector{{CEL: &resourceapi.CELDeviceSelector{Expression: expr}}}}}
+	return &resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: resourcev1.DeviceClassSpec{Selectors: []resourcev1.DeviceSelector{{CEL: &resourcev1.CELDeviceSelector{Expression: expr}}}}}
 }
 
 // allocatedOn is the claim allocated device gpu-0 of the node, as the per-pod plugin writes it.
-func allocatedOn(c *resourceapi.ResourceClaim, node string) *resourceapi.ResourceClaim {
+func allocatedOn(c *resourcev1.ResourceClaim, node string) *resourcev1.ResourceClaim {
 	c = c.DeepCopy()
-	c.Status.Allocation = &resourceapi.AllocationResult{
-		Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{{Request: "gpu", Driver: testDriver, Pool: node, Device: "gpu-0"}}},
+	c.Status.Allocation = &resourcev1.AllocationResult{
+		Devices: resourcev1.DeviceAllocationResult{Results: []resourcev1.DeviceRequestAllocationResult{{Request: "gpu", Driver: testDriver, Pool: node, Device: "gpu-0"}}},
 		NodeSelector: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
 			MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}}},
 		}}},
@@ -141,16 +141,16 @@ func allocatedOn(c *resourceapi.ResourceClaim, node string) *resourceapi.Resourc
 
 func TestSearchAllocatesClaims(t *testing.T) {
 	shared := gpuClaim("shared", "gpu", 1)
-	own := func(i int, count int64) *resourceapi.ResourceClaim {
+	own := func(i int, count int64) *resourcev1.ResourceClaim {
 		return gpuClaim(fmt.Sprintf("worker-%d-gpu", i), "gpu", count)
 	}
 	tests := []struct {
 		name   string
-		slices []*resourceapi.ResourceSlice
-		class  *resourceapi.DeviceClass
+		slices []*resourcev1.ResourceSlice
+		class  *resourcev1.DeviceClass
 		// leader and workers are the claims of the leader pod and of each worker pod.
-		leader  []*resourceapi.ResourceClaim
-		workers [][]*resourceapi.ResourceClaim
+		leader  []*resourcev1.ResourceClaim
+		workers [][]*resourcev1.ResourceClaim
 		// wantNode is where every pod lands; wantClaims the claims the search allocated, each on wantNode.
 		wantNode   string
 		wantClaims []string
@@ -158,51 +158,51 @@ func TestSearchAllocatesClaims(t *testing.T) {
 	}{
 		{
 			name:       "a claim shared by both groups is allocated once, all its pods on its node",
-			slices:     []*resourceapi.ResourceSlice{gpuSlice("n0", 4, "a"), gpuSlice("n1", 4, "a")},
-			leader:     []*resourceapi.ResourceClaim{shared},
-			workers:    [][]*resourceapi.ResourceClaim{{shared, own(0, 1)}, {shared, own(1, 1)}},
+			slices:     []*resourcev1.ResourceSlice{gpuSlice("n0", 4, "a"), gpuSlice("n1", 4, "a")},
+			leader:     []*resourcev1.ResourceClaim{shared},
+			workers:    [][]*resourcev1.ResourceClaim{{shared, own(0, 1)}, {shared, own(1, 1)}},
 			wantNode:   "n0",
 			wantClaims: []string{"shared", "worker-0-gpu", "worker-1-gpu"},
 		},
 		{
 			name:       "when the first consumer's node cannot hold the rest, the shared claim goes where the whole gang fits",
-			slices:     []*resourceapi.ResourceSlice{gpuSlice("n0", 2, "a"), gpuSlice("n1", 3, "a")},
-			leader:     []*resourceapi.ResourceClaim{shared},
-			workers:    [][]*resourceapi.ResourceClaim{{shared, own(0, 1)}, {shared, own(1, 1)}},
+			slices:     []*resourcev1.ResourceSlice{gpuSlice("n0", 2, "a"), gpuSlice("n1", 3, "a")},
+			leader:     []*resourcev1.ResourceClaim{shared},
+			workers:    [][]*resourcev1.ResourceClaim{{shared, own(0, 1)}, {shared, own(1, 1)}},
 			wantNode:   "n1",
 			wantClaims: []string{"shared", "worker-0-gpu", "worker-1-gpu"},
 		},
 		{
 			name:       "the DeviceClass selector leaves out devices of another model",
-			slices:     []*resourceapi.ResourceSlice{gpuSlice("n0", 8, "b"), gpuSlice("n1", 3, "a")},
+			slices:     []*resourcev1.ResourceSlice{gpuSlice("n0", 8, "b"), gpuSlice("n1", 3, "a")},
 			class:      classOf("gpu", "a"),
-			leader:     []*resourceapi.ResourceClaim{shared},
-			workers:    [][]*resourceapi.ResourceClaim{{shared, own(0, 1)}, {shared, own(1, 1)}},
+			leader:     []*resourcev1.ResourceClaim{shared},
+			workers:    [][]*resourcev1.ResourceClaim{{shared, own(0, 1)}, {shared, own(1, 1)}},
 			wantNode:   "n1",
 			wantClaims: []string{"shared", "worker-0-gpu", "worker-1-gpu"},
 		},
 		{
 			name:       "a claim allocated before the search pins its pods to its node and is not allocated again",
-			slices:     []*resourceapi.ResourceSlice{gpuSlice("n0", 4, "a"), gpuSlice("n1", 4, "a")},
-			leader:     []*resourceapi.ResourceClaim{allocatedOn(shared, "n1")},
-			workers:    [][]*resourceapi.ResourceClaim{{allocatedOn(shared, "n1"), own(0, 1)}, {allocatedOn(shared, "n1"), own(1, 1)}},
+			slices:     []*resourcev1.ResourceSlice{gpuSlice("n0", 4, "a"), gpuSlice("n1", 4, "a")},
+			leader:     []*resourcev1.ResourceClaim{allocatedOn(shared, "n1")},
+			workers:    [][]*resourcev1.ResourceClaim{{allocatedOn(shared, "n1"), own(0, 1)}, {allocatedOn(shared, "n1"), own(1, 1)}},
 			wantNode:   "n1",
 			wantClaims: []string{"worker-0-gpu", "worker-1-gpu"},
 		},
 		{
 			name:    "a gang needing more devices on one node than any has fails naming the request",
-			slices:  []*resourceapi.ResourceSlice{gpuSlice("n0", 4, "a"), gpuSlice("n1", 4, "a")},
-			leader:  []*resourceapi.ResourceClaim{shared},
-			workers: [][]*resourceapi.ResourceClaim{{shared, own(0, 2)}, {shared, own(1, 2)}},
+			slices:  []*resourcev1.ResourceSlice{gpuSlice("n0", 4, "a"), gpuSlice("n1", 4, "a")},
+			leader:  []*resourcev1.ResourceClaim{shared},
+			workers: [][]*resourcev1.ResourceClaim{{shared, own(0, 2)}, {shared, own(1, 2)}},
 			wantFail: "group worker needs 2 pods with 100m cpu, 1 fit: 0/2 nodes are available: 2 cannot allocate all claims; " +
 				"claim worker-1-gpu request gpu needs 2 devices of class gpu on one node, at most 1 free on the nodes its allocated claims allow",
 		},
 		{
 			name:    "a class no node has a device of",
-			slices:  []*resourceapi.ResourceSlice{gpuSlice("n0", 4, "b")},
+			slices:  []*resourcev1.ResourceSlice{gpuSlice("n0", 4, "b")},
 			class:   classOf("gpu", "a"),
-			leader:  []*resourceapi.ResourceClaim{gpuClaim("leader-gpu", "gpu", 1)},
-			workers: [][]*resourceapi.ResourceClaim{{}, {}},
+			leader:  []*resourcev1.ResourceClaim{gpuClaim("leader-gpu", "gpu", 1)},
+			workers: [][]*resourcev1.ResourceClaim{{}, {}},
 			wantFail: "group leader needs 1 pods with 100m cpu, 0 fit: 0/1 nodes are available: 1 cannot allocate all claims; " +
 				"claim leader-gpu request gpu needs 1 device of class gpu on one node, at most 0 free on a node",
 		},
@@ -213,7 +213,7 @@ func TestSearchAllocatesClaims(t *testing.T) {
 			if class == nil {
 				class = classOf("gpu", "")
 			}
-			dra := &fakeDRA{slices: tt.slices, classes: map[string]*resourceapi.DeviceClass{class.Name: class}, claims: map[string]*resourceapi.ResourceClaim{}}
+			dra := &fakeDRA{slices: tt.slices, classes: map[string]*resourcev1.DeviceClass{class.Name: class}, claims: map[string]*resourcev1.ResourceClaim{}}
 			var nodes []*SimNode
 			for _, s := range tt.slices {
 				name := *s.Spec.NodeName
@@ -225,7 +225,7 @@ func TestSearchAllocatesClaims(t *testing.T) {
 			}
 			req := Resources{Pods: 1, MilliCPU: 100}
 			demands := []GroupDemand{
-				{Name: "leader", Count: 1, Request: req, claims: [][]*resourceapi.ResourceClaim{tt.leader}, devices: env},
+				{Name: "leader", Count: 1, Request: req, claims: [][]*resourcev1.ResourceClaim{tt.leader}, devices: env},
 				{Name: "worker", Count: int64(len(tt.workers)), Request: req, claims: tt.workers, devices: env},
 			}
 			p, fail := Search(nodes, demands, &Scope{Name: "podgang pg", Groups: []int{0, 1}})
@@ -283,7 +283,7 @@ func BenchmarkSearchDevices(b *testing.B) {
 			perPod, name = 3, "nofit"
 		}
 		var nodes []*SimNode
-		dra := &fakeDRA{classes: map[string]*resourceapi.DeviceClass{"gpu": classOf("gpu", "")}, claims: map[string]*resourceapi.ResourceClaim{}}
+		dra := &fakeDRA{classes: map[string]*resourcev1.DeviceClass{"gpu": classOf("gpu", "")}, claims: map[string]*resourcev1.ResourceClaim{}}
 		for i := range nodesN {
 			n := fmt.Sprintf("node-%03d", i)
 			dra.slices = append(dra.slices, gpuSlice(n, gpusPerNode, "a"))
@@ -291,9 +291,9 @@ func BenchmarkSearchDevices(b *testing.B) {
 				Free: Resources{MilliCPU: 32000, Memory: 128 << 30, Pods: 110, Scalar: map[corev1.ResourceName]int64{gpu: gpusPerNode}}})
 		}
 		shared := gpuClaim("shared", "gpu", 1)
-		claims := make([][]*resourceapi.ResourceClaim, pods)
+		claims := make([][]*resourcev1.ResourceClaim, pods)
 		for k := range claims {
-			claims[k] = []*resourceapi.ResourceClaim{shared, gpuClaim(fmt.Sprintf("worker-%d-gpu", k), "gpu", perPod)}
+			claims[k] = []*resourcev1.ResourceClaim{shared, gpuClaim(fmt.Sprintf("worker-%d-gpu", k), "gpu", perPod)}
 		}
 		root := &Scope{Name: "podgang pg", Groups: []int{0}}
 		b.Run(name+"/extended-resource", func(b *testing.B) {

@@ -25,7 +25,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	resourceapi "k8s.io/api/resource/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
@@ -264,13 +264,13 @@ func (d *GroupDemand) withClaims(env *deviceEnv, pods []*corev1.Pod) {
 	slices.SortStableFunc(pods, func(a, b *corev1.Pod) int {
 		return cmp.Or(cmp.Compare(podIndex(a), podIndex(b)), strings.Compare(a.Name, b.Name))
 	})
-	claims := make([][]*resourceapi.ResourceClaim, len(pods))
-	any := false
+	claims := make([][]*resourcev1.ResourceClaim, len(pods))
+	claimed := false
 	for k, p := range pods {
 		claims[k] = env.podClaims(p)
-		any = any || len(claims[k]) > 0
+		claimed = claimed || len(claims[k]) > 0
 	}
-	if any {
+	if claimed {
 		d.claims, d.devices = claims, env
 	}
 }

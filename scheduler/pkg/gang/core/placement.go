@@ -23,7 +23,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	resourceapi "k8s.io/api/resource/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 )
 
@@ -148,7 +148,7 @@ type GroupDemand struct {
 	// claims are the ResourceClaims of each pod still to place, in the order
 	// the search places them, and devices the cluster's devices they are
 	// allocated from (devices.go); nil when the group's pods claim no devices.
-	claims  [][]*resourceapi.ResourceClaim
+	claims  [][]*resourcev1.ResourceClaim
 	devices *deviceEnv
 }
 
@@ -241,7 +241,7 @@ func Search(nodes []*SimNode, demands []GroupDemand, root *Scope) (*Placement, *
 // sharedPin allocates a gang's shared claims on one node before its pods are placed.
 type sharedPin struct {
 	node   *SimNode
-	claims []*resourceapi.ResourceClaim
+	claims []*resourcev1.ResourceClaim
 }
 
 // searchOnce is one run of the search, the shared claims allocated on pin's
