@@ -120,23 +120,26 @@ func newDeviceEnv(dra fwk.SharedDRAManager) (*deviceEnv, error) {
 }
 
 // podClaims returns the pod's ResourceClaims as the DRA manager holds them,
-// in spec order; a claim not created yet is left out (the per-pod plugin
-// holds such a pod back on its own).
-func (e *deviceEnv) podClaims(pod *corev1.Pod) []*resourcev1.ResourceClaim {
+// in spec order, and names the first one that does not exist yet ("" when
+// all do): such a pod cannot be placed, and placing its gang without it
+// would leave that claim to the per-pod plugin.
+func (e *deviceEnv) podClaims(pod *corev1.Pod) ([]*resourcev1.ResourceClaim, string) {
 	if e == nil || len(pod.Spec.ResourceClaims) == 0 {
-		return nil
+		return nil, ""
 	}
 	var out []*resourcev1.ResourceClaim
 	for _, ref := range pod.Spec.ResourceClaims {
 		name := claimName(pod, ref)
 		if name == "" {
-			continue
+			return nil, ref.Name
 		}
-		if c, err := e.dra.ResourceClaims().Get(pod.Namespace, name); err == nil {
-			out = append(out, c)
+		c, err := e.dra.ResourceClaims().Get(pod.Namespace, name)
+		if err != nil {
+			return nil, name
 		}
+		out = append(out, c)
 	}
-	return out
+	return out, ""
 }
 
 // claimName is the name of the claim a pod's entry stands for: the one it

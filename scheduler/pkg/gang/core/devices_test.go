@@ -321,3 +321,44 @@ func BenchmarkSearchDevices(b *testing.B) {
 		})
 	}
 }
+
+// A pod's claims are read by the names its entries give (their own, or the
+// generated one from the pod's status); the first one missing is named.
+func TestPodClaims(t *testing.T) {
+	dra := &fakeDRA{claims: map[string]*resourcev1.ResourceClaim{"ns/shared": gpuClaim("shared", "gpu", 1), "ns/p-gpu-x7": gpuClaim("p-gpu-x7", "gpu", 1)}}
+	env, err := newDeviceEnv(dra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := func(refs ...corev1.PodResourceClaim) *corev1.Pod {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p"}, Spec: corev1.PodSpec{ResourceClaims: refs}}
+		p.Status.ResourceClaimStatuses = []corev1.PodResourceClaimStatus{{Name: "gpu", ResourceClaimName: ptr.To("p-gpu-x7")}}
+		return p
+	}
+	named := func(name string) corev1.PodResourceClaim {
+		return corev1.PodResourceClaim{Name: name, ResourceClaimName: ptr.To(name)}
+	}
+	fromTemplate := corev1.PodResourceClaim{Name: "gpu", ResourceClaimTemplateName: ptr.To("gpu")}
+	tests := []struct {
+		name        string
+		pod         *corev1.Pod
+		wantClaims  []string
+		wantMissing string
+	}{
+		{name: "named and generated claims", pod: pod(named("shared"), fromTemplate), wantClaims: []string{"shared", "p-gpu-x7"}},
+		{name: "a named claim not created yet", pod: pod(named("shared"), named("link")), wantMissing: "link"},
+		{name: "a template whose claim is not generated yet", pod: pod(corev1.PodResourceClaim{Name: "nic", ResourceClaimTemplateName: ptr.To("nic")}), wantMissing: "nic"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			claims, missing := env.podClaims(tt.pod)
+			var names []string
+			for _, c := range claims {
+				names = append(names, c.Name)
+			}
+			if !slices.Equal(names, tt.wantClaims) || missing != tt.wantMissing {
+				t.Errorf("podClaims = %v, missing %q; want %v, %q", names, missing, tt.wantClaims, tt.wantMissing)
+			}
+		})
+	}
+}

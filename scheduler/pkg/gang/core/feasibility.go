@@ -175,6 +175,7 @@ func (m *Manager) singleDemand(spec *gangSpec, gi int, pod *corev1.Pod) []GroupD
 		demands[i] = GroupDemand{Name: g.name}
 	}
 	demands[gi] = m.demandFor(spec.groups[gi].name, 1, pod, m.volumeTopologyOf(pod))
+	// A missing claim holds the pod back in the per-pod plugin already.
 	demands[gi].withClaims(m.deviceEnvFor(nil, pod), []*corev1.Pod{pod})
 	return demands
 }
@@ -209,7 +210,9 @@ func (m *Manager) gangDemands(v gangView, gi int, pod *corev1.Pod, skipForeignGa
 			demands[i] = m.demandFor(g.name, need, pending[0], m.groupVolumeTopology(v, i, nil))
 		}
 		env = m.deviceEnvFor(env, pending...)
-		demands[i].withClaims(env, pending)
+		if msg := demands[i].withClaims(env, pending); msg != "" {
+			return nil, msg
+		}
 	}
 	return demands, ""
 }
@@ -253,10 +256,11 @@ func (m *Manager) deviceEnvFor(env *deviceEnv, pods ...*corev1.Pod) *deviceEnv {
 }
 
 // withClaims gives the demand the claims of the pods it places, in order,
-// when any of them claims devices.
-func (d *GroupDemand) withClaims(env *deviceEnv, pods []*corev1.Pod) {
+// when any of them claims devices. A non-empty message names a pod whose
+// claim does not exist yet.
+func (d *GroupDemand) withClaims(env *deviceEnv, pods []*corev1.Pod) string {
 	if env == nil {
-		return
+		return ""
 	}
 	// By pod index, so that the search (and its message) does not depend on
 	// which pod of the group is at hand.
@@ -267,12 +271,16 @@ func (d *GroupDemand) withClaims(env *deviceEnv, pods []*corev1.Pod) {
 	claims := make([][]*resourcev1.ResourceClaim, len(pods))
 	claimed := false
 	for k, p := range pods {
-		claims[k] = env.podClaims(p)
+		var missing string
+		if claims[k], missing = env.podClaims(p); missing != "" {
+			return fmt.Sprintf("group %s: pod %s waits for its ResourceClaim %s to be created", d.Name, p.Name, missing)
+		}
 		claimed = claimed || len(claims[k]) > 0
 	}
 	if claimed {
 		d.claims, d.devices = claims, env
 	}
+	return ""
 }
 
 // podIndex is the pod's index in its PodClique; -1 without the label.
