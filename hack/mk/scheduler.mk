@@ -43,3 +43,7 @@ e2e-gangs-race: ## Competing gangs on the local cluster: 3 gangs that cannot all
 .PHONY: e2e-gangs-race-100
 e2e-gangs-race-100: ## e2e-gangs-race with 100 rounds per scheduler.
 	$(MAKE) --no-print-directory e2e-gangs-race ROUNDS=100
+
+.PHONY: bench-search-devices
+bench-search-devices: ## The placement search's cost for one gang with DRA claims vs the same gang with an extended resource, same run (Go benchmark, 500 nodes of 8 GPUs; fits and does not fit).
+	cd scheduler && go test -run '^$$' -bench BenchmarkSearchDevices -benchmem -count 5 ./pkg/gang/core

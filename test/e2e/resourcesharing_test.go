@@ -18,6 +18,7 @@ limitations under the License.
 package e2e
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,11 +47,9 @@ const (
 // templates (one in another namespace), both scopes, with filters; every pod
 // references exactly the claims that reach it, and a scale-in deletes the
 // claims of the removed replicas. Its pods share claims within one gang:
-// stock kube-scheduler (the Workload API backend) allocates each shared claim
-// once for all of them; grove-scheduler does not place such a gang yet (its
-// pods are not in a gang the DynamicResources plugin knows, which refuses a
-// pod whose claim a sibling waiting at Permit is still allocating:
-// docs/devices.md), so the grove-scheduler spec asserts names and references.
+// stock kube-scheduler (the Workload API backend) and grove-scheduler
+// (test/e2e/gangdevices_test.go) each allocate every shared claim once for
+// all of them.
 var _ = Describe("Resource sharing (DRA)", Label("dra"), func() {
 	It("creates upstream's rs-test claims, references them from exactly the pods they reach, and cleans up on scale-in", func() {
 		ns := createRSTest("")
@@ -79,32 +78,7 @@ var _ = Describe("Resource sharing (DRA)", Label("dra"), func() {
 	})
 
 	It("runs rs-test's gang through the Workload API backend with every shared claim allocated once, on the node of all its pods", func() {
-		ns := createRSTest("default-scheduler")
-		pods := runningPods(ns, "rs-test", 6)
-		consumers := map[string][]corev1.Pod{}
-		for _, p := range pods {
-			for _, c := range p.Spec.ResourceClaims {
-				consumers[c.Name] = append(consumers[c.Name], p)
-			}
-		}
-		Expect(consumers).To(HaveLen(len(rsTestClaims)))
-		devices := map[string]string{}
-		for _, name := range rsTestClaims {
-			rc := &resourcev1.ResourceClaim{}
-			Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, rc)).To(Succeed())
-			Expect(rc.Status.Allocation).NotTo(BeNil(), "claim %s allocated", name)
-			Expect(rc.Status.Allocation.Devices.Results).To(HaveLen(1), "claim %s", name)
-			r := rc.Status.Allocation.Devices.Results[0]
-			dev := r.Pool + "/" + r.Device
-			Expect(devices).NotTo(HaveKey(dev), "device %s allocated to %s and %s", dev, devices[dev], name)
-			devices[dev] = name
-			var want []any
-			for _, p := range consumers[name] {
-				want = append(want, HaveField("UID", p.UID))
-				Expect(p.Spec.NodeName).To(Equal(r.Pool), "pod %s runs on the node of claim %s's device", p.Name, name)
-			}
-			Expect(rc.Status.ReservedFor).To(ConsistOf(want...), "claim %s reserved for each of its %d pods", name, len(want))
-		}
+		expectRSTestClaimsAllocatedOnce(createRSTest("default-scheduler"))
 	})
 
 	It("runs a gang whose pods each claim a GPU: every claim allocated a device of its pod's node, one GPU per node spreading the pods", func() {
@@ -133,6 +107,50 @@ var _ = Describe("Resource sharing (DRA)", Label("dra"), func() {
 		}
 	})
 })
+
+// expectRSTestClaimsAllocatedOnce waits for rs-test's six pods to run and
+// checks its 13 claims with expectClaimsAllocatedOnce.
+func expectRSTestClaimsAllocatedOnce(ns string) {
+	GinkgoHelper()
+	expectClaimsAllocatedOnce(ns, "rs-test", 6, rsTestClaims)
+}
+
+// expectClaimsAllocatedOnce waits for the PodCliqueSet's n pods to run and
+// checks that they use exactly the named claims, each allocated one device
+// of its own, on the node of every pod that uses it, reserved for exactly
+// those pods and protected by the delete-protection finalizer. It returns
+// each claim's pods.
+func expectClaimsAllocatedOnce(ns, pcsName string, n int, claims []string) map[string][]corev1.Pod {
+	GinkgoHelper()
+	pods := runningPods(ns, pcsName, n)
+	consumers := map[string][]corev1.Pod{}
+	for _, p := range pods {
+		for _, c := range p.Spec.ResourceClaims {
+			consumers[c.Name] = append(consumers[c.Name], p)
+		}
+	}
+	Expect(slices.Sorted(maps.Keys(consumers))).To(Equal(slices.Sorted(slices.Values(claims))))
+	devices := map[string]string{}
+	for _, name := range claims {
+		rc := &resourcev1.ResourceClaim{}
+		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, rc)).To(Succeed())
+		Expect(rc.Status.Allocation).NotTo(BeNil(), "claim %s allocated", name)
+		Expect(rc.Status.Allocation.Devices.Results).To(HaveLen(1), "claim %s", name)
+		r := rc.Status.Allocation.Devices.Results[0]
+		Expect(r.Driver).To(Equal(fakeGPUDriver))
+		dev := r.Pool + "/" + r.Device
+		Expect(devices).NotTo(HaveKey(dev), "device %s allocated to %s and %s", dev, devices[dev], name)
+		devices[dev] = name
+		var want []any
+		for _, p := range consumers[name] {
+			want = append(want, And(HaveField("Name", p.Name), HaveField("UID", p.UID)))
+			Expect(p.Spec.NodeName).To(Equal(r.Pool), "pod %s runs on the node of claim %s's device", p.Name, name)
+		}
+		Expect(rc.Status.ReservedFor).To(ConsistOf(want...), "claim %s reserved for each of its %d pods", name, len(want))
+		Expect(rc.Finalizers).To(ContainElement(resourcev1.Finalizer), "claim %s protected while allocated", name)
+	}
+	return consumers
+}
 
 // The claims of rs-test with one replica, worker-a at 2 pods and sga at 2
 // replicas (grove-reference §3.17a).

@@ -273,6 +273,9 @@ func (p *Plugin) PostFilter(ctx context.Context, state fwk.CycleState, pod *core
 	if d := readDecision(state); d != nil && d.BestEffort {
 		return nil, fwk.NewStatus(fwk.Unschedulable, "best-effort pod of a gang does not preempt or reject its gang")
 	}
+	if d := readDecision(state); d != nil && d.AwaitingClaims {
+		return nil, fwk.NewStatus(fwk.Unschedulable, "pod of a gang waiting for its ResourceClaims' allocations does not preempt or reject its gang")
+	}
 	res, err := p.core.Preempt(ctx, pod)
 	if err != nil {
 		return nil, fwk.AsStatus(err)

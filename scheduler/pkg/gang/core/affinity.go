@@ -266,6 +266,9 @@ func (s *podSim) selfStart(gi int) []string {
 // fits reports whether one more pod of the group may go on the node as far as
 // inter-pod (anti-)affinity and host ports are concerned.
 func (s *podSim) fits(gi int, n *SimNode) bool {
+	if s == nil {
+		return true
+	}
 	sg := &s.groups[gi]
 	for key, values := range sg.existingBlocked {
 		if v, ok := n.Labels[key]; ok && values.Has(v) {

@@ -27,6 +27,10 @@ limitations under the License.
 //     and the pinning of its pods to their planned nodes;
 //   - affinity.go and volumes.go: inter-pod (anti-)affinity, host ports and
 //     the volume topology of pods' claims in that search;
+//   - devices.go and claims.go: DRA ResourceClaims allocated in that search
+//     (a shared claim once), and the writes of those allocations before the
+//     gang reserves, given back when its attempt fails;
+//   - nofit.go: the message of a gang that does not fit;
 //   - permit.go: Reserve, Permit and the release of a failed gang;
 //   - preemption.go and disruption.go: whole-gang preemption and the
 //     PodDisruptionBudgets it weighs;

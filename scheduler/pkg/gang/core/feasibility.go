@@ -17,16 +17,22 @@ limitations under the License.
 package core
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"sigs.k8s.io/scheduler-plugins/pkg/util"
+
+	apicommon "github.com/grove-project/grove/api/common"
 )
 
 // Decision is what PreFilter learned for a pod: the node labels it must and should land on.
@@ -41,6 +47,10 @@ type Decision struct {
 	// Node is the node the gang's plan gives the pod (groupcycle.go): its
 	// cycle filters that node only. Empty leaves the choice to kube-scheduler.
 	Node string
+	// AwaitingClaims is set for a pod turned back until the scheduler sees
+	// the ResourceClaims its gang's search allocated (claims.go): it neither
+	// preempts nor fails its gang.
+	AwaitingClaims bool
 }
 
 // PreFilter runs the gang feasibility and placement search for a pod of a gang
@@ -77,6 +87,11 @@ func (m *Manager) PreFilter(pod *corev1.Pod, nodeInfos []fwk.NodeInfo) (*Decisio
 	}
 	m.mu.Unlock()
 	if !met {
+		if n := m.claimsUnobserved(key); n > 0 {
+			m.activateAfter(spec, claimsObservedPoll)
+			return &Decision{AwaitingClaims: true}, fwk.NewStatus(fwk.Unschedulable,
+				fmt.Sprintf("waits until the scheduler sees the %d ResourceClaims allocated for PodGang %s", n, key))
+		}
 		if d := m.plannedDecision(key, gi, pod, nodeInfos); d != nil {
 			return d, nil
 		}
@@ -114,6 +129,18 @@ func (m *Manager) PreFilter(pod *corev1.Pod, nodeInfos []fwk.NodeInfo) (*Decisio
 		m.recordFailure(key, fail.Message)
 		return nil, fwk.NewStatus(fwk.Unschedulable, podMessage(fail.Message))
 	}
+	if !met && len(placement.Claims) > 0 {
+		// The per-pod plugin only lets the gang's pods share a claim it sees
+		// allocated: write the allocations, and try the gang's pods again
+		// once the scheduler sees them (devices.go).
+		if err := m.writeClaims(key, placement.Claims); err != nil {
+			m.activateAfter(spec, claimsObservedPoll)
+			return &Decision{AwaitingClaims: true}, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("PodGang %s: %v", key, err))
+		}
+		m.activateAfter(spec, claimsObservedPoll)
+		return &Decision{AwaitingClaims: true}, fwk.NewStatus(fwk.Unschedulable,
+			fmt.Sprintf("allocated %d ResourceClaims for PodGang %s; its pods go once the scheduler sees them", len(placement.Claims), key))
+	}
 	d := &Decision{Required: placement.Required[gi], Preferred: placement.Preferred[gi], BestEffort: met}
 	if !met {
 		m.mu.Lock()
@@ -131,6 +158,7 @@ func (m *Manager) recordFailure(key, msg string) {
 	st.reason = msg
 	m.transitionLocked(key, st, evSearchRejected)
 	m.mu.Unlock()
+	m.releaseClaims(key)
 	if spec := m.spec(key); spec != nil {
 		m.releaseExtras(key, spec.family)
 	}
@@ -147,6 +175,8 @@ func (m *Manager) singleDemand(spec *gangSpec, gi int, pod *corev1.Pod) []GroupD
 		demands[i] = GroupDemand{Name: g.name}
 	}
 	demands[gi] = m.demandFor(spec.groups[gi].name, 1, pod, m.volumeTopologyOf(pod))
+	// A missing claim holds the pod back in the per-pod plugin already.
+	demands[gi].withClaims(m.deviceEnvFor(nil, pod), []*corev1.Pod{pod})
 	return demands
 }
 
@@ -155,43 +185,111 @@ func (m *Manager) singleDemand(spec *gangSpec, gi int, pod *corev1.Pod) []GroupD
 // referenced pod as the template for every other group. A non-empty message
 // means the gang cannot be complete because pods are missing; with
 // skipForeignGated, pods held by a foreign scheduling gate count as missing.
+// Groups whose pods claim devices carry each pod's claims (devices.go).
 func (m *Manager) gangDemands(v gangView, gi int, pod *corev1.Pod, skipForeignGated bool) ([]GroupDemand, string) {
 	spec := v.spec
 	demands := make([]GroupDemand, len(spec.groups))
+	var env *deviceEnv
 	for i, g := range spec.groups {
 		need := g.min - v.counts[i]
 		if need <= 0 {
 			demands[i] = GroupDemand{Name: g.name}
 			continue
 		}
+		var first *corev1.Pod
+		if i == gi {
+			first = pod
+		}
+		pending := m.unplacedPods(v, i, need, first, skipForeignGated)
+		if i != gi && int64(len(pending)) < need {
+			return nil, fmt.Sprintf("group %s needs %d more pods but only %d of its referenced pods exist unplaced", g.name, need, len(pending))
+		}
 		if i == gi {
 			demands[i] = m.demandFor(g.name, need, pod, m.groupVolumeTopology(v, i, pod))
-			continue
+		} else {
+			demands[i] = m.demandFor(g.name, need, pending[0], m.groupVolumeTopology(v, i, nil))
 		}
-		var template *corev1.Pod
-		var pending int64
-		for _, ref := range g.refs {
-			if _, ok := v.assigned[ref]; ok {
-				continue
-			}
-			p, err := m.pods.Pods(spec.namespace).Get(ref)
-			if err != nil || p.DeletionTimestamp != nil || (skipForeignGated && heldByForeignGate(p)) {
-				continue
-			}
-			pending++
-			if template == nil {
-				template = p
-			}
-			if pending >= need {
-				break
-			}
+		env = m.deviceEnvFor(env, pending...)
+		if msg := demands[i].withClaims(env, pending); msg != "" {
+			return nil, msg
 		}
-		if pending < need {
-			return nil, fmt.Sprintf("group %s needs %d more pods but only %d of its referenced pods exist unplaced", g.name, need, pending)
-		}
-		demands[i] = m.demandFor(g.name, need, template, m.groupVolumeTopology(v, i, nil))
 	}
 	return demands, ""
+}
+
+// unplacedPods returns up to need of group i's referenced pods that hold no
+// node, first (when set) in front.
+func (m *Manager) unplacedPods(v gangView, i int, need int64, first *corev1.Pod, skipForeignGated bool) []*corev1.Pod {
+	var out []*corev1.Pod
+	if first != nil {
+		out = append(out, first)
+	}
+	for _, ref := range v.spec.groups[i].refs {
+		if int64(len(out)) >= need {
+			break
+		}
+		if _, ok := v.assigned[ref]; ok || (first != nil && ref == first.Name) {
+			continue
+		}
+		p, err := m.pods.Pods(v.spec.namespace).Get(ref)
+		if err != nil || p.DeletionTimestamp != nil || (skipForeignGated && heldByForeignGate(p)) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// deviceEnvFor returns env, or a new view of the cluster's devices when env
+// is nil and one of the pods claims devices; nil when none does or the
+// scheduler has no DRA.
+func (m *Manager) deviceEnvFor(env *deviceEnv, pods ...*corev1.Pod) *deviceEnv {
+	if env != nil || m.dra == nil || !slices.ContainsFunc(pods, func(p *corev1.Pod) bool { return len(p.Spec.ResourceClaims) > 0 }) {
+		return env
+	}
+	env, err := newDeviceEnv(m.dra)
+	if err != nil {
+		m.log.Error(err, "Reading devices for the placement search")
+		return nil
+	}
+	return env
+}
+
+// withClaims gives the demand the claims of the pods it places, in order,
+// when any of them claims devices. A non-empty message names a pod whose
+// claim does not exist yet.
+func (d *GroupDemand) withClaims(env *deviceEnv, pods []*corev1.Pod) string {
+	if env == nil {
+		return ""
+	}
+	// By pod index, so that the search (and its message) does not depend on
+	// which pod of the group is at hand.
+	pods = slices.Clone(pods)
+	slices.SortStableFunc(pods, func(a, b *corev1.Pod) int {
+		return cmp.Or(cmp.Compare(podIndex(a), podIndex(b)), strings.Compare(a.Name, b.Name))
+	})
+	claims := make([][]*resourcev1.ResourceClaim, len(pods))
+	claimed := false
+	for k, p := range pods {
+		var missing string
+		if claims[k], missing = env.podClaims(p); missing != "" {
+			return fmt.Sprintf("group %s: pod %s waits for its ResourceClaim %s to be created", d.Name, p.Name, missing)
+		}
+		claimed = claimed || len(claims[k]) > 0
+	}
+	if claimed {
+		d.claims, d.devices = claims, env
+	}
+	return ""
+}
+
+// podIndex is the pod's index in its PodClique; -1 without the label.
+func podIndex(p *corev1.Pod) int {
+	i, err := strconv.Atoi(p.Labels[apicommon.LabelPodCliquePodIndex])
+	if err != nil {
+		return -1
+	}
+	return i
 }
 
 // scope instantiates the gang's pack scopes, fixing the domains its placed

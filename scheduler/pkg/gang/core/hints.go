@@ -55,7 +55,21 @@ func (m *Manager) EventsToRegister() []fwk.ClusterEventWithHint {
 		{Event: fwk.ClusterEvent{Resource: fwk.PersistentVolumeClaim, ActionType: fwk.Add | fwk.Update}, QueueingHintFn: m.hintClaimChanged},
 		{Event: fwk.ClusterEvent{Resource: fwk.PersistentVolume, ActionType: fwk.Add | fwk.Update}, QueueingHintFn: m.hintVolumesChanged},
 		{Event: fwk.ClusterEvent{Resource: fwk.StorageClass, ActionType: fwk.Add | fwk.Update}, QueueingHintFn: m.hintVolumesChanged},
+		{Event: fwk.ClusterEvent{Resource: fwk.ResourceSlice, ActionType: fwk.Add | fwk.Update}, QueueingHintFn: m.hintDevicesChanged},
+		{Event: fwk.ClusterEvent{Resource: fwk.DeviceClass, ActionType: fwk.Add | fwk.Update}, QueueingHintFn: m.hintDevicesChanged},
+		{Event: fwk.ClusterEvent{Resource: fwk.ResourceClaim, ActionType: fwk.Add | fwk.Update | fwk.Delete}, QueueingHintFn: m.hintDevicesChanged},
 	}
+}
+
+// hintDevicesChanged queues a gang pod with DRA claims when devices may have
+// come free or appeared (a ResourceSlice or DeviceClass added or changed, a
+// ResourceClaim deallocated, deleted or created): the placement search
+// allocates the gang's claims (devices.go).
+func (m *Manager) hintDevicesChanged(_ klog.Logger, pod *corev1.Pod, _, _ any) (fwk.QueueingHint, error) {
+	if len(pod.Spec.ResourceClaims) > 0 && m.referenced(pod) {
+		return fwk.Queue, nil
+	}
+	return fwk.QueueSkip, nil
 }
 
 // hintClaimChanged queues a gang pod when one of its own

@@ -97,6 +97,8 @@ func TestQueueingHints(t *testing.T) {
 		nodeLabel        hintFn = func(m *Manager) fwk.QueueingHintFn { return m.hintNodeLabel }
 		claimChanged     hintFn = func(m *Manager) fwk.QueueingHintFn { return m.hintClaimChanged }
 		volumesChanged   hintFn = func(m *Manager) fwk.QueueingHintFn { return m.hintVolumesChanged }
+		devicesChanged   hintFn = func(m *Manager) fwk.QueueingHintFn { return m.hintDevicesChanged }
+		withDevices             = withResourceClaim(hintPod("g-w-0", "g"), "gpu")
 		withClaim               = claiming(hintPod("g-w-0", "g"), "model")
 		member                  = hintPod("g-w-0", "g")
 		unreferenced            = hintPod("g-w-9", "g")
@@ -167,6 +169,14 @@ func TestQueueingHints(t *testing.T) {
 		{name: "a volume appears for a pod without claims", hint: volumesChanged, pod: member, new: pinnedVolume("pv-n1", "n1"), want: fwk.QueueSkip},
 		{name: "a volume appears while its PodGang does not exist yet", hint: volumesChanged, pod: claiming(hintPod("h-w-0", "h"), "model"),
 			new: pinnedVolume("pv-n1", "n1"), want: fwk.QueueSkip},
+
+		// DRA devices.
+		{name: "a ResourceSlice appears for a pod with DRA claims", hint: devicesChanged, pod: withDevices, new: gpuSlice("n1", 4, "a"), want: fwk.Queue},
+		{name: "a ResourceClaim is deallocated for a pod with DRA claims", hint: devicesChanged, pod: withDevices,
+			old: allocatedOn(gpuClaim("other", "gpu", 1), "n1"), new: gpuClaim("other", "gpu", 1), want: fwk.Queue},
+		{name: "a ResourceSlice appears for a pod without DRA claims", hint: devicesChanged, pod: member, new: gpuSlice("n1", 4, "a"), want: fwk.QueueSkip},
+		{name: "a ResourceSlice appears while its PodGang does not exist yet", hint: devicesChanged, pod: withResourceClaim(hintPod("h-w-0", "h"), "gpu"),
+			new: gpuSlice("n1", 4, "a"), want: fwk.QueueSkip},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -215,6 +225,9 @@ func TestEventsToRegisterHaveAHintEach(t *testing.T) {
 		{Resource: fwk.PersistentVolumeClaim, ActionType: fwk.Add | fwk.Update},
 		{Resource: fwk.PersistentVolume, ActionType: fwk.Add | fwk.Update},
 		{Resource: fwk.StorageClass, ActionType: fwk.Add | fwk.Update},
+		{Resource: fwk.ResourceSlice, ActionType: fwk.Add | fwk.Update},
+		{Resource: fwk.DeviceClass, ActionType: fwk.Add | fwk.Update},
+		{Resource: fwk.ResourceClaim, ActionType: fwk.Add | fwk.Update | fwk.Delete},
 	}
 	if len(events) != len(want) {
 		t.Fatalf("%d events registered, want %d", len(events), len(want))
@@ -285,4 +298,11 @@ func TestPodGangChangesActivateTheGangsWaitingPods(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withResourceClaim gives the pod a DRA claim of that name.
+func withResourceClaim(p *corev1.Pod, name string) *corev1.Pod {
+	p = p.DeepCopy()
+	p.Spec.ResourceClaims = append(p.Spec.ResourceClaims, corev1.PodResourceClaim{Name: name, ResourceClaimName: &name})
+	return p
 }

@@ -65,14 +65,17 @@ type Manager struct {
 	podGangs      schedlisters.PodGangLister
 	pods          corelisters.PodLister
 	// podsByGang is the pod informer's indexer, with gangIndex.
-	podsByGang    cache.Indexer
-	nodes         corelisters.NodeLister
-	namespaces    corelisters.NamespaceLister
-	pvcs          corelisters.PersistentVolumeClaimLister
-	pvs           corelisters.PersistentVolumeLister
-	classes       storagelisters.StorageClassLister
-	priorities    schedulinglisters.PriorityClassLister
-	pdbs          policylisters.PodDisruptionBudgetLister
+	podsByGang cache.Indexer
+	nodes      corelisters.NodeLister
+	namespaces corelisters.NamespaceLister
+	pvcs       corelisters.PersistentVolumeClaimLister
+	pvs        corelisters.PersistentVolumeLister
+	classes    storagelisters.StorageClassLister
+	priorities schedulinglisters.PriorityClassLister
+	pdbs       policylisters.PodDisruptionBudgetLister
+	// dra is the scheduler's view of ResourceClaims, ResourceSlices and
+	// DeviceClasses, the one its DynamicResources plugin uses; nil without DRA.
+	dra           fwk.SharedDRAManager
 	permitTimeout time.Duration
 	status        *StatusWriter
 
@@ -106,6 +109,7 @@ func NewManager(log logr.Logger, handle fwk.Handle, client groveclient.Interface
 	if p, ok := handle.(interface{ ProfileName() string }); ok && p.ProfileName() != "" {
 		m.schedulerName = p.ProfileName()
 	}
+	m.dra = handle.SharedDRAManager()
 	m.namespaces = factory.Core().V1().Namespaces().Lister()
 	m.pvcs = factory.Core().V1().PersistentVolumeClaims().Lister()
 	m.pvs = factory.Core().V1().PersistentVolumes().Lister()

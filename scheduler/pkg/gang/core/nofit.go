@@ -18,13 +18,17 @@ package core
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/dynamic-resource-allocation/cel"
+	"k8s.io/dynamic-resource-allocation/structured"
 )
 
 // Reasons a node is excluded for a pod group, in kube-scheduler's words, so
@@ -72,6 +76,9 @@ func (se *search) nodesAvailable(nodes []*SimNode, free map[string]Resources, gi
 			continue
 		}
 		lacks := before[n.Name].lacks(d.Request)
+		if len(lacks) == 0 && se.dev.refuses(gi, len(on), n) {
+			lacks = append(lacks, unallocatedDevices)
+		}
 		if len(lacks) == 0 {
 			available++
 			room += before[n.Name].copies(d.Request)
@@ -170,4 +177,116 @@ func quantity(name corev1.ResourceName, v int64) string {
 		return resource.NewQuantity(v, resource.BinarySI).String()
 	}
 	return resource.NewQuantity(v, resource.DecimalSI).String()
+}
+
+// why names, for the k-th pod of group gi that found no node, each device
+// request of its unallocated claims that no candidate node can serve, with
+// how many devices it needs and the most any one node has free, counting
+// only the nodes its allocated claims allow when it has some:
+// "; claim c request gpu needs 2 devices of class gpu.example.com on one node, at most 1 free on a node".
+// An allocated claim none of whose nodes is a candidate is named too.
+func (s *deviceSim) why(gi, k int, nodes []*SimNode) string {
+	if !s.claimed(gi) || k >= len(s.demands[gi].claims) {
+		return ""
+	}
+	if s.err != nil {
+		return "; " + s.err.Error()
+	}
+	var parts, todo []string
+	where, reach := "on a node", nodes
+	for _, c := range s.demands[gi].claims[k] {
+		a := s.allocation(c)
+		if a == nil {
+			continue
+		}
+		reach = slices.DeleteFunc(slices.Clone(reach), func(n *SimNode) bool { return !s.env.reaches(a, n.node) })
+		where = "on the nodes its allocated claims allow"
+		if len(reach) == 0 {
+			parts = append(parts, fmt.Sprintf("claim %s is allocated on nodes none of which can take the pod", c.Name))
+			return "; " + strings.Join(parts, "; ")
+		}
+	}
+	for _, c := range s.demands[gi].claims[k] {
+		if s.allocation(c) != nil || slices.Contains(todo, c.Name) {
+			continue
+		}
+		todo = append(todo, c.Name)
+		for _, r := range c.Spec.Devices.Requests {
+			if r.Exactly == nil {
+				continue
+			}
+			need := r.Exactly.Count
+			if r.Exactly.AllocationMode == resourcev1.DeviceAllocationModeAll || need < 1 {
+				need = 1
+			}
+			if most := s.mostFree(r.Exactly, reach); most < need {
+				parts = append(parts, fmt.Sprintf("claim %s request %s needs %d %s on one node, at most %d free %s",
+					c.Name, r.Name, need, devicesOf(r.Exactly.DeviceClassName, need), most, where))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(parts, "; ")
+}
+
+// devicesOf words a count of devices of a class.
+func devicesOf(class string, n int64) string {
+	if n == 1 {
+		return "device of class " + class
+	}
+	return "devices of class " + class
+}
+
+// mostFree is the largest number of free devices matching the request (its
+// class's selectors and its own) that any one candidate node can reach.
+func (s *deviceSim) mostFree(r *resourcev1.ExactDeviceRequest, nodes []*SimNode) int64 {
+	var selectors []resourcev1.DeviceSelector
+	if class, err := s.env.dra.DeviceClasses().Get(r.DeviceClassName); err == nil {
+		selectors = append(selectors, class.Spec.Selectors...)
+	} else {
+		return 0
+	}
+	selectors = append(selectors, r.Selectors...)
+	var most int64
+	for _, n := range nodes {
+		if n.node == nil {
+			continue
+		}
+		var free int64
+		for _, sl := range s.env.slices {
+			if !sliceReaches(sl, n.node) {
+				continue
+			}
+			for i := range sl.Spec.Devices {
+				d := &sl.Spec.Devices[i]
+				id := structured.MakeDeviceID(sl.Spec.Driver, sl.Spec.Pool.Name, d.Name)
+				if s.env.allocated.AllocatedDevices.Has(id) || !s.matches(sl.Spec.Driver, d, selectors) {
+					continue
+				}
+				free++
+			}
+		}
+		most = max(most, free)
+	}
+	return most
+}
+
+// matches evaluates CEL selectors against a device.
+func (s *deviceSim) matches(driver string, d *resourcev1.Device, selectors []resourcev1.DeviceSelector) bool {
+	for _, sel := range selectors {
+		if sel.CEL == nil {
+			continue
+		}
+		compiled := s.env.cel.GetOrCompile(sel.CEL.Expression)
+		if compiled.Error != nil {
+			return false
+		}
+		ok, _, err := compiled.DeviceMatches(context.Background(), cel.Device{Driver: driver, Attributes: d.Attributes, Capacity: d.Capacity})
+		if err != nil || !ok {
+			return false
+		}
+	}
+	return true
 }

@@ -65,6 +65,7 @@ func (m *Manager) Permit(pod *corev1.Pod) (PermitResult, time.Duration) {
 	if minSetMet(spec, counts(spec, st)) {
 		m.transitionLocked(key, st, evPermitComplete)
 		st.reason = ""
+		st.keepClaims()
 		m.mu.Unlock()
 		if wasWaiting {
 			m.allowWaiting(key)
@@ -116,6 +117,7 @@ func (m *Manager) Unreserve(pod *corev1.Pod, reason string) {
 		m.releaseExtras(key, spec.family)
 	}
 	m.rejectWaiting(key, reason)
+	m.releaseClaims(key)
 	if wasWaiting {
 		m.endAttempt(key, metrics.ResultTimeout)
 	}
@@ -141,6 +143,7 @@ func (m *Manager) RejectGang(pod *corev1.Pod, reason string, searchPassed bool) 
 		m.releaseExtras(key, spec.family)
 	}
 	m.rejectWaiting(key, reason)
+	m.releaseClaims(key)
 	m.endAttempt(key, metrics.ResultUnschedulable)
 }
 

@@ -16,7 +16,11 @@ limitations under the License.
 
 package core
 
-import "time"
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+)
 
 // Phase is where a gang's scheduling attempts stand. Whether the minimum set
 // is placed right now is not a phase: it is counted from the gang's reserved
@@ -173,6 +177,9 @@ type gangState struct {
 	// plan is the group-level cycle's placement of the minimum set being
 	// reserved (groupcycle.go); nil outside an attempt.
 	plan *gangPlan
+	// claims are the ResourceClaims the current attempt allocated
+	// (claims.go), given back if it fails; nil outside such an attempt.
+	claims map[types.NamespacedName]types.UID
 }
 
 func newGangState() *gangState {

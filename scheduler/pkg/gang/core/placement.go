@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 )
 
@@ -144,6 +145,11 @@ type GroupDemand struct {
 	// pod is the group's pod template, for the constraints that depend on
 	// where other pods are (inter-pod (anti-)affinity, host ports); nil for none.
 	pod *podTraits
+	// claims are the ResourceClaims of each pod still to place, in the order
+	// the search places them, and devices the cluster's devices they are
+	// allocated from (devices.go); nil when the group's pods claim no devices.
+	claims  [][]*resourcev1.ResourceClaim
+	devices *deviceEnv
 }
 
 // Scope is a topology pack scope: a set of pod groups (directly or through
@@ -182,6 +188,10 @@ type Placement struct {
 	// Nodes maps group index to the nodes the search put the group's pods on,
 	// one entry per pod, in placement order.
 	Nodes map[int][]string
+	// Claims are the ResourceClaims the search allocated (devices.go), in the
+	// order it allocated them; claims allocated before the search are not
+	// in it.
+	Claims []ClaimAllocation
 }
 
 // Infeasible explains why a search failed.
@@ -200,7 +210,43 @@ type Infeasible struct {
 // cluster, for groups whose pods carry no inter-pod (anti-)affinity or host
 // ports; those are placed one pod at a time against the pods already on the
 // nodes and the ones the search itself placed (affinity.go).
+//
+// Claims shared by several pods are allocated with their first consumer, on
+// the node the greedy placement gives it. When that fails, the search is
+// run again on each node with free devices for all the claims of the shared
+// claims' pods, with the shared claims allocated there up front
+// (devices.go), so a gang is not turned down for its first consumer's
+// choice; the failure reported is the first run's.
 func Search(nodes []*SimNode, demands []GroupDemand, root *Scope) (*Placement, *Infeasible) {
+	p, fail := searchOnce(nodes, demands, root, nil)
+	if fail == nil {
+		return p, nil
+	}
+	env := demandDevices(demands)
+	shared, devices := sharedClaims(env, demands)
+	if len(shared) == 0 {
+		return nil, fail
+	}
+	for _, n := range nodes {
+		if n.node == nil || env.freeDevices(n.node) < devices {
+			continue
+		}
+		if p, retry := searchOnce(nodes, demands, root, &sharedPin{node: n, claims: shared}); retry == nil {
+			return p, nil
+		}
+	}
+	return nil, fail
+}
+
+// sharedPin allocates a gang's shared claims on one node before its pods are placed.
+type sharedPin struct {
+	node   *SimNode
+	claims []*resourcev1.ResourceClaim
+}
+
+// searchOnce is one run of the search, the shared claims allocated on pin's
+// node first when pin is set.
+func searchOnce(nodes []*SimNode, demands []GroupDemand, root *Scope, pin *sharedPin) (*Placement, *Infeasible) {
 	free := make(map[string]Resources, len(nodes))
 	for _, n := range nodes {
 		free[n.Name] = n.Free.copyOf()
@@ -209,19 +255,57 @@ func Search(nodes []*SimNode, demands []GroupDemand, root *Scope) (*Placement, *
 		demands: demands,
 		p:       &Placement{Required: map[int]map[string]string{}, Preferred: map[int]map[string]string{}, Nodes: map[int][]string{}},
 		sim:     newPodSim(nodes, demands),
+		dev:     newDeviceSim(demandDevices(demands), demands),
+		// A retry's failure is not reported: it words none.
+		quiet: pin != nil,
+	}
+	// The devices the run allocated leave the shared allocated state with it.
+	defer se.dev.undo(0)
+	if pin != nil && !se.dev.allocateOn(pin.node, pin.claims) {
+		return nil, errRetryFailed
 	}
 	if fail := se.placeScope(nodes, free, root, nil, nil); fail != nil {
 		return nil, fail
 	}
+	se.p.Claims = se.dev.made()
 	return se.p, nil
 }
 
-// search is one run of Search: the demands, the placement being built and
-// the pods it placed so far (nil when no group needs them).
+// demandDevices is the device view the demands' claims come from; nil when
+// no demand carries claims.
+func demandDevices(demands []GroupDemand) *deviceEnv {
+	for _, d := range demands {
+		if d.devices != nil {
+			return d.devices
+		}
+	}
+	return nil
+}
+
+// search is one run of Search: the demands, the placement being built, the
+// pods it placed so far and the claims it allocated (each nil when no group
+// needs them).
 type search struct {
 	demands []GroupDemand
 	p       *Placement
 	sim     *podSim
+	dev     *deviceSim
+	quiet   bool
+}
+
+// errRetryFailed is the failure of a quiet search.
+var errRetryFailed = &Infeasible{Message: "the gang does not fit with its shared claims on this node"}
+
+// trial is a point a failed trial goes back to.
+type trial struct{ pods, claims int }
+
+func (se *search) mark() trial {
+	return trial{pods: se.sim.mark(), claims: se.dev.mark()}
+}
+
+func (se *search) undo(t trial) {
+	se.sim.undo(t.pods)
+	se.dev.undo(t.claims)
 }
 
 // placeScope places one scope within candidate nodes, committing to free only on success.
@@ -239,10 +323,10 @@ func (se *search) placeScope(nodes []*SimNode, free map[string]Resources, s *Sco
 	var lastFail *Infeasible
 	for _, value := range order {
 		trial := cloneFree(free, domains[value])
-		mark := se.sim.mark()
+		mark := se.mark()
 		childReq := withLabel(req, s.RequiredKey, value)
 		if fail := se.placeWithPreference(domains[value], trial, s, childReq, pref); fail != nil {
-			se.sim.undo(mark)
+			se.undo(mark)
 			lastFail = fail
 			continue
 		}
@@ -276,14 +360,14 @@ func (se *search) placeWithPreference(nodes []*SimNode, free map[string]Resource
 		}
 		for _, value := range order {
 			trial := cloneFree(free, domains[value])
-			mark := se.sim.mark()
+			mark := se.mark()
 			if se.placeMembers(domains[value], trial, s, req, withLabel(pref, s.PreferredKey, value)) == nil {
 				for name, r := range trial {
 					free[name] = r
 				}
 				return nil
 			}
-			se.sim.undo(mark)
+			se.undo(mark)
 		}
 	}
 	return se.placeMembers(nodes, free, s, req, pref)
@@ -300,8 +384,11 @@ func (se *search) placeMembers(nodes []*SimNode, free map[string]Resources, s *S
 		d := se.demands[gi]
 		on := se.placeGroup(nodes, free, gi)
 		if placed := int64(len(on)); placed < d.Count {
-			return &Infeasible{Message: fmt.Sprintf("group %s needs %d pods with %s, %d fit: %s%s",
-				d.Name, d.Count, d.Request, placed, se.nodesAvailable(nodes, free, gi, on), se.sim.why(gi))}
+			if se.quiet {
+				return errRetryFailed
+			}
+			return &Infeasible{Message: fmt.Sprintf("group %s needs %d pods with %s, %d fit: %s%s%s",
+				d.Name, d.Count, d.Request, placed, se.nodesAvailable(nodes, free, gi, on), se.sim.why(gi), se.dev.why(gi, len(on), nodes))}
 		}
 		se.p.Required[gi] = req
 		se.p.Preferred[gi] = pref
@@ -322,7 +409,7 @@ func (se *search) placeGroup(nodes []*SimNode, free map[string]Resources, gi int
 	var best []string
 	for _, domain := range partitionAll(nodes, keys) {
 		trial := cloneFree(free, domain)
-		mark := se.sim.mark()
+		mark := se.mark()
 		on := se.placeGreedy(domain, trial, gi)
 		if int64(len(on)) >= se.demands[gi].Count {
 			for name, r := range trial {
@@ -330,7 +417,7 @@ func (se *search) placeGroup(nodes []*SimNode, free map[string]Resources, gi int
 			}
 			return on
 		}
-		se.sim.undo(mark)
+		se.undo(mark)
 		if len(on) > len(best) {
 			best = on
 		}
@@ -344,7 +431,8 @@ func (se *search) placeGroup(nodes []*SimNode, free map[string]Resources, gi int
 // against the pods placed before it.
 func (se *search) placeGreedy(nodes []*SimNode, free map[string]Resources, gi int) []string {
 	d := se.demands[gi]
-	single := se.sim.constrained(gi)
+	// Pods with claims go one at a time too: each has claims of its own.
+	single := se.sim.constrained(gi) || se.dev.claimed(gi)
 	var on []string
 	for _, n := range nodes {
 		if int64(len(on)) >= d.Count {
@@ -360,7 +448,7 @@ func (se *search) placeGreedy(nodes []*SimNode, free map[string]Resources, gi in
 				break
 			}
 			if single {
-				if !se.sim.fits(gi, n) {
+				if !se.sim.fits(gi, n) || !se.dev.fits(gi, len(on), n) {
 					break
 				}
 				c = 1
