@@ -64,8 +64,9 @@ import (
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Setup registers the PodClique controller with the manager.
-// writes records the operator's own writes (the PodClique's status) until
-// the cache shows them; it must track PodCliques.
+// writes records the operator's own writes (the PodClique's status, the
+// gates lifted) until the cache shows them; it must track PodCliques and
+// pods.
 func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry, writes *ownwrites.Tracker) error {
 	return setup(mgr, cfg, backends, writes, expect.DefaultTimeout)
 }
@@ -81,7 +82,7 @@ func setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backen
 	r := &Reconciler{
 		client:   c,
 		recorder: recorder,
-		pods:     pod.New(c, mgr.GetAPIReader(), recorder, backends, expectations, initcImage, cfg.Network.AutoMNNVLEnabled),
+		pods:     pod.New(c, mgr.GetAPIReader(), recorder, backends, expectations, writes, initcImage, cfg.Network.AutoMNNVLEnabled),
 		writes:   writes,
 	}
 	return ctrl.NewControllerManagedBy(mgr).

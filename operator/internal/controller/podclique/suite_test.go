@@ -126,7 +126,7 @@ func startManagerWith(wrap func(client.WithWatch) client.WithWatch, expectationT
 	Expect(err).NotTo(HaveOccurred())
 	Expect(index.Register(context.Background(), mgr.GetFieldIndexer())).To(Succeed())
 	writes := ownwrites.New()
-	Expect(writes.Track(context.Background(), mgr.GetCache(), &grovecorev1alpha1.PodClique{}, &corev1.Pod{}, &groveschedulerv1alpha1.PodGang{})).To(Succeed())
+	Expect(writes.Track(context.Background(), mgr.GetCache(), &grovecorev1alpha1.PodClique{}, &corev1.Pod{})).To(Succeed())
 	Expect(setup(mgr, cfg, backends, writes, expectationTimeout)).To(Succeed())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
