@@ -173,10 +173,10 @@ func RegisterControllers(mgr ctrl.Manager, cfg *config.OperatorConfiguration, ba
 	if err != nil {
 		return err
 	}
-	if err := podcliqueset.Setup(mgr, cfg, backends); err != nil {
+	if err := podcliqueset.Setup(mgr, cfg, backends, writes); err != nil {
 		return fmt.Errorf("setting up %s: %w", podcliqueset.ControllerName, err)
 	}
-	if err := podcliquescalinggroup.Setup(mgr, cfg); err != nil {
+	if err := podcliquescalinggroup.Setup(mgr, cfg, writes); err != nil {
 		return fmt.Errorf("setting up %s: %w", podcliquescalinggroup.ControllerName, err)
 	}
 	if err := podclique.Setup(mgr, cfg, backends, writes); err != nil {
@@ -192,7 +192,7 @@ func RegisterControllers(mgr ctrl.Manager, cfg *config.OperatorConfiguration, ba
 }
 
 // trackOwnWrites returns a record of the operator's own writes for every kind
-// it writes and later reads from its cache: the children it applies, the
+// it writes and later reads from its cache: the children it creates, the
 // PodCliques whose status it writes, and the pods whose gate it lifts.
 func trackOwnWrites(mgr ctrl.Manager) (*ownwrites.Tracker, error) {
 	writes := ownwrites.New()
