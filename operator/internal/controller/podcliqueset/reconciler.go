@@ -80,10 +80,9 @@ type Reconciler struct {
 	// read the PodCliqueSet, so a group's members run concurrently.
 	groups [][]component.Operator[component.SetWork]
 	// writes records the operator's own writes the cache has not shown yet:
-	// the PodCliques gang termination deleted among them.
+	// the PodCliques gang termination deleted and the children of deleted
+	// PodCliqueSets among them.
 	writes *ownwrites.Tracker
-	// childDeletions remembers the children of gone PodCliqueSets deleted.
-	childDeletions *childDeletions
 	// tasEnabled says whether topology constraints are translated.
 	tasEnabled bool
 	// mnnvl is network.autoMNNVLEnabled: the set's ComputeDomains are
