@@ -25,13 +25,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/cache/informertest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
-	"github.com/grove-project/grove/operator/internal/ownwrites"
 )
 
 func TestControlledByDeleted(t *testing.T) {
@@ -83,23 +80,7 @@ func TestChildrenOfADeletedSetAreDeletedOnceWhileTheCacheLags(t *testing.T) {
 		t.Fatal(err)
 	}
 	deletes := 0
-	r.client = interceptor.NewClient(r.client.(client.WithWatch), interceptor.Funcs{
-		// The cache lags: it lists the PodClique as it was before its deletion.
-		List: func(_ context.Context, _ client.WithWatch, list client.ObjectList, _ ...client.ListOption) error {
-			if l, ok := list.(*grovecorev1alpha1.PodCliqueList); ok {
-				l.Items = []grovecorev1alpha1.PodClique{*stale.DeepCopy()}
-			}
-			return nil
-		},
-		Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
-			deletes++
-			return c.Delete(ctx, obj, opts...)
-		},
-	})
-	r.writes = ownwrites.New()
-	if err := r.writes.Track(context.Background(), &informertest.FakeInformers{Scheme: r.client.Scheme()}, &grovecorev1alpha1.PodClique{}); err != nil {
-		t.Fatal(err)
-	}
+	lagging(t, r, stale, &deletes)
 	for i := range 2 {
 		if _, err := r.deleteChildrenOfDeleted(context.Background(), logr.Discard(), types.NamespacedName{Namespace: "default", Name: "gone"}); err != nil {
 			t.Fatalf("pass %d: %v", i+1, err)

@@ -60,26 +60,8 @@ func TestGangTerminationActsOnceWhileTheCacheShowsTheDeletedPodCliques(t *testin
 		}}},
 	}
 	r, rec := statusTestReconciler(t, pcs, pclq)
-	// The cache lags: it lists the PodClique as it was before its deletion.
-	stale := pclq.DeepCopy()
 	deletes := 0
-	r.client = interceptor.NewClient(r.client.(client.WithWatch), interceptor.Funcs{
-		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
-			if l, ok := list.(*grovecorev1alpha1.PodCliqueList); ok {
-				l.Items = []grovecorev1alpha1.PodClique{*stale.DeepCopy()}
-				return nil
-			}
-			return c.List(ctx, list, opts...)
-		},
-		Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
-			deletes++
-			return c.Delete(ctx, obj, opts...)
-		},
-	})
-	r.writes = ownwrites.New()
-	if err := r.writes.Track(context.Background(), &informertest.FakeInformers{Scheme: r.client.Scheme()}, &grovecorev1alpha1.PodClique{}); err != nil {
-		t.Fatal(err)
-	}
+	lagging(t, r, pclq.DeepCopy(), &deletes)
 	ctx := context.Background()
 	for i := range 2 {
 		cur := &grovecorev1alpha1.PodCliqueSet{}
@@ -99,5 +81,29 @@ func TestGangTerminationActsOnceWhileTheCacheShowsTheDeletedPodCliques(t *testin
 	if deletes != 1 || terminations != 1 {
 		t.Errorf("two passes on a cache that shows the deleted PodClique alive: %d deletes, %d %s events; want 1 and 1",
 			deletes, terminations, ReasonReplicaDeleteSuccessful)
+	}
+}
+
+// lagging makes r read from a cache that lists stale, a PodClique as it was
+// before its deletion (and no other object), counts r's deletes in deletes,
+// and gives r a record of its own writes that tracks PodCliques, as the
+// manager's does.
+func lagging(t *testing.T, r *Reconciler, stale *grovecorev1alpha1.PodClique, deletes *int) {
+	t.Helper()
+	r.client = interceptor.NewClient(r.client.(client.WithWatch), interceptor.Funcs{
+		List: func(_ context.Context, _ client.WithWatch, list client.ObjectList, _ ...client.ListOption) error {
+			if l, ok := list.(*grovecorev1alpha1.PodCliqueList); ok {
+				l.Items = []grovecorev1alpha1.PodClique{*stale.DeepCopy()}
+			}
+			return nil
+		},
+		Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+			*deletes++
+			return c.Delete(ctx, obj, opts...)
+		},
+	})
+	r.writes = ownwrites.New()
+	if err := r.writes.Track(context.Background(), &informertest.FakeInformers{Scheme: r.client.Scheme()}, &grovecorev1alpha1.PodClique{}); err != nil {
+		t.Fatal(err)
 	}
 }
