@@ -129,7 +129,7 @@ func TestTrackerBeginReservesACreateOnce(t *testing.T) {
 		t.Error("a second create of an object whose create is in flight was allowed")
 	}
 	untracked := &corev1.ConfigMap{ObjectMeta: a.ObjectMeta}
-	if !tr.Begin(untracked) || !tr.Begin(untracked) {
+	if first, second := tr.Begin(untracked), tr.Begin(untracked); !first || !second {
 		t.Error("a create of a kind no informer reports on was remembered; nothing would end its wait")
 	}
 	tr.Forget(a)
