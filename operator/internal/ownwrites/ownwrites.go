@@ -207,19 +207,6 @@ func (t *Tracker) Forget(obj client.Object) {
 	delete(t.entries, keyOf(obj))
 }
 
-// Pending reports whether an object the cache does not show was created (or
-// is being created) by the operator less than Timeout ago: it exists, the
-// cache is behind.
-func (t *Tracker) Pending(obj client.Object) bool {
-	if t == nil {
-		return false
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	e, ok := t.entries[keyOf(obj)]
-	return ok && e.deleted == "" && t.live(e)
-}
-
 // Behind reports whether cached, an object as the cache shows it, predates
 // the operator's last write of it: older than the version the write answered
 // with, or alive though the operator deleted it. Once the cache has caught
