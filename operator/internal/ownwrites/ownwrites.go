@@ -28,18 +28,18 @@ limitations under the License.
 // force the creating values back, spec.replicas among them); a PodClique
 // whose cached status is older than the status its controller wrote is not
 // reconciled on (the status would be computed from what that write
-// replaced); pod references written into a PodGang and scheduling gates
-// lifted are not written again; an object deleted (gang termination, the
-// children of a deleted PodCliqueSet) is not judged or deleted again while
-// the cache still shows it alive.
+// replaced); a scheduling gate lifted is not lifted again and counts as
+// lifted; an object deleted (gang termination, the children of a deleted
+// PodCliqueSet) is not judged or deleted again while the cache still shows
+// it alive.
 //
 // An entry ends when a read of the cache shows the write (a version at least
 // as new, the deletion under way), when the informer reports the object
-// deleted, or after Timeout. Writes
-// are idempotent and carry preconditions where it matters, so an entry that
-// ends too early costs a repeated request, never a wrong one. After a restart
-// the caches are listed anew before any reconcile runs and nothing is
-// remembered.
+// deleted, or after Timeout. The deletes and status writes carry
+// preconditions and a gate removal changes nothing the second time, so for
+// them an entry that ends too early costs a repeated request, never a wrong
+// one. After a restart the caches are listed anew before any reconcile runs
+// and nothing is remembered.
 package ownwrites
 
 import (
