@@ -138,7 +138,8 @@ type Scale struct {
 // missing, its AppliedHashAnnotation differs from the hash of the wanted
 // configuration, or a wanted label or annotation lost its value. A child
 // created by an earlier apply that the cache has not shown yet is not
-// applied again (see Creates).
+// applied again (d.Writes): that apply would force the creating values back,
+// spec.replicas among them.
 //
 // An object of the child's name that owner does not control is never
 // written: Apply returns ErrNotOwned. The cache holds every object of the
@@ -205,14 +206,19 @@ func Apply(ctx context.Context, d Deps, owner client.Object, c Child) (Result, e
 func create(ctx context.Context, d Deps, c Child) (Result, error) {
 	c.Live.SetNamespace(c.Key.Namespace)
 	c.Live.SetName(c.Key.Name)
-	if !d.Creates.reserve(c.Live) {
+	// Reserved before the request is sent, so of two passes that find the
+	// child missing at once (a replica's and the pass over every replica)
+	// only one sends it.
+	if !d.Writes.Begin(c.Live) {
 		return Unchanged, nil
 	}
 	res, err := createReserved(ctx, d, c)
 	if err != nil {
-		d.Creates.observed(c.Live) // nothing was created: free to try again
+		d.Writes.Forget(c.Live) // nothing was created: free to try again
+		return res, err
 	}
-	return res, err
+	d.Writes.Wrote(c.Live)
+	return res, nil
 }
 
 func createReserved(ctx context.Context, d Deps, c Child) (Result, error) {

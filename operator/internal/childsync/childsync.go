@@ -16,8 +16,8 @@ limitations under the License.
 
 // Package childsync holds what the PodCliqueSet and PodCliqueScalingGroup
 // controllers do the same way for their children: apply a child server-side
-// when it is missing or differs from what is wanted (Apply), remember creates
-// the cache has not shown yet, delete children no longer wanted
+// when it is missing or differs from what is wanted (Apply), without sending
+// a create again while the cache does not show it, delete children no longer wanted
 // (DeleteExcept), run independent writes in parallel, and emit one event per
 // outcome and kind.
 package childsync
@@ -36,6 +36,7 @@ import (
 
 	apicommon "github.com/grove-project/grove/api/common"
 	"github.com/grove-project/grove/operator/internal/index"
+	"github.com/grove-project/grove/operator/internal/ownwrites"
 )
 
 // Result says what Apply did.
@@ -96,8 +97,9 @@ type Deps struct {
 	Scheme *runtime.Scheme
 	// Recorder emits events on the PodCliqueSet.
 	Recorder events.EventRecorder
-	// Creates holds the creates the cache has not shown yet; nil tracks none.
-	Creates *Creates
+	// Writes records the children created that the cache has not shown
+	// yet; nil records none.
+	Writes *ownwrites.Tracker
 	// FieldManager names the controller in the managedFields of the
 	// children it applies server-side.
 	FieldManager string

@@ -25,16 +25,15 @@ package gangtermination
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/ownwrites"
 	"github.com/grove-project/grove/operator/internal/webhook/podcliqueset"
 )
 
@@ -107,8 +106,8 @@ func recreatedPodClique(pclq *grovecorev1alpha1.PodClique, started metav1.Time) 
 // PodClique created since the termination started has had minAvailable pods
 // scheduled (or is scaled to zero). expected lists the names the scope
 // should have.
-func Back(expected []string, byName map[string]*grovecorev1alpha1.PodClique, started metav1.Time, deleted *Tracker) bool {
-	if !Settled(expected, byName, deleted) {
+func Back(expected []string, byName map[string]*grovecorev1alpha1.PodClique, started metav1.Time, writes *ownwrites.Tracker) bool {
+	if !Settled(expected, byName, writes) {
 		return false
 	}
 	for _, name := range expected {
@@ -121,65 +120,31 @@ func Back(expected []string, byName map[string]*grovecorev1alpha1.PodClique, sta
 }
 
 // Settled reports whether the scope can be judged: every PodClique it
-// should have exists, none is being deleted and none is one this process
-// already deleted (the cache may still show it). Gang termination waits
-// otherwise, which also keeps it from deleting replacements.
-func Settled(expected []string, byName map[string]*grovecorev1alpha1.PodClique, deleted *Tracker) bool {
+// should have exists, none is being deleted and none is one the operator
+// already deleted while the cache still shows it alive (writes). Gang
+// termination waits otherwise, which also keeps it from judging, deleting
+// and reporting the same breach twice.
+func Settled(expected []string, byName map[string]*grovecorev1alpha1.PodClique, writes *ownwrites.Tracker) bool {
 	for _, name := range expected {
 		p, ok := byName[name]
-		if !ok || p.DeletionTimestamp != nil || deleted.Has(p.UID) {
+		if !ok || p.DeletionTimestamp != nil || writes.Behind(p) {
 			return false
 		}
 	}
 	return true
 }
 
-// trackerTTL bounds how long a deleted PodClique is remembered: far longer
-// than any cache lag, short enough to keep the set small.
-const trackerTTL = 10 * time.Minute
-
-// Tracker remembers the UIDs of PodCliques gang termination deleted, so a
-// reconcile that still sees them in the cache neither deletes them again nor
-// reports a second termination. After a restart the caches are listed anew
-// and no longer show them.
-type Tracker struct {
-	mu      sync.Mutex
-	deleted map[types.UID]time.Time
-}
-
-// NewTracker returns an empty tracker.
-func NewTracker() *Tracker { return &Tracker{deleted: map[types.UID]time.Time{}} }
-
-// Has reports whether the PodClique with this UID was deleted by gang termination.
-func (t *Tracker) Has(uid types.UID) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	_, ok := t.deleted[uid]
-	return ok
-}
-
-func (t *Tracker) add(uid types.UID, now time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for u, at := range t.deleted {
-		if now.Sub(at) > trackerTTL {
-			delete(t.deleted, u)
-		}
-	}
-	t.deleted[uid] = now
-}
-
 // Delete deletes the PodCliques, each only if it is still the object that
 // was judged (UID precondition): a replacement with the same name is never
-// deleted. A PodClique already gone or replaced counts as deleted.
-func (t *Tracker) Delete(ctx context.Context, c client.Client, pclqs []*grovecorev1alpha1.PodClique) error {
-	now := time.Now()
+// deleted. A PodClique already gone or replaced counts as deleted. Each is
+// recorded in writes until the cache shows it deleted.
+func Delete(ctx context.Context, c client.Client, writes *ownwrites.Tracker, pclqs []*grovecorev1alpha1.PodClique) error {
 	for _, p := range pclqs {
 		err := c.Delete(ctx, p, client.Preconditions{UID: &p.UID})
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 			return err
 		}
-		t.add(p.UID, now)
+		writes.Deleted(p)
 	}
 	return nil
 }

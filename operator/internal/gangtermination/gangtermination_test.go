@@ -17,13 +17,17 @@ limitations under the License.
 package gangtermination
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/cache/informertest"
 
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
+	"github.com/grove-project/grove/operator/internal/ownwrites"
 )
 
 var t0 = time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
@@ -130,12 +134,20 @@ func TestSettledAndBack(t *testing.T) {
 	started := metav1.NewTime(t0)
 	recreated := func(p *grovecorev1alpha1.PodClique) { p.CreationTimestamp = metav1.NewTime(t0.Add(time.Second)) }
 	recreatedSameSecond := func(p *grovecorev1alpha1.PodClique) { p.CreationTimestamp = metav1.NewTime(t0) }
-	tracked := NewTracker()
-	tracked.add("b-uid", t0)
+	// b was deleted by gang termination; the cache still shows it alive.
+	scheme := runtime.NewScheme()
+	if err := grovecorev1alpha1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	tracked := ownwrites.New()
+	if err := tracked.Track(context.Background(), &informertest.FakeInformers{Scheme: scheme}, &grovecorev1alpha1.PodClique{}); err != nil {
+		t.Fatal(err)
+	}
+	tracked.Deleted(pclq("b", metav1.ConditionTrue, true))
 	tests := []struct {
 		name          string
 		pclqs         []*grovecorev1alpha1.PodClique
-		deleted       *Tracker
+		deleted       *ownwrites.Tracker
 		settled, back bool
 	}{
 		{name: "all present, none recreated", pclqs: []*grovecorev1alpha1.PodClique{pclq("a", metav1.ConditionFalse, true), pclq("b", metav1.ConditionFalse, true)},
@@ -166,9 +178,6 @@ func TestSettledAndBack(t *testing.T) {
 				byName[p.Name] = p
 			}
 			deleted := tt.deleted
-			if deleted == nil {
-				deleted = NewTracker()
-			}
 			expected := []string{"a", "b"}
 			if got := Settled(expected, byName, deleted); got != tt.settled {
 				t.Errorf("settled = %v, want %v", got, tt.settled)
@@ -177,14 +186,5 @@ func TestSettledAndBack(t *testing.T) {
 				t.Errorf("back = %v, want %v", got, tt.back)
 			}
 		})
-	}
-}
-
-func TestTrackerForgetsAfterTTL(t *testing.T) {
-	tr := NewTracker()
-	tr.add("old", t0)
-	tr.add("new", t0.Add(trackerTTL+time.Second))
-	if tr.Has("old") || !tr.Has("new") {
-		t.Errorf("tracker keeps %v", tr.deleted)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"hash/maphash"
 	"sync"
+	"unique"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -202,17 +203,16 @@ func dropSubresourceManagedFields(obj any) (any, error) {
 	return o, nil
 }
 
-// Bounds of what sharedMeta remembers, in bytes. When one is reached it
-// forgets all it holds and starts again: objects cached before keep what they
-// were given, later ones share anew. What it holds is mostly held by cached
-// objects too; the bounds cap what it keeps alive alone (that of deleted
-// objects, and field sets no other object has).
-const (
-	maxSharedStringBytes = 2 << 20
-	maxSharedFieldBytes  = 8 << 20
-	// Longer strings (annotations holding documents) are kept as they are.
-	maxSharedStringLen = 320
-)
+// maxSharedFieldBytes bounds the managed-field sets sharedMeta remembers.
+// When it is reached it forgets them all and starts again: objects cached
+// before keep what they were given, later ones share anew. What it holds is
+// mostly held by cached objects too; the bound caps what it keeps alive alone
+// (the sets of deleted objects, and sets no other object has).
+const maxSharedFieldBytes = 8 << 20
+
+// maxSharedStringLen: longer strings (annotations holding documents) are
+// kept as they are.
+const maxSharedStringLen = 320
 
 // sharedMeta makes the cached objects share one copy of the metadata they
 // repeat. Every decoded object arrives with its own copy of every string and
@@ -223,25 +223,29 @@ const (
 // are most of the operator's memory at scale, and these copies a large part
 // of them.
 //
+// Strings are made canonical with Go's unique package. The managed-field
+// sets are not strings but byte slices behind a pointer, which unique cannot
+// share; sharedMeta keeps them in a bounded memory of its own. Measured with
+// BenchmarkCachedObjectBytes, sharing them saves 2.7 KB per PodClique, 1.6 KB
+// per PodGang and 0.9 KB per Service: 26 MB of heap for the 5000 of each of
+// a 10k-pod PodCliqueSet.
+//
 // Sharing is safe because cached objects are never changed in place: the
-// manager's client hands out deep copies, the reads that skip the copy (the
-// PodCliqueSet controller's of its children) only read, and the informers
-// replace an object on update rather than editing it.
+// manager's client hands out deep copies, the reads that skip the copy only
+// read, and the informers replace an object on update rather than editing it.
 type sharedMeta struct {
-	mu                            sync.Mutex
-	strings                       map[string]string
-	fieldSets                     map[uint64]*metav1.FieldsV1
-	hash                          func([]byte) uint64
-	stringBytes, fieldBytes       int
-	maxStringBytes, maxFieldBytes int
+	mu                        sync.Mutex
+	fieldSets                 map[uint64]*metav1.FieldsV1
+	hash                      func([]byte) uint64
+	fieldBytes, maxFieldBytes int
 }
 
 func newSharedMeta() *sharedMeta {
 	seed := maphash.MakeSeed()
 	return &sharedMeta{
-		strings: map[string]string{}, fieldSets: map[uint64]*metav1.FieldsV1{},
-		hash:           func(b []byte) uint64 { return maphash.Bytes(seed, b) },
-		maxStringBytes: maxSharedStringBytes, maxFieldBytes: maxSharedFieldBytes,
+		fieldSets:     map[uint64]*metav1.FieldsV1{},
+		hash:          func(b []byte) uint64 { return maphash.Bytes(seed, b) },
+		maxFieldBytes: maxSharedFieldBytes,
 	}
 }
 
@@ -254,8 +258,6 @@ func (s *sharedMeta) transform(obj any) (any, error) {
 	if !ok {
 		return obj, nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	o.SetNamespace(s.string(o.GetNamespace()))
 	o.SetGenerateName(s.string(o.GetGenerateName()))
 	o.SetLabels(s.stringMap(o.GetLabels()))
@@ -300,20 +302,13 @@ func (s *sharedMeta) pod(pod *corev1.Pod) {
 	}
 }
 
-// string returns the shared copy of v (v itself the first time it is seen).
+// string returns the canonical copy of v (unique.Make). Equal strings made
+// canonical while one of them is alive share their bytes.
 func (s *sharedMeta) string(v string) string {
 	if v == "" || len(v) > maxSharedStringLen {
 		return v
 	}
-	if shared, ok := s.strings[v]; ok {
-		return shared
-	}
-	if s.stringBytes += len(v); s.stringBytes > s.maxStringBytes {
-		clear(s.strings)
-		s.stringBytes = len(v)
-	}
-	s.strings[v] = v
-	return v
+	return unique.Make(v).Value()
 }
 
 // stringMap returns m with shared keys and values, as a new map: Go does not
@@ -339,6 +334,8 @@ func (s *sharedMeta) fieldSet(f *metav1.FieldsV1) *metav1.FieldsV1 {
 		return f
 	}
 	key := s.hash(raw)
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if shared, ok := s.fieldSets[key]; ok {
 		if bytes.Equal(shared.GetRawBytes(), raw) {
 			return shared

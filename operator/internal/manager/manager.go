@@ -44,7 +44,9 @@ import (
 
 	"github.com/go-logr/logr"
 	"go.uber.org/zap/zapcore"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -69,6 +71,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/controller/podgang"
 	"github.com/grove-project/grove/operator/internal/index"
 	"github.com/grove-project/grove/operator/internal/metrics"
+	"github.com/grove-project/grove/operator/internal/ownwrites"
 )
 
 // GracefulShutdownTimeout is how long running reconciles get to finish on shutdown.
@@ -160,17 +163,23 @@ func New(cfg *config.OperatorConfiguration, restConfig *rest.Config, options ...
 
 // RegisterControllers registers the PodCliqueSet, PodCliqueScalingGroup,
 // PodClique and ClusterTopologyBinding controllers. (Webhooks are registered next to it by the caller.)
+// The controllers share one record of the operator's own writes the cache
+// has not shown yet (ownwrites).
 func RegisterControllers(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry) error {
 	if err := index.Register(context.Background(), mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
-	if err := podcliqueset.Setup(mgr, cfg, backends); err != nil {
+	writes, err := trackOwnWrites(mgr)
+	if err != nil {
+		return err
+	}
+	if err := podcliqueset.Setup(mgr, cfg, backends, writes); err != nil {
 		return fmt.Errorf("setting up %s: %w", podcliqueset.ControllerName, err)
 	}
-	if err := podcliquescalinggroup.Setup(mgr, cfg); err != nil {
+	if err := podcliquescalinggroup.Setup(mgr, cfg, writes); err != nil {
 		return fmt.Errorf("setting up %s: %w", podcliquescalinggroup.ControllerName, err)
 	}
-	if err := podclique.Setup(mgr, cfg, backends); err != nil {
+	if err := podclique.Setup(mgr, cfg, backends, writes); err != nil {
 		return fmt.Errorf("setting up %s: %w", podclique.ControllerName, err)
 	}
 	if err := clustertopologybinding.Setup(mgr); err != nil {
@@ -180,6 +189,18 @@ func RegisterControllers(mgr ctrl.Manager, cfg *config.OperatorConfiguration, ba
 		return fmt.Errorf("setting up %s: %w", podgang.ControllerName, err)
 	}
 	return nil
+}
+
+// trackOwnWrites returns a record of the operator's own writes for every kind
+// it writes and later reads from its cache: the children it creates, the
+// PodCliques whose status it writes, and the pods whose gate it lifts.
+func trackOwnWrites(mgr ctrl.Manager) (*ownwrites.Tracker, error) {
+	writes := ownwrites.New()
+	err := writes.Track(context.Background(), mgr.GetCache(),
+		&grovecorev1alpha1.PodClique{}, &grovecorev1alpha1.PodCliqueScalingGroup{}, &groveschedulerv1alpha1.PodGang{},
+		&corev1.Service{}, &autoscalingv2.HorizontalPodAutoscaler{}, &corev1.Pod{},
+		&corev1.ServiceAccount{}, &rbacv1.Role{}, &rbacv1.RoleBinding{})
+	return writes, err
 }
 
 // metricsOptions serves /metrics over HTTPS behind the API server's

@@ -139,6 +139,7 @@ func startManagerWith(cfg *rest.Config, opts func(*ctrl.Options), mods ...func(*
 	}
 	mgr, err := manager.New(opCfg, cfg, func(o *ctrl.Options) {
 		o.Controller = ctrlconfig.Controller{SkipNameValidation: ptr.To(true)}
+		guard.install(o)
 		if opts != nil {
 			opts(o)
 		}

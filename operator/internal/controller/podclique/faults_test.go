@@ -53,10 +53,12 @@ type faultyAPI struct {
 	// hideNew hides each pod created from now on for this long.
 	hideNew time.Duration
 	hidden  map[types.UID]time.Time
-	// staleGates keeps showing Grove's scheduling gate on a pod whose gate
-	// was removed, for this long; gatePatches counts the removals per pod.
+	// staleGates keeps showing a pod whose gate was removed as it was
+	// before (with the gate, at its earlier resourceVersion), for this long;
+	// gatePatches counts the removals per pod.
 	staleGates  time.Duration
 	ungatedAt   map[types.UID]time.Time
+	gatedAt     map[types.UID]string
 	gatePatches map[types.UID]int
 	// podCliqueStatusPatches counts the PodClique status writes and
 	// podCliqueStatusConflicts those the API server refused with a conflict.
@@ -112,7 +114,7 @@ func (f *faultyAPI) wrap(c client.WithWatch) client.WithWatch {
 			if err != nil {
 				return err
 			}
-			uid := p.UID
+			uid, version := p.UID, p.ResourceVersion
 			if err := c.Patch(ctx, obj, patch, opts...); err != nil {
 				return err
 			}
@@ -120,7 +122,7 @@ func (f *faultyAPI) wrap(c client.WithWatch) client.WithWatch {
 				f.set(func(f *faultyAPI) {
 					f.gatePatches[uid]++
 					if f.staleGates > 0 {
-						f.ungatedAt[uid] = time.Now()
+						f.ungatedAt[uid], f.gatedAt[uid] = time.Now(), version
 					}
 				})
 			}
@@ -182,6 +184,7 @@ func (f *faultyAPI) wrap(c client.WithWatch) client.WithWatch {
 			for _, p := range pods.Items {
 				if at, ungated := f.ungatedAt[p.UID]; ungated && time.Since(at) < f.staleGates {
 					p.Spec.SchedulingGates = append(p.Spec.SchedulingGates, corev1.PodSchedulingGate{Name: apicommon.PodGangSchedulingGate})
+					p.ResourceVersion = f.gatedAt[p.UID]
 				}
 				if until, hidden := f.hidden[p.UID]; !hidden || time.Now().After(until) {
 					kept = append(kept, p)
@@ -243,7 +246,7 @@ var _ = Describe("PodClique controller under API faults", Ordered, func() {
 	BeforeAll(func() {
 		// This container runs its own manager, whose client injects faults.
 		stopMgr()
-		faults = &faultyAPI{hidden: map[types.UID]time.Time{}, ungatedAt: map[types.UID]time.Time{}, gatePatches: map[types.UID]int{},
+		faults = &faultyAPI{hidden: map[types.UID]time.Time{}, ungatedAt: map[types.UID]time.Time{}, gatedAt: map[types.UID]string{}, gatePatches: map[types.UID]int{},
 			staleCopies: map[types.NamespacedName]staleCopy{}}
 		stopOwn = startManagerWith(faults.wrap, expectationTimeout)
 		DeferCleanup(func() {
@@ -449,7 +452,7 @@ var _ = Describe("PodClique status while a lost create waits for its deadline", 
 	)
 	BeforeAll(func() {
 		stopMgr()
-		faults = &faultyAPI{hidden: map[types.UID]time.Time{}, ungatedAt: map[types.UID]time.Time{}, gatePatches: map[types.UID]int{},
+		faults = &faultyAPI{hidden: map[types.UID]time.Time{}, ungatedAt: map[types.UID]time.Time{}, gatedAt: map[types.UID]string{}, gatePatches: map[types.UID]int{},
 			staleCopies: map[types.NamespacedName]staleCopy{}}
 		stopOwn = startManagerWith(faults.wrap, expectationTimeout)
 		DeferCleanup(func() {

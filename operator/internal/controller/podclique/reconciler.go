@@ -39,6 +39,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/controller/podclique/components/pod"
 	"github.com/grove-project/grove/operator/internal/groveerr"
+	"github.com/grove-project/grove/operator/internal/ownwrites"
 	"github.com/grove-project/grove/operator/internal/update"
 )
 
@@ -57,9 +58,9 @@ type Reconciler struct {
 	client   client.Client
 	recorder events.EventRecorder
 	pods     *pod.Component
-	// written holds back reconciles that read a PodClique older than the
+	// writes holds back reconciles that read a PodClique older than the
 	// controller's own last status write.
-	written *writtenVersions
+	writes *ownwrites.Tracker
 }
 
 // statusHoldBack is how long status writes wait for the cache to show the
@@ -76,14 +77,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.client.Get(ctx, req.NamespacedName, pclq); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.pods.Forget(req.String())
-			r.written.forget(req.String())
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("getting PodClique: %w", err)
 	}
-	if r.written.behind(req.String(), pclq.ResourceVersion) {
+	if r.writes.Behind(pclq) {
 		// The cache has not shown this controller's last status write yet;
-		// status computed now would start from what that write replaced.
+		// status computed now would start from what that write replaced,
+		// and its optimistic-lock write would only meet a conflict.
 		return ctrl.Result{RequeueAfter: common.RetryAfterConflict}, nil
 	}
 	if !pclq.DeletionTimestamp.IsZero() {
@@ -201,7 +202,7 @@ func (r *Reconciler) updateStatus(ctx context.Context, log logr.Logger, pclq *gr
 	if err := r.client.Status().Patch(ctx, pclq, common.StatusMergeFrom(pclq.ResourceVersion, old, podCliqueStatus)); err != nil {
 		return 0, groveerr.Wrapf(err, ErrUpdateStatus, groveerr.OperationSync, "updating status of PodClique %s", pclq.Name)
 	}
-	r.written.wrote(client.ObjectKeyFromObject(pclq).String(), pclq.ResourceVersion)
+	r.writes.Wrote(pclq)
 	// The events announce transitions the status just written records; a
 	// reconcile on a stale PodClique re-derives them, but its write is
 	// refused (optimistic locking), so they are posted only here.

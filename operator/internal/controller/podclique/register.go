@@ -45,6 +45,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/controller/podclique/components/pod"
 	"github.com/grove-project/grove/operator/internal/expect"
 	"github.com/grove-project/grove/operator/internal/index"
+	"github.com/grove-project/grove/operator/internal/ownwrites"
 	"github.com/grove-project/grove/operator/internal/startuporder"
 )
 
@@ -63,12 +64,15 @@ import (
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Setup registers the PodClique controller with the manager.
-func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry) error {
-	return setup(mgr, cfg, backends, expect.DefaultTimeout)
+// writes records the operator's own writes (the PodClique's status, the
+// gates lifted) until the cache shows them; it must track PodCliques and
+// pods.
+func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry, writes *ownwrites.Tracker) error {
+	return setup(mgr, cfg, backends, writes, expect.DefaultTimeout)
 }
 
 // setup is Setup with the expectations' deadline as a parameter (tests shorten it).
-func setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry, expectationTimeout time.Duration) error {
+func setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry, writes *ownwrites.Tracker, expectationTimeout time.Duration) error {
 	expectations := expect.NewStore(expectationTimeout)
 	recorder := common.NewEventRecorder(mgr, ControllerName)
 	initcImage := startuporder.Image{Ref: cfg.InitContainer.Image, PullPolicy: cfg.InitContainer.ImagePullPolicy}
@@ -78,8 +82,8 @@ func setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backen
 	r := &Reconciler{
 		client:   c,
 		recorder: recorder,
-		pods:     pod.New(c, mgr.GetAPIReader(), recorder, backends, expectations, initcImage, cfg.Network.AutoMNNVLEnabled),
-		written:  newWrittenVersions(),
+		pods:     pod.New(c, mgr.GetAPIReader(), recorder, backends, expectations, writes, initcImage, cfg.Network.AutoMNNVLEnabled),
+		writes:   writes,
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).

@@ -30,6 +30,7 @@ import (
 
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/controller/podclique/components/pod"
+	"github.com/grove-project/grove/operator/internal/ownwrites"
 )
 
 // A status computed on a PodClique read from a stale cache is refused by
@@ -48,7 +49,7 @@ func TestStatusEventsArePostedOnlyWithTheirStatus(t *testing.T) {
 	}
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(pclq).WithStatusSubresource(pclq).Build()
 	rec := events.NewFakeRecorder(10)
-	r := &Reconciler{client: c, recorder: rec, written: newWrittenVersions()}
+	r := &Reconciler{client: c, recorder: rec, writes: ownwrites.New()}
 	ctx := context.Background()
 	stale := &grovecorev1alpha1.PodClique{}
 	if err := c.Get(ctx, client.ObjectKeyFromObject(pclq), stale); err != nil {

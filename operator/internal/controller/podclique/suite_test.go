@@ -44,6 +44,7 @@ import (
 	operatorconfig "github.com/grove-project/grove/operator/internal/config"
 	"github.com/grove-project/grove/operator/internal/expect"
 	"github.com/grove-project/grove/operator/internal/index"
+	"github.com/grove-project/grove/operator/internal/ownwrites"
 )
 
 var (
@@ -124,7 +125,9 @@ func startManagerWith(wrap func(client.WithWatch) client.WithWatch, expectationT
 	backends, err := backend.NewRegistry(cfg)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(index.Register(context.Background(), mgr.GetFieldIndexer())).To(Succeed())
-	Expect(setup(mgr, cfg, backends, expectationTimeout)).To(Succeed())
+	writes := ownwrites.New()
+	Expect(writes.Track(context.Background(), mgr.GetCache(), &grovecorev1alpha1.PodClique{}, &corev1.Pod{})).To(Succeed())
+	Expect(setup(mgr, cfg, backends, writes, expectationTimeout)).To(Succeed())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

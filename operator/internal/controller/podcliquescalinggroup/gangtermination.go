@@ -101,7 +101,7 @@ func (r *Reconciler) terminateBreachedReplicas(ctx context.Context, log logr.Log
 	r.clearGangTermination(pcsg, expected, byName)
 	if gangtermination.Suspended(pcs) ||
 		meta.IsStatusConditionPresentAndEqual(pcsg.Status.Conditions, grovecorev1alpha1.ConditionTypeMinAvailableBreached, metav1.ConditionUnknown) ||
-		!gangtermination.Settled(expected, byName, r.deleted) {
+		!gangtermination.Settled(expected, byName, r.d.Writes) {
 		return 0, nil
 	}
 
@@ -148,7 +148,7 @@ func (r *Reconciler) recreateReplicas(ctx context.Context, log logr.Logger, pcsg
 		// merges events with the same regarding, related, reason and action
 		// into one series, and one pass may recreate several replicas.
 		breached := breachedMember(rb)
-		if err := r.deleted.Delete(ctx, r.d.Client, rb.members); err != nil {
+		if err := gangtermination.Delete(ctx, r.d.Client, r.d.Writes, rb.members); err != nil {
 			r.recorder.Eventf(pcsg, breached, corev1.EventTypeWarning, ReasonReplicaDeleteFailed, common.ActionDelete,
 				"Error deleting the PodCliques of replica %d to recreate it (%s): %v", rb.index, why, err)
 			return groveerr.Wrapf(err, "ERR_GANG_TERMINATION", groveerr.OperationSync, "deleting the PodCliques of replica %d", rb.index)
@@ -173,7 +173,7 @@ func (r *Reconciler) recreateReplicas(ctx context.Context, log logr.Logger, pcsg
 func (r *Reconciler) clearGangTermination(pcsg *grovecorev1alpha1.PodCliqueScalingGroup,
 	expected []string, byName map[string]*grovecorev1alpha1.PodClique) {
 	c := meta.FindStatusCondition(pcsg.Status.Conditions, grovecorev1alpha1.ConditionTypeGangTerminationInProgress)
-	if c == nil || !gangtermination.Back(expected, byName, c.LastTransitionTime, r.deleted) {
+	if c == nil || !gangtermination.Back(expected, byName, c.LastTransitionTime, r.d.Writes) {
 		return
 	}
 	// Cleared in memory: the reconcile's status write carries it, and a write

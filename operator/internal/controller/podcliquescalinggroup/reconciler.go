@@ -40,7 +40,6 @@ import (
 	"github.com/grove-project/grove/operator/internal/childsync"
 	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/desired"
-	"github.com/grove-project/grove/operator/internal/gangtermination"
 	"github.com/grove-project/grove/operator/internal/groveerr"
 	"github.com/grove-project/grove/operator/internal/hash"
 	"github.com/grove-project/grove/operator/internal/index"
@@ -58,8 +57,6 @@ type Reconciler struct {
 	d        childsync.Deps
 	recorder events.EventRecorder
 	status   common.StatusRecorder
-	// deleted remembers the PodCliques gang termination deleted.
-	deleted *gangtermination.Tracker
 	// claims makes the ResourceClaims of the group's resourceSharing entries.
 	claims resourceclaim.Syncer
 }
@@ -67,7 +64,7 @@ type Reconciler struct {
 // NewReconciler returns a PodCliqueScalingGroup reconciler. templates reads
 // external ResourceClaimTemplates from the API server.
 func NewReconciler(d childsync.Deps, templates client.Reader) *Reconciler {
-	return &Reconciler{d: d, recorder: d.Recorder, status: common.StatusRecorder{Client: d.Client}, deleted: gangtermination.NewTracker(),
+	return &Reconciler{d: d, recorder: d.Recorder, status: common.StatusRecorder{Client: d.Client},
 		claims: resourceclaim.Syncer{D: d, Templates: templates}}
 }
 

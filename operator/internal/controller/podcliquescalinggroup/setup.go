@@ -37,6 +37,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/config"
 	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/index"
+	"github.com/grove-project/grove/operator/internal/ownwrites"
 )
 
 // The PodCliqueScalingGroup controller reads and patches scaling groups
@@ -57,12 +58,12 @@ import (
 // member PodCliques (deletion, spec.replicas, status the status reads); the
 // PodCliqueSet (template changes reach every scaling group of the set, and
 // update-record changes start or end a group's turn to be rolled).
-func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration) error {
+//
+// writes records the operator's own writes the cache has not shown yet (the
+// PodCliques created); it must track PodCliques.
+func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, writes *ownwrites.Tracker) error {
 	// Every write of the controller is recorded under its field manager.
-	d := childsync.Deps{Client: client.WithFieldOwner(mgr.GetClient(), childsync.PodCliqueScalingGroupFieldManager), Scheme: mgr.GetScheme(), Recorder: common.NewEventRecorder(mgr, ControllerName), Creates: childsync.NewCreates(), FieldManager: childsync.PodCliqueScalingGroupFieldManager}
-	if err := d.Creates.Track(context.Background(), mgr.GetCache(), &grovecorev1alpha1.PodClique{}); err != nil {
-		return err
-	}
+	d := childsync.Deps{Client: client.WithFieldOwner(mgr.GetClient(), childsync.PodCliqueScalingGroupFieldManager), Scheme: mgr.GetScheme(), Recorder: common.NewEventRecorder(mgr, ControllerName), Writes: writes, FieldManager: childsync.PodCliqueScalingGroupFieldManager}
 	r := NewReconciler(d, mgr.GetAPIReader())
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).

@@ -19,7 +19,6 @@ package podcliqueset
 import (
 	"context"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -53,7 +52,9 @@ import (
 // child that the cache still shows with its reference has a newer version and
 // is left alone. It reports whether some deletes met a newer version; those
 // children are tried again once the cache caught up. A child deleted once is
-// not deleted again while the cache does not show the deletion yet.
+// not deleted again while the cache does not show the deletion yet
+// (r.writes): a child with a finalizer changes its version when deleted, and
+// the repeated delete would only meet a conflict.
 func (r *Reconciler) deleteChildrenOfDeleted(ctx context.Context, log logr.Logger, key types.NamespacedName) (bool, error) {
 	lists := []client.ObjectList{
 		&grovecorev1alpha1.PodCliqueScalingGroupList{},
@@ -73,7 +74,7 @@ func (r *Reconciler) deleteChildrenOfDeleted(ctx context.Context, log logr.Logge
 			return false, err
 		}
 		for _, item := range items {
-			if obj, ok := item.(client.Object); ok && controlledByDeleted(obj, key.Name) && !r.childDeletions.sent(obj.GetUID()) {
+			if obj, ok := item.(client.Object); ok && controlledByDeleted(obj, key.Name) && !r.writes.Behind(obj) {
 				children = append(children, obj)
 			}
 		}
@@ -94,7 +95,7 @@ func (r *Reconciler) deleteChildrenOfDeleted(ctx context.Context, log logr.Logge
 		err := r.client.Delete(ctx, obj, client.Preconditions{UID: &uid, ResourceVersion: &version}, client.PropagationPolicy(metav1.DeletePropagationBackground))
 		switch {
 		case err == nil:
-			r.childDeletions.record(uid)
+			r.writes.Deleted(obj)
 			deleted.Add(1)
 		case apierrors.IsConflict(err):
 			stale.Add(1)
@@ -110,51 +111,6 @@ func (r *Reconciler) deleteChildrenOfDeleted(ctx context.Context, log logr.Logge
 // staleChildRetry is when children whose delete met a newer version than the
 // cache's are tried again: by then the cache normally shows that version.
 const staleChildRetry = time.Second
-
-// childDeletionMemory is how long a child's delete is remembered. A child
-// with a finalizer is released by its own controller once its pods are gone;
-// a new delete after that time is harmless (it is already being deleted).
-const childDeletionMemory = 2 * time.Minute
-
-// childDeletions remembers the children deleted for gone PodCliqueSets, so
-// that a reconcile on a cache that does not show a deletion yet does not send
-// it again: a child with a finalizer changes its version when deleted, and the
-// repeated delete would only meet a conflict.
-type childDeletions struct {
-	mu     sync.Mutex
-	now    func() time.Time
-	at     map[types.UID]time.Time
-	pruned time.Time
-}
-
-func newChildDeletions() *childDeletions {
-	return &childDeletions{now: time.Now, at: map[types.UID]time.Time{}}
-}
-
-// sent reports whether uid was deleted within childDeletionMemory.
-func (d *childDeletions) sent(uid types.UID) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	at, ok := d.at[uid]
-	return ok && d.now().Sub(at) < childDeletionMemory
-}
-
-// record remembers uid's delete. Expired deletes are forgotten at most once
-// per childDeletionMemory, so recording stays cheap for thousands of children.
-func (d *childDeletions) record(uid types.UID) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	now := d.now()
-	if now.Sub(d.pruned) >= childDeletionMemory {
-		for u, at := range d.at {
-			if now.Sub(at) >= childDeletionMemory {
-				delete(d.at, u)
-			}
-		}
-		d.pruned = now
-	}
-	d.at[uid] = now
-}
 
 // controlledByDeleted reports whether obj is not being deleted yet and its
 // controller is the PodCliqueSet called name.

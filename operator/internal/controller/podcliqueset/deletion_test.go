@@ -17,44 +17,19 @@ limitations under the License.
 package podcliqueset
 
 import (
+	"context"
 	"testing"
-	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 )
-
-func TestChildDeletionsRememberForTwoMinutes(t *testing.T) {
-	now := time.Date(2026, 11, 24, 22, 0, 0, 0, time.UTC)
-	d := newChildDeletions()
-	d.now = func() time.Time { return now }
-
-	d.record("a")
-	if !d.sent("a") || d.sent("b") {
-		t.Fatalf("after recording a: sent(a)=%v sent(b)=%v", d.sent("a"), d.sent("b"))
-	}
-	now = now.Add(childDeletionMemory - time.Second)
-	if !d.sent("a") {
-		t.Fatal("a forgotten before childDeletionMemory")
-	}
-	now = now.Add(time.Second)
-	if d.sent("a") {
-		t.Fatal("a remembered after childDeletionMemory")
-	}
-	d.record("b")
-	if _, kept := d.at["a"]; kept || len(d.at) != 1 {
-		t.Fatalf("expired entries not pruned: %v", d.at)
-	}
-	// Within the same period no second pass runs: c is recorded beside b.
-	now = now.Add(time.Second)
-	d.record("c")
-	if !d.sent("b") || !d.sent("c") || len(d.at) != 2 {
-		t.Fatalf("entries %v", d.at)
-	}
-}
 
 func TestControlledByDeleted(t *testing.T) {
 	ref := func(apiVersion, kind, name string, controller bool) metav1.OwnerReference {
@@ -86,5 +61,32 @@ func TestControlledByDeleted(t *testing.T) {
 				t.Errorf("controlledByDeleted = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// A reconcile of a deleted PodCliqueSet whose cache still shows a child it
+// deleted, alive, does not delete it again: the deletion is recorded in
+// ownwrites until the cache shows it.
+func TestChildrenOfADeletedSetAreDeletedOnceWhileTheCacheLags(t *testing.T) {
+	labels := apicommon.DefaultLabels("gone")
+	pclq := &grovecorev1alpha1.PodClique{ObjectMeta: metav1.ObjectMeta{
+		Name: "gone-0-fe", Namespace: "default", UID: "pclq-uid", Labels: labels, Finalizers: []string{apicommon.FinalizerPodClique},
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: grovecorev1alpha1.SchemeGroupVersion.String(), Kind: "PodCliqueSet",
+			Name: "gone", UID: "pcs-uid", Controller: ptr.To(true)}},
+	}}
+	r, _ := statusTestReconciler(t, pclq)
+	stale := &grovecorev1alpha1.PodClique{}
+	if err := r.client.Get(context.Background(), client.ObjectKeyFromObject(pclq), stale); err != nil {
+		t.Fatal(err)
+	}
+	deletes := 0
+	lagging(t, r, stale, &deletes)
+	for i := range 2 {
+		if _, err := r.deleteChildrenOfDeleted(context.Background(), logr.Discard(), types.NamespacedName{Namespace: "default", Name: "gone"}); err != nil {
+			t.Fatalf("pass %d: %v", i+1, err)
+		}
+	}
+	if deletes != 1 {
+		t.Errorf("two passes on a cache that shows the deleted child alive sent %d deletes, want 1", deletes)
 	}
 }

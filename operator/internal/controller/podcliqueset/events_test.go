@@ -34,7 +34,6 @@ import (
 	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
-	"github.com/grove-project/grove/operator/internal/gangtermination"
 	"github.com/grove-project/grove/operator/internal/index"
 )
 
@@ -53,7 +52,7 @@ func statusTestReconciler(t *testing.T, objs ...client.Object) (*Reconciler, *ev
 	}
 	c := b.Build()
 	rec := events.NewFakeRecorder(100)
-	return &Reconciler{client: c, apiReader: c, recorder: rec, deleted: gangtermination.NewTracker()}, rec
+	return &Reconciler{client: c, apiReader: c, recorder: rec}, rec
 }
 
 func drain(rec *events.FakeRecorder) []string {

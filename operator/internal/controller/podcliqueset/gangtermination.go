@@ -78,7 +78,7 @@ func (r *Reconciler) terminateBreachedReplicas(ctx context.Context, log logr.Log
 	var requeue time.Duration
 	for i := int32(0); i < pcs.Spec.Replicas; i++ {
 		expected, ok := v.expectedPodCliques(pcs, i)
-		if !ok || !gangtermination.Settled(expected, v.pclqs, r.deleted) {
+		if !ok || !gangtermination.Settled(expected, v.pclqs, r.writes) {
 			continue
 		}
 		b, ok := v.replicaBreach(pcs, i)
@@ -206,7 +206,7 @@ func (r *Reconciler) recreateReplica(ctx context.Context, log logr.Logger, pcs *
 		}
 	}
 	why := fmt.Sprintf("%s had MinAvailableBreached=True (%s) for longer than terminationDelay %s", b.what, b.reason, delay)
-	if err := r.deleted.Delete(ctx, r.client, victims); err != nil {
+	if err := gangtermination.Delete(ctx, r.client, r.writes, victims); err != nil {
 		r.recorder.Eventf(pcs, nil, corev1.EventTypeWarning, ReasonReplicaDeleteFailed, common.ActionDelete,
 			"Error deleting the PodCliques of PodCliqueSet replica %d to recreate it (%s): %v", i, why, err)
 		return groveerr.Wrapf(err, "ERR_GANG_TERMINATION", groveerr.OperationSync, "deleting the PodCliques of PodCliqueSet replica %d", i)
@@ -231,7 +231,7 @@ func (r *Reconciler) clearGangTermination(pcs *grovecorev1alpha1.PodCliqueSet, v
 	}
 	for i := int32(0); i < pcs.Spec.Replicas; i++ {
 		expected, ok := v.expectedPodCliques(pcs, i)
-		if !ok || !gangtermination.Back(expected, v.pclqs, c.LastTransitionTime, r.deleted) {
+		if !ok || !gangtermination.Back(expected, v.pclqs, c.LastTransitionTime, r.writes) {
 			return
 		}
 	}

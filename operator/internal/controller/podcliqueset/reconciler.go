@@ -60,10 +60,10 @@ import (
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/podgang"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/resourceclaim"
 	"github.com/grove-project/grove/operator/internal/controller/podcliqueset/components/service"
-	"github.com/grove-project/grove/operator/internal/gangtermination"
 	"github.com/grove-project/grove/operator/internal/groveerr"
 	"github.com/grove-project/grove/operator/internal/metrics"
 	"github.com/grove-project/grove/operator/internal/mnnvl"
+	"github.com/grove-project/grove/operator/internal/ownwrites"
 )
 
 // ControllerName is the name of the PodCliqueSet controller.
@@ -79,10 +79,10 @@ type Reconciler struct {
 	// only when every earlier group synced without error. Components only
 	// read the PodCliqueSet, so a group's members run concurrently.
 	groups [][]component.Operator[component.SetWork]
-	// deleted remembers the PodCliques gang termination deleted.
-	deleted *gangtermination.Tracker
-	// childDeletions remembers the children of gone PodCliqueSets deleted.
-	childDeletions *childDeletions
+	// writes records the operator's own writes the cache has not shown yet:
+	// the PodCliques gang termination deleted and the children of deleted
+	// PodCliqueSets among them.
+	writes *ownwrites.Tracker
 	// tasEnabled says whether topology constraints are translated.
 	tasEnabled bool
 	// mnnvl is network.autoMNNVLEnabled: the set's ComputeDomains are
@@ -116,10 +116,9 @@ func NewReconciler(c client.Client, apiReader client.Reader, d childsync.Deps, c
 			append(initcObjects, service.New(d), hpa.New(d)),
 			initcBindings,
 		},
-		deleted:        gangtermination.NewTracker(),
-		childDeletions: newChildDeletions(),
-		tasEnabled:     tas,
-		mnnvl:          cfg.Network.AutoMNNVLEnabled,
+		writes:     d.Writes,
+		tasEnabled: tas,
+		mnnvl:      cfg.Network.AutoMNNVLEnabled,
 	}
 }
 

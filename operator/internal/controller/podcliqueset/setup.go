@@ -46,6 +46,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/config"
 	"github.com/grove-project/grove/operator/internal/controller/common"
 	"github.com/grove-project/grove/operator/internal/mnnvl"
+	"github.com/grove-project/grove/operator/internal/ownwrites"
 	"github.com/grove-project/grove/operator/internal/podganginit"
 	"github.com/grove-project/grove/operator/internal/topology"
 )
@@ -75,14 +76,13 @@ import (
 // spec or existence, queues that replica); the ClusterTopologyBindings their
 // constraints name; deletion and metadata changes of the other objects it
 // owns but Secrets (ComputeDomains too with MNNVL), to recreate or restore them.
-func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry) error {
+//
+// writes records the operator's own writes the cache has not shown yet (the
+// children created); it must track the kinds of the children.
+func Setup(mgr ctrl.Manager, cfg *config.OperatorConfiguration, backends *backend.Registry, writes *ownwrites.Tracker) error {
 	// Every write of the controller is recorded under its field manager.
 	c := client.WithFieldOwner(mgr.GetClient(), childsync.PodCliqueSetFieldManager)
-	d := childsync.Deps{Client: c, Scheme: mgr.GetScheme(), Recorder: common.NewEventRecorder(mgr, ControllerName), Creates: childsync.NewCreates(), FieldManager: childsync.PodCliqueSetFieldManager}
-	if err := d.Creates.Track(context.Background(), mgr.GetCache(), &grovecorev1alpha1.PodClique{}, &grovecorev1alpha1.PodCliqueScalingGroup{},
-		&groveschedulerv1alpha1.PodGang{}, &corev1.Service{}, &autoscalingv2.HorizontalPodAutoscaler{}); err != nil {
-		return err
-	}
+	d := childsync.Deps{Client: c, Scheme: mgr.GetScheme(), Recorder: common.NewEventRecorder(mgr, ControllerName), Writes: writes, FieldManager: childsync.PodCliqueSetFieldManager}
 	r := NewReconciler(c, mgr.GetAPIReader(), d, cfg, backends)
 	setOnly := func(old, cur client.Object) (bool, bool) { return old == nil || cur == nil, false }
 	b := builder.TypedControllerManagedBy[Request](mgr).

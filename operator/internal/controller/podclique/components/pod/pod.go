@@ -50,6 +50,7 @@ import (
 	"github.com/grove-project/grove/operator/internal/groveerr"
 	"github.com/grove-project/grove/operator/internal/index"
 	"github.com/grove-project/grove/operator/internal/mnnvl"
+	"github.com/grove-project/grove/operator/internal/ownwrites"
 	"github.com/grove-project/grove/operator/internal/startuporder"
 	"github.com/grove-project/grove/operator/internal/update"
 )
@@ -90,25 +91,17 @@ type Component struct {
 	initcImage   startuporder.Image
 	// mnnvl is network.autoMNNVLEnabled.
 	mnnvl bool
-	// written remembers, per PodClique, the pod references it last wrote, so
-	// a cache that has not caught up with that write does not cause another.
-	written sync.Map // PodClique key -> writtenReferences
-	// lifted remembers, per PodClique, the pods whose scheduling gate this
-	// component removed while the cache still shows the gate. A gate can never
-	// be added back, so such a pod is not patched again and counts as ungated.
-	lifted sync.Map // PodClique key -> map[types.UID]bool
-}
-
-// writtenReferences are pod references written into one PodGang.
-type writtenReferences struct {
-	podGang types.UID
-	refs    []groveschedulerv1alpha1.NamespacedName
+	// writes records the gate removals the cache has not shown yet: the only
+	// writes of a pod after its create. A gate can never be added back, so
+	// a pod the cache shows older than the removal is not patched again and
+	// counts as ungated.
+	writes *ownwrites.Tracker
 }
 
 // New returns the pod component. initcImage is the grove-initc image injected
 // into pods with a startup order.
-func New(c client.Client, apiReader client.Reader, recorder events.EventRecorder, backends *backend.Registry, expectations *expect.Store, initcImage startuporder.Image, mnnvlEnabled bool) *Component {
-	return &Component{client: c, apiReader: apiReader, recorder: recorder, backends: backends, expectations: expectations, initcImage: initcImage, mnnvl: mnnvlEnabled}
+func New(c client.Client, apiReader client.Reader, recorder events.EventRecorder, backends *backend.Registry, expectations *expect.Store, writes *ownwrites.Tracker, initcImage startuporder.Image, mnnvlEnabled bool) *Component {
+	return &Component{client: c, apiReader: apiReader, recorder: recorder, backends: backends, expectations: expectations, writes: writes, initcImage: initcImage, mnnvl: mnnvlEnabled}
 }
 
 // Kind is the managed kind.
@@ -117,8 +110,6 @@ func (c *Component) Kind() string { return "Pod" }
 // Forget drops what the component remembers of a PodClique that is gone.
 func (c *Component) Forget(key string) {
 	c.expectations.Forget(key)
-	c.written.Delete(key)
-	c.lifted.Delete(key)
 }
 
 // Result says what Sync left undone, so the reconciler can report it.
@@ -523,13 +514,9 @@ func (c *Component) syncReferences(ctx context.Context, log logr.Logger, pclq *g
 	if createsPending || slices.Equal(current, want) {
 		return referencedNames(pclq.Namespace, current), nil
 	}
-	key := client.ObjectKeyFromObject(pclq).String()
-	if w, ok := c.written.Load(key); ok {
-		if w := w.(writtenReferences); w.podGang == pg.UID && slices.Equal(w.refs, want) {
-			// Written already; the cache has not shown it yet.
-			return referencedNames(pclq.Namespace, want), nil
-		}
-	}
+	// A cache that has not shown this PodClique's last write of the same
+	// references yet costs one more patch, which changes nothing: the
+	// API server skips a write that leaves the object as it is.
 	// The test pins the group by name: should the PodCliqueSet controller have
 	// reordered the groups meanwhile, the patch fails and the sync is retried.
 	patch, err := json.Marshal([]map[string]any{
@@ -545,7 +532,6 @@ func (c *Component) syncReferences(ctx context.Context, log logr.Logger, pclq *g
 		}
 		return nil, groveerr.Wrapf(err, ErrUpdatePodReferences, groveerr.OperationSync, "writing the pod references of group %s in PodGang %s", pclq.Name, podGangName)
 	}
-	c.written.Store(key, writtenReferences{podGang: pg.UID, refs: want})
 	// The new generation of the PodGang queues its replica in the
 	// PodCliqueSet controller, the one writer of its Initialized condition.
 	log.V(1).Info("Wrote pod references", "podGang", podGangName, "pods", len(want))
@@ -576,25 +562,18 @@ func referencedNames(namespace string, refs []groveschedulerv1alpha1.NamespacedN
 // sync); the others are reconciled again when the PodGang or the base
 // PodGang's PodCliques change, so there is no timed requeue.
 func (c *Component) liftGates(ctx context.Context, log logr.Logger, pclq *grovecorev1alpha1.PodClique, id Identity, active []*corev1.Pod, referenced map[string]bool) (map[types.UID]bool, error) {
-	key := client.ObjectKeyFromObject(pclq).String()
-	var earlier map[types.UID]bool
-	if v, ok := c.lifted.Load(key); ok {
-		earlier = v.(map[types.UID]bool)
-	}
-	// Only pods the cache still shows gated stay remembered, so the memo
-	// never outgrows the clique.
 	lifted := map[types.UID]bool{}
 	var gated []*corev1.Pod
 	for _, p := range active {
 		switch {
 		case !HasGroveGate(p):
-		case earlier[p.UID]:
+		case c.writes.Behind(p):
+			// Its gate removal is not in the cache yet.
 			lifted[p.UID] = true
 		default:
 			gated = append(gated, p)
 		}
 	}
-	defer func() { c.lifted.Store(key, lifted) }()
 	if len(gated) == 0 || len(referenced) == 0 {
 		return lifted, nil
 	}
@@ -614,7 +593,10 @@ func (c *Component) liftGates(ctx context.Context, log logr.Logger, pclq *grovec
 	patch := []byte(fmt.Sprintf(`{"spec":{"schedulingGates":[{"$patch":"delete","name":%q}]}}`, apicommon.PodGangSchedulingGate))
 	n, err := slowStart(len(ready), func(i int) error {
 		p := ready[i]
-		if err := c.client.Patch(ctx, p, client.RawPatch(types.StrategicMergePatchType, patch)); err != nil && !apierrors.IsNotFound(err) {
+		switch err := c.client.Patch(ctx, p, client.RawPatch(types.StrategicMergePatchType, patch)); {
+		case err == nil:
+			c.writes.Wrote(p)
+		case !apierrors.IsNotFound(err):
 			return fmt.Errorf("removing the scheduling gate of pod %s: %w", p.Name, err)
 		}
 		mu.Lock()
