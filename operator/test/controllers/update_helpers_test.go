@@ -204,7 +204,13 @@ func expectRunning(ns, pcs string, want map[string]int) map[string][]corev1.Pod 
 		g.Expect(got).To(Equal(want))
 		// Ready pods are not enough: the rolling step reads availability from
 		// the controllers' status, and a replica still reported unavailable
+		// (under Coherent: with a PodClique not reporting every pod ready)
 		// would rightly be replaced first, out of the order a spec expects.
+		cliques := &grovecorev1alpha1.PodCliqueList{}
+		g.Expect(k8sClient.List(ctx, cliques, client.InNamespace(ns), client.MatchingLabels{apicommon.LabelPartOfKey: pcs})).To(Succeed())
+		for _, c := range cliques.Items {
+			g.Expect(c.Status.ReadyReplicas).To(Equal(c.Spec.Replicas), "%s reports every pod ready", c.Name)
+		}
 		groups := &grovecorev1alpha1.PodCliqueScalingGroupList{}
 		g.Expect(k8sClient.List(ctx, groups, client.InNamespace(ns), client.MatchingLabels{apicommon.LabelPartOfKey: pcs})).To(Succeed())
 		for _, sg := range groups.Items {
