@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"slices"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -30,6 +29,7 @@ import (
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 	"github.com/grove-project/grove/operator/internal/childsync"
+	"github.com/grove-project/grove/operator/internal/controller/podclique/components/pod"
 )
 
 // releaseReferences empties the PodClique's group of its PodGang once its
@@ -52,8 +52,7 @@ func (r *Reconciler) releaseReferences(ctx context.Context, pclq *grovecorev1alp
 	if err := r.client.Get(ctx, types.NamespacedName{Namespace: pclq.Namespace, Name: name}, pg); err != nil {
 		return client.IgnoreNotFound(err)
 	}
-	owner := metav1.GetControllerOfNoCopy(pg)
-	if owner == nil || owner.Kind != "PodCliqueSet" || owner.Name != pclq.Labels[apicommon.LabelPartOfKey] {
+	if !pod.GangOfSet(pg, pclq) {
 		return nil
 	}
 	group := slices.IndexFunc(pg.Spec.PodGroups, func(g groveschedulerv1alpha1.PodGroup) bool { return g.Name == pclq.Name })

@@ -500,7 +500,7 @@ func (c *Component) syncReferences(ctx context.Context, log logr.Logger, pclq *g
 		return nil, groveerr.Wrapf(err, ErrGetPodGang, groveerr.OperationSync, "getting PodGang %s", podGangName)
 	}
 	group := slices.IndexFunc(pg.Spec.PodGroups, func(g groveschedulerv1alpha1.PodGroup) bool { return g.Name == pclq.Name })
-	if group < 0 || !sameSet(pg, pclq) {
+	if group < 0 || !GangOfSet(pg, pclq) {
 		// Not this PodClique's PodGang: a user's object of its name is
 		// never written.
 		return nil, nil
@@ -538,9 +538,9 @@ func (c *Component) syncReferences(ctx context.Context, log logr.Logger, pclq *g
 	return referencedNames(pclq.Namespace, want), nil
 }
 
-// sameSet reports whether pg's controller is the PodCliqueSet pclq belongs
+// GangOfSet reports whether pg's controller is the PodCliqueSet pclq belongs
 // to (its part-of label).
-func sameSet(pg *groveschedulerv1alpha1.PodGang, pclq *grovecorev1alpha1.PodClique) bool {
+func GangOfSet(pg *groveschedulerv1alpha1.PodGang, pclq *grovecorev1alpha1.PodClique) bool {
 	ref := metav1.GetControllerOfNoCopy(pg)
 	return ref != nil && ref.Kind == "PodCliqueSet" && ref.Name == pclq.Labels[apicommon.LabelPartOfKey]
 }
