@@ -23,7 +23,8 @@ limitations under the License.
 //   - grove: R replicas × one clique of P pods, in one PodCliqueSet or spread
 //     evenly over S of them, from their create to all pods Running (with a
 //     timeline: pods exist, PodGangs Initialized, gates lifted, bound,
-//     Running), then from their delete until the last pod is gone;
+//     Running), then from their delete until the last pod is gone (with a
+//     deletion timeline: pods left and terminating, PodCliques, PodGangs);
 //   - gated, after Grove's run (so that Grove's is made on a cluster as
 //     before): the raw loop, but each pod is created with a scheduling gate,
 //     the gate is removed at once, and grove-scheduler places the pod: the
@@ -72,6 +73,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
@@ -259,17 +261,24 @@ func runRound(ctx context.Context, o options, round int, cfg *rest.Config, c cli
 		}
 		reportBaselines(o, total, res.raw, res.gated, res.grove)
 	}
-	fmt.Println("\nGrove timeline:")
-	for _, l := range res.grove.timeline {
-		fmt.Println("  " + l)
-	}
+	printTimeline("Grove timeline", res.grove.timeline)
+	fmt.Printf("kube-apiserver from Grove's create to all Running, every client: %s\n", requestSummary(res.grove.createRequests))
+	printTimeline("Grove deletion timeline", res.grove.deletion)
+	fmt.Printf("kube-apiserver during Grove's deletion, every client: %s\n", requestSummary(res.grove.deleteRequests))
 	if o.peer != "" {
-		fmt.Println("\nLeaderWorkerSet timeline:")
-		for _, l := range res.peer.timeline {
-			fmt.Println("  " + l)
-		}
+		printTimeline("LeaderWorkerSet timeline", res.peer.timeline)
+		fmt.Printf("kube-apiserver from LeaderWorkerSet's create to all Running, every client: %s\n", requestSummary(res.peer.createRequests))
+		printTimeline("LeaderWorkerSet deletion timeline", res.peer.deletion)
+		fmt.Printf("kube-apiserver during LeaderWorkerSet's deletion, every client: %s\n", requestSummary(res.peer.deleteRequests))
 	}
 	return res, nil
+}
+
+func printTimeline(title string, lines []string) {
+	fmt.Printf("\n%s:\n", title)
+	for _, l := range lines {
+		fmt.Println("  " + l)
+	}
 }
 
 // measureGrove creates and deletes the PodCliqueSets and reports their
@@ -391,7 +400,12 @@ func readProc(pid string) (procStat, error) {
 // reached a state.
 type phaseTimes struct {
 	exist, initialized, ungated, bound, running, deleted time.Duration
-	timeline                                             []string
+	// timeline samples the creation once a second, deletion the deletion.
+	timeline, deletion []string
+	// createRequests and deleteRequests count kube-apiserver's requests
+	// from every client from the create to all Running and during the
+	// deletion, by "VERB resource".
+	createRequests, deleteRequests map[string]float64
 }
 
 func fakeNodes(ctx context.Context, c client.Client) ([]string, error) {
@@ -452,7 +466,7 @@ func follow(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, ns st
 	}
 	kinds := []client.Object{&corev1.Pod{}}
 	if gangs {
-		kinds = append(kinds, &groveschedulerv1alpha1.PodGang{})
+		kinds = append(kinds, &groveschedulerv1alpha1.PodGang{}, &grovecorev1alpha1.PodClique{})
 	}
 	for _, k := range kinds {
 		if _, err := cc.GetInformer(ctx, k, cache.BlockUntilSynced(false)); err != nil {
@@ -533,7 +547,7 @@ func (l podLoop) run(ctx context.Context, clusterDir string, cfg *rest.Config, c
 	if err != nil {
 		return t, err
 	}
-	if err := waitGone(ctx, r, ns); err != nil {
+	if t.deletion, err = waitGone(ctx, r, ns, delStart, false); err != nil {
 		return t, err
 	}
 	t.deleted = time.Since(delStart)
@@ -678,6 +692,10 @@ func workloadRun(ctx context.Context, cfg *rest.Config, c client.Client, prefix 
 	if err != nil {
 		return t, err
 	}
+	apiStart, err := apiserverRequests(ctx, cfg)
+	if err != nil {
+		return t, err
+	}
 	start := time.Now()
 	for _, obj := range objects {
 		if err := c.Create(ctx, obj); err != nil {
@@ -687,6 +705,11 @@ func workloadRun(ctx context.Context, cfg *rest.Config, c client.Client, prefix 
 	if err := watchPods(ctx, r, ns, total, start, &t, gangs); err != nil {
 		return t, err
 	}
+	apiBefore, err := apiserverRequests(ctx, cfg)
+	if err != nil {
+		return t, err
+	}
+	t.createRequests = diff(apiStart, apiBefore)
 	running(t)
 	delStart := time.Now()
 	for _, obj := range objects {
@@ -694,11 +717,88 @@ func workloadRun(ctx context.Context, cfg *rest.Config, c client.Client, prefix 
 			return t, fmt.Errorf("deleting %s: %w", obj.GetName(), err)
 		}
 	}
-	if err := waitGone(ctx, r, ns); err != nil {
+	if t.deletion, err = waitGone(ctx, r, ns, delStart, gangs); err != nil {
 		return t, err
 	}
 	t.deleted = time.Since(delStart)
+	apiAfter, err := apiserverRequests(ctx, cfg)
+	if err != nil {
+		return t, err
+	}
+	t.deleteRequests = diff(apiBefore, apiAfter)
 	return t, nil
+}
+
+// apiserverRequests reads kube-apiserver's apiserver_request_total, summed
+// over codes and scopes, by "VERB resource" (subresource appended with /).
+func apiserverRequests(ctx context.Context, cfg *rest.Config) (map[string]float64, error) {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	body, err := cs.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading kube-apiserver's metrics: %w", err)
+	}
+	out := map[string]float64{}
+	for _, line := range strings.Split(string(body), "\n") {
+		rest, ok := strings.CutPrefix(line, "apiserver_request_total{")
+		if !ok {
+			continue
+		}
+		labels, value, ok := strings.Cut(rest, "} ")
+		if !ok {
+			continue
+		}
+		var verb, res, sub string
+		for _, kv := range strings.Split(labels, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			v = strings.Trim(v, `"`)
+			switch k {
+			case "verb":
+				verb = v
+			case "resource":
+				res = v
+			case "subresource":
+				sub = v
+			}
+		}
+		if sub != "" {
+			res += "/" + sub
+		}
+		f, err := strconv.ParseFloat(value, 64)
+		if err != nil {
+			continue
+		}
+		out[verb+" "+res] += f
+	}
+	return out, nil
+}
+
+// requestSummary renders the writes among requests, most first, and their
+// total ("1234 writes: DELETE pods 1000, ...").
+func requestSummary(requests map[string]float64) string {
+	type kv struct {
+		k string
+		v float64
+	}
+	var writes []kv
+	var total float64
+	for k, v := range requests {
+		verb, _, _ := strings.Cut(k, " ")
+		switch verb {
+		case "GET", "LIST", "WATCH", "CONNECT":
+			continue
+		}
+		writes = append(writes, kv{k, v})
+		total += v
+	}
+	sort.Slice(writes, func(i, j int) bool { return writes[i].v > writes[j].v || writes[i].v == writes[j].v && writes[i].k < writes[j].k })
+	parts := make([]string, 0, len(writes))
+	for _, w := range writes {
+		parts = append(parts, fmt.Sprintf("%s %.0f", w.k, w.v))
+	}
+	return fmt.Sprintf("%.0f writes: %s", total, strings.Join(parts, ", "))
 }
 
 // watchPods samples the informer cache once a second until total pods are
@@ -771,18 +871,43 @@ func watchPods(ctx context.Context, r client.Reader, ns string, total int, start
 	}
 }
 
-func waitGone(ctx context.Context, r client.Reader, ns string) error {
+func waitGone(ctx context.Context, r client.Reader, ns string, start time.Time, gangs bool) ([]string, error) {
+	var timeline []string
 	for {
 		list := &corev1.PodList{}
 		if err := r.List(ctx, list, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
-			return err
+			return timeline, err
 		}
+		terminating := 0
+		for _, p := range list.Items {
+			if p.DeletionTimestamp != nil {
+				terminating++
+			}
+		}
+		line := fmt.Sprintf("t=%5.1fs pods=%d terminating=%d", time.Since(start).Seconds(), len(list.Items), terminating)
+		if gangs {
+			cl := &grovecorev1alpha1.PodCliqueList{}
+			if err := r.List(ctx, cl, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err == nil {
+				deleting := 0
+				for _, c := range cl.Items {
+					if c.DeletionTimestamp != nil {
+						deleting++
+					}
+				}
+				line += fmt.Sprintf(" podcliques=%d deleting=%d", len(cl.Items), deleting)
+			}
+			pgs := &groveschedulerv1alpha1.PodGangList{}
+			if err := r.List(ctx, pgs, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err == nil {
+				line += fmt.Sprintf(" podgangs=%d", len(pgs.Items))
+			}
+		}
+		timeline = append(timeline, line)
 		if len(list.Items) == 0 {
-			return nil
+			return timeline, nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%w: %d pods left", ctx.Err(), len(list.Items))
+			return timeline, fmt.Errorf("%w: %d pods left", ctx.Err(), len(list.Items))
 		case <-time.After(time.Second):
 		}
 	}
