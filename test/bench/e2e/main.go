@@ -72,8 +72,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
@@ -793,7 +793,9 @@ func requestSummary(requests map[string]float64) string {
 		writes = append(writes, kv{k, v})
 		total += v
 	}
-	sort.Slice(writes, func(i, j int) bool { return writes[i].v > writes[j].v || writes[i].v == writes[j].v && writes[i].k < writes[j].k })
+	sort.Slice(writes, func(i, j int) bool {
+		return writes[i].v > writes[j].v || writes[i].v == writes[j].v && writes[i].k < writes[j].k
+	})
 	parts := make([]string, 0, len(writes))
 	for _, w := range writes {
 		parts = append(parts, fmt.Sprintf("%s %.0f", w.k, w.v))
