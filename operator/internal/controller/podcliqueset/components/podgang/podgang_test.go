@@ -22,8 +22,10 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	apicommon "github.com/grove-project/grove/api/common"
 	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
@@ -125,5 +127,46 @@ func TestApplyConfigurationLeavesReferencesToPodCliques(t *testing.T) {
 	}
 	if got := string(raw); strings.Contains(got, "podReferences") || !strings.Contains(got, `"podgroups":[{"name":"demo-0-fe","minReplicas":2}]`) {
 		t.Errorf("apply configuration = %s", got)
+	}
+}
+
+func TestRevision(t *testing.T) {
+	now := metav1.Now()
+	pclq := func(name, gen string, deleting bool) *grovecorev1alpha1.PodClique {
+		p := &grovecorev1alpha1.PodClique{}
+		p.Name = name
+		if gen != "" {
+			p.Labels = map[string]string{apicommon.LabelPodCliqueSetGenerationHash: gen}
+		}
+		if deleting {
+			p.DeletionTimestamp = &now
+		}
+		return p
+	}
+	g := &gang{name: "demo-0", members: []member{{pclqName: "demo-0-fe"}, {pclqName: "demo-0-be"}}}
+	for _, tt := range []struct {
+		name  string
+		pclqs []*grovecorev1alpha1.PodClique
+		want  string
+	}{
+		// The PodCliques the same pass creates carry the set's generation:
+		// the PodGang is created with their revision, not applied again
+		// once the cache shows them.
+		{"no PodClique in the cache yet", nil, "gen-2"},
+		{"every PodClique being deleted (a gang Coherent replaces)", []*grovecorev1alpha1.PodClique{pclq("demo-0-fe", "gen-1", true), pclq("demo-0-be", "gen-1", true)}, "gen-2"},
+		{"all of one revision", []*grovecorev1alpha1.PodClique{pclq("demo-0-fe", "gen-1", false), pclq("demo-0-be", "gen-1", false)}, "gen-1"},
+		{"one exists, the other not yet", []*grovecorev1alpha1.PodClique{pclq("demo-0-fe", "gen-1", false)}, "gen-1"},
+		{"revisions disagree (RollingRecreate mid-update)", []*grovecorev1alpha1.PodClique{pclq("demo-0-fe", "gen-1", false), pclq("demo-0-be", "gen-2", false)}, ""},
+		{"a PodClique without the label", []*grovecorev1alpha1.PodClique{pclq("demo-0-fe", "", false), pclq("demo-0-be", "gen-1", false)}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			st := &state{pclqs: map[string]*grovecorev1alpha1.PodClique{}, generation: "gen-2"}
+			for _, p := range tt.pclqs {
+				st.pclqs[p.Name] = p
+			}
+			if got := revision(st, g); got != tt.want {
+				t.Errorf("revision = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
