@@ -22,6 +22,8 @@ import (
 	"fmt"
 	"slices"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -41,8 +43,12 @@ import (
 // a group replica: meanwhile `kubectl get podgang` would list pods that no
 // longer exist and the gang would still count as initialized (see
 // podganginit.Write). A PodGang that is gone, or that another set controls, is
-// left alone; the patch pins the group by name, so a reordered list fails it
-// and the reconcile is retried.
+// left alone, and so is one whose set is gone: it is deleted with the set,
+// and emptying it first would cost a write and, by changing its version, fail
+// the delete that carries the version as a precondition (make bench-e2e:
+// 74-182 such patches and 79-197 failed PodGang deletes per 500-replica set
+// deleted). The patch pins the group by name, so a reordered list fails it and
+// the reconcile is retried.
 func (r *Reconciler) releaseReferences(ctx context.Context, pclq *grovecorev1alpha1.PodClique) error {
 	name := pclq.Labels[apicommon.LabelPodGang]
 	if name == "" {
@@ -54,6 +60,9 @@ func (r *Reconciler) releaseReferences(ctx context.Context, pclq *grovecorev1alp
 	}
 	if !pod.GangOfSet(pg, pclq) {
 		return nil
+	}
+	if gone, err := r.setGone(ctx, pg); gone || err != nil {
+		return err
 	}
 	group := slices.IndexFunc(pg.Spec.PodGroups, func(g groveschedulerv1alpha1.PodGroup) bool { return g.Name == pclq.Name })
 	if group < 0 || len(pg.Spec.PodGroups[group].PodReferences) == 0 {
@@ -70,4 +79,22 @@ func (r *Reconciler) releaseReferences(ctx context.Context, pclq *grovecorev1alp
 		return client.IgnoreNotFound(fmt.Errorf("emptying the pod references of group %s in PodGang %s: %w", pclq.Name, name, err))
 	}
 	return nil
+}
+
+// setGone reports whether the PodCliqueSet that controls pg is gone from the
+// cache: absent, or replaced by a set of the same name (another UID).
+func (r *Reconciler) setGone(ctx context.Context, pg *groveschedulerv1alpha1.PodGang) (bool, error) {
+	ref := metav1.GetControllerOfNoCopy(pg)
+	if ref == nil {
+		return false, nil
+	}
+	pcs := &grovecorev1alpha1.PodCliqueSet{}
+	// Only its UID is read: no copy of the cached object.
+	if err := r.client.Get(ctx, types.NamespacedName{Namespace: pg.Namespace, Name: ref.Name}, pcs, client.UnsafeDisableDeepCopy); err != nil {
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return false, fmt.Errorf("getting PodCliqueSet %s of PodGang %s: %w", ref.Name, pg.Name, err)
+	}
+	return pcs.UID != ref.UID, nil
 }
