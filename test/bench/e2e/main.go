@@ -50,9 +50,11 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -741,38 +743,14 @@ func apiserverRequests(ctx context.Context, cfg *rest.Config) (map[string]float6
 		return nil, fmt.Errorf("reading kube-apiserver's metrics: %w", err)
 	}
 	out := map[string]float64{}
-	for _, line := range strings.Split(string(body), "\n") {
-		rest, ok := strings.CutPrefix(line, "apiserver_request_total{")
-		if !ok {
-			continue
+	err = counters(bytes.NewReader(body), "apiserver_request_total", func(l map[string]string, v float64) {
+		res := l["resource"]
+		if l["subresource"] != "" {
+			res += "/" + l["subresource"]
 		}
-		labels, value, ok := strings.Cut(rest, "} ")
-		if !ok {
-			continue
-		}
-		var verb, res, sub string
-		for _, kv := range strings.Split(labels, ",") {
-			k, v, _ := strings.Cut(kv, "=")
-			v = strings.Trim(v, `"`)
-			switch k {
-			case "verb":
-				verb = v
-			case "resource":
-				res = v
-			case "subresource":
-				sub = v
-			}
-		}
-		if sub != "" {
-			res += "/" + sub
-		}
-		f, err := strconv.ParseFloat(value, 64)
-		if err != nil {
-			continue
-		}
-		out[verb+" "+res] += f
-	}
-	return out, nil
+		out[l["verb"]+" "+res] += v
+	})
+	return out, err
 }
 
 // requestSummary renders the writes among requests, most first, and their
@@ -923,11 +901,19 @@ func scrape(scraper *cluster.MetricsScraper, url string) (map[string]float64, er
 	}
 	defer func() { _ = body.Close() }()
 	out := map[string]float64{}
-	s := bufio.NewScanner(body)
+	err = counters(body, "grove_operator_api_requests_total", func(l map[string]string, v float64) {
+		out[l["verb"]+" "+l["resource"]+" "+l["code"]] = v
+	})
+	return out, err
+}
+
+// counters calls add with the labels and value of each sample of the
+// counter metric in a Prometheus text exposition.
+func counters(r io.Reader, metric string, add func(labels map[string]string, value float64)) error {
+	s := bufio.NewScanner(r)
 	s.Buffer(make([]byte, 1<<20), 1<<20)
 	for s.Scan() {
-		line := s.Text()
-		rest, ok := strings.CutPrefix(line, "grove_operator_api_requests_total{")
+		rest, ok := strings.CutPrefix(s.Text(), metric+"{")
 		if !ok {
 			continue
 		}
@@ -935,26 +921,18 @@ func scrape(scraper *cluster.MetricsScraper, url string) (map[string]float64, er
 		if !ok {
 			continue
 		}
-		var verb, res, code string
-		for _, kv := range strings.Split(labels, ",") {
-			k, v, _ := strings.Cut(kv, "=")
-			v = strings.Trim(v, `"`)
-			switch k {
-			case "verb":
-				verb = v
-			case "resource":
-				res = v
-			case "code":
-				code = v
-			}
-		}
-		f, err := strconv.ParseFloat(value, 64)
+		v, err := strconv.ParseFloat(value, 64)
 		if err != nil {
 			continue
 		}
-		out[verb+" "+res+" "+code] = f
+		l := map[string]string{}
+		for _, kv := range strings.Split(labels, ",") {
+			k, val, _ := strings.Cut(kv, "=")
+			l[k] = strings.Trim(val, `"`)
+		}
+		add(l, v)
 	}
-	return out, s.Err()
+	return s.Err()
 }
 
 func diff(before, after map[string]float64) map[string]float64 {

@@ -17,6 +17,8 @@ limitations under the License.
 package main
 
 import (
+	"maps"
+	"strings"
 	"testing"
 	"time"
 )
@@ -63,5 +65,34 @@ func TestRatiosOfARound(t *testing.T) {
 	got := ratiosOf(r)
 	if got.running != 0 || got.cpu != 0 || got.deletion != 0 {
 		t.Errorf("ratiosOf without a peer = %+v, want no Grove / peer ratios", got)
+	}
+}
+
+func TestCounters(t *testing.T) {
+	exposition := `# HELP apiserver_request_total Counter of apiserver requests.
+# TYPE apiserver_request_total counter
+apiserver_request_total{code="200",component="apiserver",resource="pods",scope="resource",subresource="",verb="DELETE",version="v1"} 12
+apiserver_request_total{code="404",component="apiserver",resource="pods",scope="resource",subresource="",verb="DELETE",version="v1"} 3
+apiserver_request_total{code="201",component="apiserver",resource="pods",scope="resource",subresource="binding",verb="POST",version="v1"} 7
+apiserver_request_total_other{code="200",resource="pods",verb="DELETE"} 99
+grove_operator_api_requests_total{code="200",resource="pods",verb="DELETE"} 5
+`
+	got := map[string]float64{}
+	err := counters(strings.NewReader(exposition), "apiserver_request_total", func(l map[string]string, v float64) {
+		res := l["resource"]
+		if l["subresource"] != "" {
+			res += "/" + l["subresource"]
+		}
+		got[l["verb"]+" "+res] += v
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"DELETE pods": 15, "POST pods/binding": 7}
+	if !maps.Equal(got, want) {
+		t.Errorf("counters = %v, want %v", got, want)
+	}
+	if s := requestSummary(map[string]float64{"DELETE pods": 15, "GET pods": 40, "POST pods/binding": 7, "LIST pods": 2}); s != "22 writes: DELETE pods 15, POST pods/binding 7" {
+		t.Errorf("requestSummary = %q", s)
 	}
 }
