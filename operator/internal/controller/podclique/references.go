@@ -44,11 +44,10 @@ import (
 // longer exist and the gang would still count as initialized (see
 // podganginit.Write). A PodGang that is gone, or that another set controls, is
 // left alone, and so is one whose set is gone: it is deleted with the set,
-// and emptying it first would cost a write and, by changing its version, fail
-// the delete that carries the version as a precondition (make bench-e2e:
-// 74-182 such patches and 79-197 failed PodGang deletes per 500-replica set
-// deleted). The patch pins the group by name, so a reordered list fails it and
-// the reconcile is retried.
+// and emptying it first would cost a write (74-182 per 500-replica set
+// deleted in make bench-e2e) and change the version its delete carries as a
+// precondition. The patch pins the group by name, so a reordered list fails it
+// and the reconcile is retried.
 func (r *Reconciler) releaseReferences(ctx context.Context, pclq *grovecorev1alpha1.PodClique) error {
 	name := pclq.Labels[apicommon.LabelPodGang]
 	if name == "" {
