@@ -44,7 +44,7 @@ var _ = Describe("Gang placement with DRA devices", Label("dra"), func() {
 		ns := newNamespace("gd")
 		publishFakeGPUs(fakeNodes(), 4)
 		createPCS(gangDevicesManifest, ns)
-		consumers := expectClaimsAllocatedOnce(ns, "gd", 3, []string{"gd-0-shared", "gd-0-worker-0-gpu", "gd-0-worker-1-gpu", "gd-0-worker-all-link"})
+		consumers := expectClaimsAllocatedOnce(ns, "gd", 3, []string{"gd-0-shared", "gd-0-worker-0-gpu", "gd-0-worker-1-gpu", "gd-0-worker-all-link"}, failDeviceReuse)
 
 		Expect(consumers["gd-0-shared"]).To(HaveLen(3), "the PerReplica claim is shared by the replica's 3 pods")
 		Expect(consumers["gd-0-worker-all-link"]).To(HaveLen(2), "the AllReplicas claim is shared by the 2 worker pods")
@@ -57,7 +57,7 @@ var _ = Describe("Gang placement with DRA devices", Label("dra"), func() {
 	})
 
 	It("binds upstream's rs-test gang (6 pods, 13 claims shared at every level), each claim allocated once on the node of all its pods", func() {
-		expectRSTestClaimsAllocatedOnce(createRSTest(""))
+		expectClaimsAllocatedOnce(createRSTest(""), "rs-test", 6, rsTestClaims, failDeviceReuse)
 	})
 
 	It("binds no pod of a gang that needs more devices than any node has, and its PodGang names the request that does not fit", func() {
