@@ -19,10 +19,7 @@ limitations under the License.
 package e2e
 
 import (
-	"bufio"
 	"bytes"
-	"strconv"
-	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -61,21 +58,8 @@ func dispatchedBy(flowSchema, priorityLevel string) float64 {
 	Expect(err).NotTo(HaveOccurred())
 	raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	Expect(err).NotTo(HaveOccurred())
-	labels := []string{`flow_schema="` + flowSchema + `"`, `priority_level="` + priorityLevel + `"`}
-	total := 0.0
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		l := sc.Text()
-		if !strings.HasPrefix(l, "apiserver_flowcontrol_dispatched_requests_total{") ||
-			!strings.Contains(l, labels[0]) || !strings.Contains(l, labels[1]) {
-			continue
-		}
-		f := strings.Fields(l)
-		v, err := strconv.ParseFloat(f[len(f)-1], 64)
-		Expect(err).NotTo(HaveOccurred(), "parsing %q", l)
-		total += v
-	}
-	Expect(sc.Err()).NotTo(HaveOccurred())
+	total, err := sumSamples(bytes.NewReader(raw), "apiserver_flowcontrol_dispatched_requests_total",
+		`flow_schema="`+flowSchema+`"`, `priority_level="`+priorityLevel+`"`)
+	Expect(err).NotTo(HaveOccurred())
 	return total
 }

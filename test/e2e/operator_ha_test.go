@@ -28,6 +28,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -173,16 +174,29 @@ func (r *operatorReplica) leads() (bool, error) {
 		return false, err
 	}
 	defer func() { _ = body.Close() }()
-	sc := bufio.NewScanner(body)
+	v, err := sumSamples(body, "leader_election_master_status")
+	return v == 1, err
+}
+
+// sumSamples is the sum of the samples of a metric in Prometheus' text
+// format whose labels contain every one of labels (each `name="value"`).
+func sumSamples(r io.Reader, metric string, labels ...string) (float64, error) {
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	total := 0.0
 	for sc.Scan() {
-		if l := sc.Text(); strings.HasPrefix(l, "leader_election_master_status{") {
-			f := strings.Fields(l)
-			v, err := strconv.ParseFloat(f[len(f)-1], 64)
-			return v == 1, err
+		l := sc.Text()
+		if !strings.HasPrefix(l, metric+"{") || slices.ContainsFunc(labels, func(label string) bool { return !strings.Contains(l, label) }) {
+			continue
 		}
+		f := strings.Fields(l)
+		v, err := strconv.ParseFloat(f[len(f)-1], 64)
+		if err != nil {
+			return 0, fmt.Errorf("parsing %q: %w", l, err)
+		}
+		total += v
 	}
-	return false, sc.Err()
+	return total, sc.Err()
 }
 
 // servingCertSerial is the serial number of the certificate a replica's

@@ -130,7 +130,8 @@ const (
 
 // expectClaimsAllocatedOnce waits for the PodCliqueSet's n pods to run and
 // checks that they use exactly the named claims, each allocated one device
-// of its own (reuse as said), on the node of every pod that uses it,
+// of its own (a reused one failing or reported, as reuse says), on the node
+// of every pod that uses it,
 // reserved for exactly those pods and protected by the delete-protection
 // finalizer. It returns each claim's pods.
 func expectClaimsAllocatedOnce(ns, pcsName string, n int, claims []string, reuse deviceReuse) map[string][]corev1.Pod {

@@ -95,3 +95,11 @@ otherwise its /metrics is the authenticated one of its secure port.
 {{- define "grove.schedulerPlainMetrics" -}}
 {{- if and (not .Values.metrics.secureServing) .Values.scheduler.metricsPort }}true{{ end -}}
 {{- end -}}
+
+{{/* The subjects of the FlowSchemas: both components' ServiceAccounts. */}}
+{{- define "grove.flowSchemaSubjects" -}}
+{{- range list .Values.operator.serviceAccountName "grove-scheduler" }}
+- kind: ServiceAccount
+  serviceAccount: {name: {{ . }}, namespace: {{ $.Release.Namespace }}}
+{{- end }}
+{{- end -}}
