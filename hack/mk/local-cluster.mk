@@ -34,8 +34,13 @@ e2e: ## Run the end-to-end suite against the local cluster (brought up, or updat
 	cd test && go test -v -tags e2e -count=1 -timeout 30m ./e2e -args -ginkgo.v $(E2E_FLAGS)
 
 .PHONY: e2e-ci
-e2e-ci: ## As e2e, then stop the cluster whatever the outcome (logs and diagnostics stay in .local-cluster/).
-	@rc=0; $(MAKE) --no-print-directory e2e || rc=$$?; $(LOCAL_CLUSTER) down; exit $$rc
+e2e-ci: ## As e2e, then stop the cluster whatever the outcome (logs and diagnostics stay in .local-cluster/); a failed run ends with each failed spec's digest.
+	@rc=0; mkdir -p $(GROVE_LOCAL_DIR); touch $(GROVE_LOCAL_DIR)/e2e-ci.start; \
+	$(MAKE) --no-print-directory e2e || rc=$$?; $(LOCAL_CLUSTER) down; \
+	if [ $$rc -ne 0 ]; then \
+	  find $(GROVE_LOCAL_DIR)/e2e-diagnostics -name digest.txt -newer $(GROVE_LOCAL_DIR)/e2e-ci.start 2>/dev/null | \
+	    while read -r f; do echo "===== $$f"; head -c 12000 "$$f"; echo; done; \
+	fi; exit $$rc
 
 # Chart upgrade: a fresh cluster gets the chart of UPGRADE_FROM (a commit), is
 # upgraded to the checkout's chart (helm upgrade --take-ownership: the CRDs are

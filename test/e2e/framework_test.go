@@ -19,11 +19,14 @@ limitations under the License.
 package e2e
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -303,8 +306,13 @@ var gangNode = regexp.MustCompile(`^e2e-gang-node-\d{2,3}$`)
 func dumpDiagnostics(report SpecReport) {
 	dir := filepath.Join(localDir, "e2e-diagnostics", sanitize(report.FullText()))
 	_ = os.MkdirAll(dir, 0o755)
-	w := GinkgoWriter
-	fmt.Fprintf(w, "\n===== diagnostics for %q in %s\n", report.FullText(), dir)
+	// The object summary also goes to digest.txt, which make e2e-ci prints
+	// after a failed run: CI shows the end of its output, not the report.
+	digest := &bytes.Buffer{}
+	fmt.Fprintf(digest, "spec: %s\nfailure: %s\nat: %s\n", report.FullText(), report.Failure.Message, report.Failure.Location)
+	w := io.MultiWriter(GinkgoWriter, digest)
+	fmt.Fprintf(GinkgoWriter, "\n===== diagnostics for %q in %s\n", report.FullText(), dir)
+	defer func() { _ = os.WriteFile(filepath.Join(dir, "digest.txt"), digest.Bytes(), 0o644) }()
 	for _, ns := range specNamespaces {
 		lists := map[string]client.ObjectList{
 			"podcliquesets":            &grovecorev1alpha1.PodCliqueSetList{},
@@ -323,6 +331,16 @@ func dumpDiagnostics(report SpecReport) {
 			}
 			data, _ := yaml.Marshal(list)
 			_ = os.WriteFile(filepath.Join(dir, ns+"-"+kind+".yaml"), data, 0o644)
+		}
+		fmt.Fprintf(w, "--- PodCliqueSets in %s (conditions, update progress)\n", ns)
+		for _, pcs := range lists["podcliquesets"].(*grovecorev1alpha1.PodCliqueSetList).Items {
+			fmt.Fprintf(w, "%s replicas=%d available=%d updated=%d\n", pcs.Name, pcs.Spec.Replicas, pcs.Status.AvailableReplicas, pcs.Status.UpdatedReplicas)
+			for _, c := range pcs.Status.Conditions {
+				fmt.Fprintf(w, "  %s=%s/%s since %s: %s\n", c.Type, c.Status, c.Reason, c.LastTransitionTime.UTC().Format(time.TimeOnly), c.Message)
+			}
+			if up := pcs.Status.UpdateProgress; up != nil {
+				fmt.Fprintf(w, "  updateProgress: started %s ended %v currentlyUpdating %+v\n", up.UpdateStartedAt.UTC().Format(time.TimeOnly), up.UpdateEndedAt, up.CurrentlyUpdating)
+			}
 		}
 		fmt.Fprintf(w, "--- PodCliques in %s (replicas ready/scheduled/gated, last errors)\n", ns)
 		for _, q := range lists["podcliques"].(*grovecorev1alpha1.PodCliqueList).Items {
@@ -350,10 +368,15 @@ func dumpDiagnostics(report SpecReport) {
 		sort.Slice(events.Items, func(i, j int) bool {
 			return cluster.EventLastSeen(events.Items[i]).Before(cluster.EventLastSeen(events.Items[j]))
 		})
+		// The report gets the last 40 events; the digest the last 10, cut short.
 		fmt.Fprintf(w, "--- last events in %s\n", ns)
 		from := max(0, len(events.Items)-40)
-		for _, e := range events.Items[from:] {
-			fmt.Fprintf(w, "%s %s/%s %s: %s\n", e.Type, e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Reason, e.Message)
+		for k, e := range events.Items[from:] {
+			line := fmt.Sprintf("%s %s/%s %s: %s", e.Type, e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Reason, e.Message)
+			fmt.Fprintln(GinkgoWriter, line)
+			if from+k >= len(events.Items)-10 {
+				fmt.Fprintln(digest, shorten(line, 240))
+			}
 		}
 	}
 	nodes := &corev1.NodeList{}
@@ -362,6 +385,7 @@ func dumpDiagnostics(report SpecReport) {
 		_ = os.WriteFile(filepath.Join(dir, "nodes.yaml"), data, 0o644)
 	}
 	// Every log is copied; the report shows the tails of Grove's own components.
+	w = GinkgoWriter
 	printed := map[string]int{"grove-operator": 100, "grove-scheduler": 100, "kube-controller-manager": 20}
 	for _, c := range []string{"grove-operator", "grove-scheduler", "kube-controller-manager", "kube-apiserver", "kwok", "etcd"} {
 		data, err := os.ReadFile(filepath.Join(localDir, "logs", c+".log"))
@@ -375,7 +399,22 @@ func dumpDiagnostics(report SpecReport) {
 		}
 		all := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
 		fmt.Fprintf(w, "--- last %d lines of %s.log\n%s\n", lines, c, strings.Join(all[max(0, len(all)-lines):], "\n"))
+		var mine []string
+		for _, l := range all {
+			if slices.ContainsFunc(specNamespaces, func(ns string) bool { return strings.Contains(l, ns) }) {
+				mine = append(mine, shorten(l, 400))
+			}
+		}
+		fmt.Fprintf(digest, "--- last lines of %s.log naming the spec's namespaces\n%s\n", c, strings.Join(mine[max(0, len(mine)-15):], "\n"))
 	}
+}
+
+// shorten cuts s to n bytes, marking the cut.
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + " …"
 }
 
 func sanitize(s string) string {
