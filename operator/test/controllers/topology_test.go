@@ -145,7 +145,8 @@ var _ = Describe("Topology constraints in PodGangs and the TopologyLevelsUnavail
 			"group/topo-0-sg-0-wk": nil,
 		}))
 		Expect(podGang(ns, "topo-0").Annotations).To(HaveKeyWithValue("grove.io/topology-name", ctb.Name))
-		Expect(gangConstraints(ns, "topo-0-sg-0")()).To(Equal(map[string]*groveschedulerv1alpha1.TopologyConstraint{
+		// The replica's PodGangs are applied side by side: topo-0 done says nothing of topo-0-sg-0.
+		Eventually(gangConstraints(ns, "topo-0-sg-0")).Should(Equal(map[string]*groveschedulerv1alpha1.TopologyConstraint{
 			"gang": packKeys(ptr.To("example.com/rack"), nil), "group/topo-0-sg-1-wk": nil,
 			"base/topo-0": packKeys(ptr.To("topology.kubernetes.io/zone"), nil),
 		}), "a scaled PodGang takes its scaling group's constraint and names its base PodGang with the PodCliqueSet's")
@@ -163,7 +164,7 @@ var _ = Describe("Topology constraints in PodGangs and the TopologyLevelsUnavail
 		Expect(k8sClient.Delete(ctx, ctb)).To(Succeed())
 		Eventually(topologyCondition(ns, "topo")).Should(Equal(notFound))
 		Eventually(gangConstraints(ns, "topo-0-sg-0")).Should(Equal(map[string]*groveschedulerv1alpha1.TopologyConstraint{"gang": nil, "group/topo-0-sg-1-wk": nil, "base/topo-0": nil}))
-		Expect(podGang(ns, "topo-0").Annotations).NotTo(HaveKey("grove.io/topology-name"))
+		Eventually(func() map[string]string { return podGang(ns, "topo-0").Annotations }).ShouldNot(HaveKey("grove.io/topology-name"))
 	})
 
 	It("keeps what translates and reports True/ClusterTopologyLevelsUnavailable for domains that are no level", func() {
@@ -189,7 +190,7 @@ var _ = Describe("Topology constraints in PodGangs and the TopologyLevelsUnavail
 		Expect(k8sClient.Create(ctx, topologyPCS(ns, nil, packConstraint("", &rack, nil), nil))).To(Succeed())
 		Eventually(topologyCondition(ns, "topo")).Should(Equal("Unknown/TopologyNameMissing: no topology constraint names a ClusterTopologyBinding (topologyName); " +
 			"left out of the PodGangs: spec.template.podCliqueScalingGroups[0].topologyConstraint.pack.required=rack"))
-		Expect(gangConstraints(ns, "topo-0")()).To(HaveKeyWithValue("gang", BeNil()))
+		Eventually(gangConstraints(ns, "topo-0")).Should(HaveKeyWithValue("gang", BeNil()), "the PodGang, once created, has no gang constraint")
 		Expect(podGang(ns, "topo-0").Spec.TopologyConstraintGroupConfigs).To(BeEmpty())
 	})
 
@@ -218,7 +219,7 @@ var _ = Describe("Topology constraints in PodGangs and the TopologyLevelsUnavail
 		Expect(k8sClient.Create(ctx, topologyPCS(ns, packConstraint(ctb.Name, &rack, nil), nil, nil))).To(Succeed())
 		Eventually(topologyCondition(ns, "topo")).Should(Equal("Unknown/TopologyAwareSchedulingDisabled: topology-aware scheduling is disabled in the operator configuration; " +
 			"left out of the PodGangs: spec.template.topologyConstraint.pack.required=rack"))
-		Expect(gangConstraints(ns, "topo-0")()).To(HaveKeyWithValue("gang", BeNil()))
+		Eventually(gangConstraints(ns, "topo-0")).Should(HaveKeyWithValue("gang", BeNil()), "the PodGang, once created, has no gang constraint")
 
 		plain := topologyPCS(ns, nil, nil, nil)
 		plain.Name = "plain"
