@@ -38,9 +38,15 @@ import (
 // whose turn in an update starts or ends (status.updateProgress), and all of
 // a PodCliqueSet's PodCliques when its update strategy changes: that is when
 // a PodClique starts or stops replacing pods, and its MinAvailableBreached
-// turns Unknown or back.
+// turns Unknown or back. It also enqueues a PodCliqueSet's PodCliques when
+// the set appears in the cache: a PodClique reconciled before that took the
+// set for deleted (pod.Result.Orphaned) and waits for no other event.
 func (r *Reconciler) updatingReplicaChanged() handler.EventHandler {
 	return handler.Funcs{
+		CreateFunc: func(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			r.enqueuePodCliques(ctx, q, e.Object.GetNamespace(),
+				client.MatchingLabels{apicommon.LabelManagedByKey: apicommon.LabelManagedByValue, apicommon.LabelPartOfKey: e.Object.GetName()})
+		},
 		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 			o, ok1 := e.ObjectOld.(*grovecorev1alpha1.PodCliqueSet)
 			n, ok2 := e.ObjectNew.(*grovecorev1alpha1.PodCliqueSet)
@@ -84,7 +90,7 @@ func updatingReplicas(pcss ...*grovecorev1alpha1.PodCliqueSet) []int32 {
 func (r *Reconciler) enqueuePodCliques(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request], ns string, sel client.MatchingLabels) {
 	list := &grovecorev1alpha1.PodCliqueList{}
 	if err := r.client.List(ctx, list, client.InNamespace(ns), index.InSet(sel[apicommon.LabelPartOfKey]), sel, client.UnsafeDisableDeepCopy); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "Listing PodCliques of an updated PodCliqueSet replica", "namespace", ns)
+		ctrl.LoggerFrom(ctx).Error(err, "Listing PodCliques of a PodCliqueSet", "namespace", ns)
 		return
 	}
 	for i := range list.Items {

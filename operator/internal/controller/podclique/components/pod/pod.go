@@ -151,6 +151,8 @@ func (c *Component) Sync(ctx context.Context, log logr.Logger, pclq *grovecorev1
 		// The PodCliqueSet was deleted and the garbage collector has not
 		// reached this PodClique yet (or the set was deleted orphaning it):
 		// nothing owns its pods' lifecycle any more, and retrying cannot help.
+		// A set the cache does not show yet brings this PodClique back when
+		// it appears (the controller's PodCliqueSet watch).
 		res.Orphaned = true
 		return res, nil
 	}
