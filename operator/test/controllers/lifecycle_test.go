@@ -118,6 +118,47 @@ var _ = Describe("PodCliqueSet lifecycle", func() {
 		Consistently(func() error { return k8sClient.Get(ctx, client.ObjectKeyFromObject(foreign), &corev1.Service{}) }, "2s").Should(Succeed())
 	})
 
+	It("deletes a deleted set's PodGangs and Services only once none of its PodCliques is left", func() {
+		// envtest runs no garbage collector: whatever goes, the operator deleted.
+		ns := newNamespace()
+		Expect(k8sClient.Create(ctx, onePodPCS(ns, "held", ""))).To(Succeed())
+		Eventually(podGangs(ns, "held")).Should(Equal([]string{"held-0"}))
+		partOf := client.MatchingLabels{apicommon.LabelPartOfKey: "held"}
+		const hold = "test.grove.io/hold"
+		pclq := &grovecorev1alpha1.PodClique{}
+		Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: "held-0-c"}, pclq)).To(Succeed())
+		pclq.Finalizers = append(pclq.Finalizers, hold)
+		Expect(k8sClient.Update(ctx, pclq)).To(Succeed())
+		counts := func(g Gomega) map[string]int {
+			out := map[string]int{}
+			for kind, list := range map[string]client.ObjectList{
+				"PodGang": &groveschedulerv1alpha1.PodGangList{},
+				"Service": &corev1.ServiceList{},
+				"Pod":     &corev1.PodList{},
+			} {
+				g.Expect(k8sClient.List(ctx, list, client.InNamespace(ns), partOf)).To(Succeed())
+				out[kind] = meta.LenList(list)
+			}
+			return out
+		}
+		Eventually(counts).Should(Equal(map[string]int{"PodGang": 1, "Service": 1, "Pod": 1}))
+
+		Expect(k8sClient.Delete(ctx, getPCS(ns, "held")())).To(Succeed())
+		By("the PodClique is deleted and drains its pod; its PodGang and Service stay while it is left")
+		Eventually(counts).Should(Equal(map[string]int{"PodGang": 1, "Service": 1, "Pod": 0}))
+		Eventually(func(g Gomega) []string {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pclq), pclq)).To(Succeed())
+			g.Expect(pclq.DeletionTimestamp).NotTo(BeNil())
+			return pclq.Finalizers
+		}).Should(Equal([]string{hold}), "the operator released the drained PodClique")
+		Consistently(counts, "2s").Should(Equal(map[string]int{"PodGang": 1, "Service": 1, "Pod": 0}))
+
+		By("the last PodClique gone, the PodGang and the Service go")
+		pclq.Finalizers = nil
+		Expect(k8sClient.Update(ctx, pclq)).To(Succeed())
+		Eventually(counts).Should(Equal(map[string]int{"PodGang": 0, "Service": 0, "Pod": 0}))
+	})
+
 	It("stops the sync of a PodCliqueSet deleted while the sync creates its children", func() {
 		const replicas = 400
 		ns := newNamespace()
@@ -191,18 +232,15 @@ var _ = Describe("PodCliqueSet lifecycle", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(uids()).To(Equal(before))
 
-		By("a reader as stale as the cache would delete them")
+		By("a reader as stale as the cache would delete them, the PodClique first")
+		pclq := &grovecorev1alpha1.PodClique{}
+		Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: "stale-0-c"}, pclq)).To(Succeed())
+		Expect(before).To(HaveKey(pclq.UID))
 		_, err = podcliqueset.NewReconciler(stale, stale, deps, cfg, backends).Reconcile(ctx, req)
 		Expect(err).NotTo(HaveOccurred())
-		Eventually(func() map[types.UID]bool {
-			now := uids()
-			for uid := range now {
-				if !before[uid] {
-					delete(now, uid) // the running manager recreates the children of the existing set
-				}
-			}
-			return now
-		}).Should(BeEmpty())
+		// The PodGang would go once no PodClique of the set is left; the
+		// running manager recreates the PodClique of the existing set.
+		Eventually(uids).ShouldNot(HaveKey(pclq.UID))
 	})
 
 	It("releases the finalizer an older Grove added when the PodCliqueSet is deleted", func() {

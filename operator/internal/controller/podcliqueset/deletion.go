@@ -38,58 +38,54 @@ import (
 )
 
 // deleteChildrenOfDeleted deletes the children a PodCliqueSet that is gone
-// controlled: its PodCliques, scaling groups, PodGangs, Services and HPAs.
-// The garbage collector deletes them too, and still does when the operator
-// is not running, but at kube-controller-manager's request rate (by default
-// 20 a second, and it reads each child before deleting it): for a set of 5000
-// replicas, 15 000 children, that took it more than ten minutes. The operator
-// deletes them at its own rate; the PodCliques then delete their pods.
+// controlled, in two waves. The garbage collector deletes them too, and still
+// does when the operator is not running, but at kube-controller-manager's
+// request rate (by default 20 a second, and it reads each child before
+// deleting it): for a set of 5000 replicas, 15 000 children, that took it more
+// than ten minutes. The operator deletes them at its own rate:
+//
+//   - first the PodCliques, scaling groups and HPAs: the pods, what a user
+//     waits for, go only once their PodClique is deleted and drains them;
+//   - then, once no PodClique of the set is left, the PodGangs and Services,
+//     which hold no pod. Until then the garbage collector alone deletes them,
+//     so that a fast collector and the operator do not both delete each
+//     (half of the operator's deletes of them met a 404 or a conflict when
+//     both ran at once), and the operator's own deletes go first to what
+//     frees pods. The last PodClique's deletion queues the pass that does it.
 //
 // Only a child whose controller reference names the PodCliqueSet is deleted,
 // and only at the version the cache shows (UID and resourceVersion are the
 // preconditions). A deletion with propagation Orphan has the garbage
 // collector remove the owner references before the PodCliqueSet goes, so a
 // child that the cache still shows with its reference has a newer version and
-// is left alone. It reports whether some deletes met a newer version; those
-// children are tried again once the cache caught up. A child deleted once is
-// not deleted again while the cache does not show the deletion yet
-// (r.writes): a child with a finalizer changes its version when deleted, and
-// the repeated delete would only meet a conflict.
-func (r *Reconciler) deleteChildrenOfDeleted(ctx context.Context, log logr.Logger, key types.NamespacedName) (bool, error) {
-	lists := []client.ObjectList{
-		&grovecorev1alpha1.PodCliqueScalingGroupList{},
-		&grovecorev1alpha1.PodCliqueList{},
-		&groveschedulerv1alpha1.PodGangList{},
-		&corev1.ServiceList{},
-		&autoscalingv2.HorizontalPodAutoscalerList{},
+// is left alone. It returns when to look again: after a second when some
+// deletes met a newer version, by then the cache has caught up. A child
+// deleted once is not deleted again while the cache does not show the
+// deletion yet (r.writes): a child with a finalizer changes its version when
+// deleted, and the repeated delete would only meet a conflict.
+func (r *Reconciler) deleteChildrenOfDeleted(ctx context.Context, log logr.Logger, key types.NamespacedName) (time.Duration, error) {
+	children, podCliquesLeft, err := r.childrenOfDeleted(ctx, key, &grovecorev1alpha1.PodCliqueScalingGroupList{},
+		&grovecorev1alpha1.PodCliqueList{}, &autoscalingv2.HorizontalPodAutoscalerList{})
+	if err != nil {
+		return 0, err
 	}
-	var children []client.Object
-	for _, list := range lists {
-		// Only read and deleted: no copies of the cached objects.
-		if err := r.client.List(ctx, list, client.InNamespace(key.Namespace), index.InSet(key.Name), client.UnsafeDisableDeepCopy); err != nil {
-			return false, fmt.Errorf("listing %T of deleted PodCliqueSet %s: %w", list, key.Name, err)
-		}
-		items, err := meta.ExtractList(list)
+	if !podCliquesLeft {
+		children, _, err = r.childrenOfDeleted(ctx, key, &groveschedulerv1alpha1.PodGangList{}, &corev1.ServiceList{})
 		if err != nil {
-			return false, err
-		}
-		for _, item := range items {
-			if obj, ok := item.(client.Object); ok && controlledByDeleted(obj, key.Name) && !r.writes.Behind(obj) {
-				children = append(children, obj)
-			}
+			return 0, err
 		}
 	}
 	if len(children) == 0 {
-		return false, nil
+		return 0, nil
 	}
 	// The cache may lag behind a PodCliqueSet created again under the same
 	// name; only the API server's answer that none exists lets children go.
 	if err := r.apiReader.Get(ctx, key, &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{
 		APIVersion: grovecorev1alpha1.SchemeGroupVersion.String(), Kind: "PodCliqueSet"}}); !apierrors.IsNotFound(err) {
-		return false, err
+		return 0, err
 	}
 	var deleted, stale atomic.Int32
-	err := childsync.Parallel(len(children), childsync.DefaultParallelism, func(i int) error {
+	err = childsync.Parallel(len(children), childsync.DefaultParallelism, func(i int) error {
 		obj := children[i]
 		uid, version := obj.GetUID(), obj.GetResourceVersion()
 		err := r.client.Delete(ctx, obj, client.Preconditions{UID: &uid, ResourceVersion: &version}, client.PropagationPolicy(metav1.DeletePropagationBackground))
@@ -105,7 +101,37 @@ func (r *Reconciler) deleteChildrenOfDeleted(ctx context.Context, log logr.Logge
 		return nil
 	})
 	log.Info("Deleted the children of the deleted PodCliqueSet", "deleted", deleted.Load(), "changedSinceCached", stale.Load(), "listed", len(children))
-	return stale.Load() > 0, err
+	if stale.Load() > 0 && err == nil {
+		return staleChildRetry, nil
+	}
+	return 0, err
+}
+
+// childrenOfDeleted lists, from the cache, the objects of lists' kinds that
+// the gone PodCliqueSet key controls and that are to be deleted: not being
+// deleted yet, and not deleted by the operator already. podCliquesLeft tells
+// whether any PodClique of the set is left, being deleted or not, whoever
+// controls it (a scaling group's too).
+func (r *Reconciler) childrenOfDeleted(ctx context.Context, key types.NamespacedName, lists ...client.ObjectList) (children []client.Object, podCliquesLeft bool, err error) {
+	for _, list := range lists {
+		// Only read and deleted: no copies of the cached objects.
+		if err := r.client.List(ctx, list, client.InNamespace(key.Namespace), index.InSet(key.Name), client.UnsafeDisableDeepCopy); err != nil {
+			return nil, false, fmt.Errorf("listing %T of deleted PodCliqueSet %s: %w", list, key.Name, err)
+		}
+		items, err := meta.ExtractList(list)
+		if err != nil {
+			return nil, false, err
+		}
+		if _, ok := list.(*grovecorev1alpha1.PodCliqueList); ok && len(items) > 0 {
+			podCliquesLeft = true
+		}
+		for _, item := range items {
+			if obj, ok := item.(client.Object); ok && controlledByDeleted(obj, key.Name) && !r.writes.Behind(obj) {
+				children = append(children, obj)
+			}
+		}
+	}
+	return children, podCliquesLeft, nil
 }
 
 // staleChildRetry is when children whose delete met a newer version than the

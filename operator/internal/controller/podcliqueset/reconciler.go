@@ -149,11 +149,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req Request) (ctrl.Result, e
 		if err := r.releaseComputeDomains(ctx, req.NamespacedName); err != nil {
 			return ctrl.Result{}, err
 		}
-		stale, err := r.deleteChildrenOfDeleted(ctx, log, req.NamespacedName)
-		if stale && err == nil {
-			return ctrl.Result{RequeueAfter: staleChildRetry}, nil
-		}
-		return ctrl.Result{}, err
+		retryAfter, err := r.deleteChildrenOfDeleted(ctx, log, req.NamespacedName)
+		return ctrl.Result{RequeueAfter: retryAfter}, err
 	}
 	if pcs.DeletionTimestamp != nil {
 		if req.Replica != component.SetLevel {
