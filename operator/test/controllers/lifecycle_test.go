@@ -58,6 +58,20 @@ func onePodPCS(ns, name, schedulerName string) *grovecorev1alpha1.PodCliqueSet {
 	}
 }
 
+// setChildCounts counts, per kind, the objects labelled part of the set
+// in ns; lists makes an empty list of each kind.
+func setChildCounts(ns, set string, lists map[string]func() client.ObjectList) func(Gomega) map[string]int {
+	return func(g Gomega) map[string]int {
+		out := map[string]int{}
+		for kind, newList := range lists {
+			list := newList()
+			g.Expect(k8sClient.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{apicommon.LabelPartOfKey: set})).To(Succeed())
+			out[kind] = meta.LenList(list)
+		}
+		return out
+	}
+}
+
 var _ = Describe("PodCliqueSet lifecycle", func() {
 	It("surfaces a failing component in lastOperation and lastErrors with its code", func() {
 		ns := newNamespace()
@@ -90,21 +104,13 @@ var _ = Describe("PodCliqueSet lifecycle", func() {
 		// envtest runs no garbage collector: whatever goes, the operator deleted.
 		ns := newNamespace()
 		Expect(k8sClient.Create(ctx, rolloutPCS(ns, "gone", 2))).To(Succeed())
-		partOf := client.MatchingLabels{apicommon.LabelPartOfKey: "gone"}
-		counts := func(g Gomega) map[string]int {
-			out := map[string]int{}
-			for kind, list := range map[string]client.ObjectList{
-				"PodCliqueScalingGroup": &grovecorev1alpha1.PodCliqueScalingGroupList{},
-				"PodClique":             &grovecorev1alpha1.PodCliqueList{},
-				"PodGang":               &groveschedulerv1alpha1.PodGangList{},
-				"Service":               &corev1.ServiceList{},
-				"Pod":                   &corev1.PodList{},
-			} {
-				g.Expect(k8sClient.List(ctx, list, client.InNamespace(ns), partOf)).To(Succeed())
-				out[kind] = meta.LenList(list)
-			}
-			return out
-		}
+		counts := setChildCounts(ns, "gone", map[string]func() client.ObjectList{
+			"PodCliqueScalingGroup": func() client.ObjectList { return &grovecorev1alpha1.PodCliqueScalingGroupList{} },
+			"PodClique":             func() client.ObjectList { return &grovecorev1alpha1.PodCliqueList{} },
+			"PodGang":               func() client.ObjectList { return &groveschedulerv1alpha1.PodGangList{} },
+			"Service":               func() client.ObjectList { return &corev1.ServiceList{} },
+			"Pod":                   func() client.ObjectList { return &corev1.PodList{} },
+		})
 		// 2 replicas: fe, be and two scaling-group replicas of leader and worker each.
 		Eventually(counts).Should(Equal(map[string]int{"PodCliqueScalingGroup": 2, "PodClique": 12, "PodGang": 4, "Service": 2, "Pod": 22}))
 		// A Service with the set's labels that the set does not control.
@@ -123,24 +129,16 @@ var _ = Describe("PodCliqueSet lifecycle", func() {
 		ns := newNamespace()
 		Expect(k8sClient.Create(ctx, onePodPCS(ns, "held", ""))).To(Succeed())
 		Eventually(podGangs(ns, "held")).Should(Equal([]string{"held-0"}))
-		partOf := client.MatchingLabels{apicommon.LabelPartOfKey: "held"}
 		const hold = "test.grove.io/hold"
 		pclq := &grovecorev1alpha1.PodClique{}
 		Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: "held-0-c"}, pclq)).To(Succeed())
 		pclq.Finalizers = append(pclq.Finalizers, hold)
 		Expect(k8sClient.Update(ctx, pclq)).To(Succeed())
-		counts := func(g Gomega) map[string]int {
-			out := map[string]int{}
-			for kind, list := range map[string]client.ObjectList{
-				"PodGang": &groveschedulerv1alpha1.PodGangList{},
-				"Service": &corev1.ServiceList{},
-				"Pod":     &corev1.PodList{},
-			} {
-				g.Expect(k8sClient.List(ctx, list, client.InNamespace(ns), partOf)).To(Succeed())
-				out[kind] = meta.LenList(list)
-			}
-			return out
-		}
+		counts := setChildCounts(ns, "held", map[string]func() client.ObjectList{
+			"PodGang": func() client.ObjectList { return &groveschedulerv1alpha1.PodGangList{} },
+			"Service": func() client.ObjectList { return &corev1.ServiceList{} },
+			"Pod":     func() client.ObjectList { return &corev1.PodList{} },
+		})
 		Eventually(counts).Should(Equal(map[string]int{"PodGang": 1, "Service": 1, "Pod": 1}))
 
 		Expect(k8sClient.Delete(ctx, getPCS(ns, "held")())).To(Succeed())
