@@ -44,8 +44,7 @@ import (
 func (r *Reconciler) updatingReplicaChanged() handler.EventHandler {
 	return handler.Funcs{
 		CreateFunc: func(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			r.enqueuePodCliques(ctx, q, e.Object.GetNamespace(),
-				client.MatchingLabels{apicommon.LabelManagedByKey: apicommon.LabelManagedByValue, apicommon.LabelPartOfKey: e.Object.GetName()})
+			r.enqueuePodCliques(ctx, q, e.Object.GetNamespace(), podCliquesOfSet(e.Object.GetName()))
 		},
 		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 			o, ok1 := e.ObjectOld.(*grovecorev1alpha1.PodCliqueSet)
@@ -53,7 +52,7 @@ func (r *Reconciler) updatingReplicaChanged() handler.EventHandler {
 			if !ok1 || !ok2 {
 				return
 			}
-			sel := client.MatchingLabels{apicommon.LabelManagedByKey: apicommon.LabelManagedByValue, apicommon.LabelPartOfKey: n.Name}
+			sel := podCliquesOfSet(n.Name)
 			if equality.Semantic.DeepEqual(o.Spec.UpdateStrategy, n.Spec.UpdateStrategy) {
 				if update.RecordKey(o) == update.RecordKey(n) {
 					return
@@ -67,6 +66,11 @@ func (r *Reconciler) updatingReplicaChanged() handler.EventHandler {
 			r.enqueuePodCliques(ctx, q, n.Namespace, sel)
 		},
 	}
+}
+
+// podCliquesOfSet selects the Grove-managed PodCliques of the set called name.
+func podCliquesOfSet(name string) client.MatchingLabels {
+	return client.MatchingLabels{apicommon.LabelManagedByKey: apicommon.LabelManagedByValue, apicommon.LabelPartOfKey: name}
 }
 
 // updatingReplicas lists the replicas updated in either version of the record.
