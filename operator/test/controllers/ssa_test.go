@@ -113,7 +113,7 @@ var _ = Describe("Children written by server-side apply", func() {
 		Eventually(func(g Gomega) []string { return metricNames(getHPA(ns, "simple1-0-pca")(g)) }).Should(Equal([]string{"Resource/memory"}))
 		Expect(managers(getHPA(ns, "simple1-0-pca")(Default))).To(ContainElement(childsync.PodCliqueSetFieldManager + "/Apply"))
 
-		By("a PodCliqueSet change that touches none of them leaves every applied child unwritten")
+		By("a sync of every replica, queued by the reconcile trigger, leaves every applied child unwritten")
 		applied := func(g Gomega) map[string]string {
 			out := map[string]string{}
 			for _, obj := range []client.Object{
@@ -132,7 +132,7 @@ var _ = Describe("Children written by server-side apply", func() {
 		before := applied(Default)
 		Eventually(func() error {
 			p := getPCS(ns, "simple1")()
-			p.Annotations = map[string]string{"example.com/touched": "yes"}
+			p.Annotations = map[string]string{apicommon.AnnotationReconcileTrigger: "unchanged"}
 			return k8sClient.Update(ctx, p)
 		}).Should(Succeed())
 		Consistently(applied, 3*time.Second).Should(Equal(before))
@@ -408,11 +408,11 @@ var _ = Describe("Children written by server-side apply", func() {
 		Expect(metav1.GetControllerOf(secret)).To(HaveField("Name", "simple1"))
 		Expect(managers(secret)).To(Equal([]string{childsync.CreateFieldManager + "/Update"}))
 
-		By("deleted by hand, it comes back at the next sync")
+		By("deleted by hand, it comes back at the next sync, which the reconcile trigger queues")
 		Expect(k8sClient.Delete(ctx, secret)).To(Succeed())
 		Eventually(func() error {
 			p := getPCS(ns, "simple1")()
-			p.Annotations = map[string]string{"example.com/touched": "yes"}
+			p.Annotations = map[string]string{apicommon.AnnotationReconcileTrigger: "secret-deleted"}
 			return k8sClient.Update(ctx, p)
 		}).Should(Succeed())
 		Eventually(func(g Gomega) types.UID {
