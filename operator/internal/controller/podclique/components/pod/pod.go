@@ -28,6 +28,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -457,7 +458,10 @@ func (c *Component) deletePods(ctx context.Context, log logr.Logger, pclq *grove
 	key := client.ObjectKeyFromObject(pclq).String()
 	var mu sync.Mutex
 	var deleted []string
-	n, err := slowStart(len(pods), func(i int) error {
+	// All at once, unlike creates: a pod's delete is seldom refused for a
+	// reason that refuses the next one too, and the pods of a PodClique being
+	// deleted are what a user waits for.
+	err := childsync.Parallel(len(pods), childsync.DefaultParallelism, func(i int) error {
 		p := pods[i]
 		if err := c.client.Delete(ctx, p, client.Preconditions{UID: &p.UID}); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("deleting pod %s: %w", p.Name, err)
@@ -468,6 +472,8 @@ func (c *Component) deletePods(ctx context.Context, log logr.Logger, pclq *grove
 		mu.Unlock()
 		return nil
 	})
+	n := len(deleted)
+	slices.Sort(deleted)
 	if n > 0 {
 		log.V(1).Info("Deleted pods", "count", n, "pods", deleted)
 		// A PodClique being deleted removes all its pods, as expected; an
@@ -593,7 +599,10 @@ func (c *Component) liftGates(ctx context.Context, log logr.Logger, pclq *grovec
 	}
 	var mu sync.Mutex
 	patch := []byte(fmt.Sprintf(`{"spec":{"schedulingGates":[{"$patch":"delete","name":%q}]}}`, apicommon.PodGangSchedulingGate))
-	n, err := slowStart(len(ready), func(i int) error {
+	// All at once, unlike creates: the gang is placed only when all of its
+	// pods are ungated, so each round trip in between delays its scheduling.
+	var n atomic.Int32
+	err := childsync.Parallel(len(ready), childsync.DefaultParallelism, func(i int) error {
 		p := ready[i]
 		switch err := c.client.Patch(ctx, p, client.RawPatch(types.StrategicMergePatchType, patch)); {
 		case err == nil:
@@ -604,10 +613,11 @@ func (c *Component) liftGates(ctx context.Context, log logr.Logger, pclq *grovec
 		mu.Lock()
 		lifted[p.UID] = true
 		mu.Unlock()
+		n.Add(1)
 		return nil
 	})
-	if n > 0 {
-		log.V(1).Info("Lifted scheduling gates", "count", n, "podGang", id.PodGangName)
+	if n.Load() > 0 {
+		log.V(1).Info("Lifted scheduling gates", "count", n.Load(), "podGang", id.PodGangName)
 	}
 	if err != nil {
 		return lifted, groveerr.Wrap(err, ErrRemoveSchedulingGate, groveerr.OperationSync, "lifting scheduling gates")
