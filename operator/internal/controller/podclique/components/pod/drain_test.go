@@ -56,7 +56,10 @@ func newConcurrencyProbe(want int32) *concurrencyProbe {
 
 func (p *concurrencyProbe) enter() {
 	n := p.inFlight.Add(1)
-	for m := p.most.Load(); n > m && !p.most.CompareAndSwap(m, n); m = p.most.Load() {
+	for m := p.most.Load(); n > m; m = p.most.Load() {
+		if p.most.CompareAndSwap(m, n) {
+			break
+		}
 	}
 	if n == p.want {
 		close(p.all)
