@@ -30,6 +30,9 @@ limitations under the License.
 //     the gate is removed at once, and grove-scheduler places the pod: the
 //     path every Grove pod takes (gated create, gate removal, binding,
 //     status), without Grove's own objects;
+//   - with -contract-loop, the contract floor (floor.go): per replica the
+//     headless Service, the PodGang with Initialized True and the gated pods
+//     Grove's API calls for, written by this program without an operator;
 //   - with -peer lws, LeaderWorkerSet: the same R groups of P pods in
 //     LeaderWorkerSets, its controller manager (test/bench/lws/peer.sh) run
 //     as a local process only for its run, its pods placed by kube-scheduler;
@@ -97,6 +100,7 @@ type options struct {
 	rounds               int
 	timeout              time.Duration
 	skipRaw, gated       bool
+	floor                bool
 	peer, peerScript     string
 }
 
@@ -115,6 +119,7 @@ func main() {
 	flag.DurationVar(&o.timeout, "timeout", 45*time.Minute, "give up on a round after this long")
 	flag.BoolVar(&o.skipRaw, "skip-raw", false, "measure Grove only (no raw or gated loop)")
 	flag.BoolVar(&o.gated, "gated-loop", true, "also measure the gated loop: pods created with a scheduling gate, ungated at once, placed by grove-scheduler")
+	flag.BoolVar(&o.floor, "contract-loop", false, "also measure the contract floor: per replica a headless Service, a PodGang with Initialized True and its pods gated and ungated at once, written without an operator")
 	flag.StringVar(&o.localCluster, "local-cluster", filepath.Join("..", "hack", "local-cluster"), "the local cluster script, to restart kwok after the raw loop")
 	flag.StringVar(&o.peer, "peer", "", `measure a peer on the same cluster in each round: "lws" (LeaderWorkerSet, R groups of P pods)`)
 	flag.StringVar(&o.peerScript, "peer-script", filepath.Join("bench", "lws", "peer.sh"), "the script that installs, starts and stops the peer's controller")
@@ -198,9 +203,9 @@ func run(o options) error {
 
 // roundResult holds what one round measured, for the ratios over rounds.
 type roundResult struct {
-	raw, gated, grove, peer phaseTimes
+	raw, gated, grove, peer, floor phaseTimes
 	// CPU seconds of all measured processes, create to deleted.
-	groveCPU, peerCPU float64
+	groveCPU, peerCPU, floorCPU float64
 	// The operator's API requests per pod, create to deleted.
 	requestsPerPod float64
 	peerFirst      bool
@@ -262,6 +267,14 @@ func runRound(ctx context.Context, o options, round int, cfg *rest.Config, c cli
 			return res, fmt.Errorf("gated loop: %w", err)
 		}
 		reportBaselines(o, total, res.raw, res.gated, res.grove)
+	}
+	if o.floor {
+		if err := settle(); err != nil {
+			return res, err
+		}
+		if res.floor, res.floorCPU, err = measureFloor(ctx, o, cfg, c, res.raw); err != nil {
+			return res, err
+		}
 	}
 	printTimeline("Grove timeline", res.grove.timeline)
 	fmt.Printf("kube-apiserver from Grove's create to all Running, every client: %s\n", requestSummary(res.grove.createRequests))

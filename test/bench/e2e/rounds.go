@@ -25,18 +25,28 @@ import (
 // roundRatios are one round's ratios; 0 where a side was not measured.
 type roundRatios struct {
 	running, cpu, deletion float64 // Grove / peer
+	floor                  peerRatios
 	groveGated             float64 // Grove / gated loop, time to Running
 	requestsPerPod         float64
 }
 
+// peerRatios are the contract floor's times and CPU seconds over the peer's.
+type peerRatios struct{ running, cpu, deletion float64 }
+
 func ratiosOf(r roundResult) roundRatios {
-	return roundRatios{
+	x := roundRatios{
 		running:        durationRatio(r.grove.running, r.peer.running),
 		cpu:            floatRatio(r.groveCPU, r.peerCPU),
 		deletion:       durationRatio(r.grove.deleted, r.peer.deleted),
 		groveGated:     durationRatio(r.grove.running, r.gated.running),
 		requestsPerPod: r.requestsPerPod,
 	}
+	x.floor = peerRatios{
+		running:  durationRatio(r.floor.running, r.peer.running),
+		cpu:      floatRatio(r.floorCPU, r.peerCPU),
+		deletion: durationRatio(r.floor.deleted, r.peer.deleted),
+	}
+	return x
 }
 
 func durationRatio(a, b time.Duration) float64 { return floatRatio(a.Seconds(), b.Seconds()) }
@@ -98,6 +108,13 @@ func reportRounds(o options, results []roundResult) {
 	deletion := pick(func(x roundRatios) float64 { return x.deletion })
 	fmt.Printf("range over %d round(s), Grove / LWS: running %s, cpu %s, deletion %s\n", len(results), spread(running, "x"), spread(cpu, "x"), spread(deletion, "x"))
 	fmt.Printf("median over %d round(s), Grove / LWS:\n", len(results))
+	floorRunning := pick(func(x roundRatios) float64 { return x.floor.running })
+	if len(floorRunning) > 0 {
+		floorCPU := pick(func(x roundRatios) float64 { return x.floor.cpu })
+		floorDeletion := pick(func(x roundRatios) float64 { return x.floor.deletion })
+		fmt.Printf("contract floor / %s, medians (ranges): running %.2fx (%s), cpu %.2fx (%s), deletion %.2fx (%s)\n", o.peer,
+			median(floorRunning), spread(floorRunning, "x"), median(floorCPU), spread(floorCPU, "x"), median(floorDeletion), spread(floorDeletion, "x"))
+	}
 	fmt.Printf("peer %s: running %.2fx, cpu %.2fx, deletion %.2fx\n", o.peer, median(running), median(cpu), median(deletion))
 }
 

@@ -51,11 +51,14 @@ func TestRatiosOfARound(t *testing.T) {
 		grove:          phaseTimes{running: 30 * time.Second, deleted: 18 * time.Second},
 		peer:           phaseTimes{running: 40 * time.Second, deleted: 20 * time.Second},
 		gated:          phaseTimes{running: 10 * time.Second},
+		floor:          phaseTimes{running: 20 * time.Second, deleted: 10 * time.Second},
 		groveCPU:       60,
 		peerCPU:        80,
+		floorCPU:       40,
 		requestsPerPod: 9.6,
 	}
-	want := roundRatios{running: 0.75, cpu: 0.75, deletion: 0.9, groveGated: 3, requestsPerPod: 9.6}
+	want := roundRatios{running: 0.75, cpu: 0.75, deletion: 0.9, groveGated: 3, requestsPerPod: 9.6,
+		floor: peerRatios{running: 0.5, cpu: 0.5, deletion: 0.5}}
 	if got := ratiosOf(r); got != want {
 		t.Errorf("ratiosOf = %+v, want %+v", got, want)
 	}
@@ -63,7 +66,7 @@ func TestRatiosOfARound(t *testing.T) {
 	r.peer = phaseTimes{}
 	r.peerCPU = 0
 	got := ratiosOf(r)
-	if got.running != 0 || got.cpu != 0 || got.deletion != 0 {
+	if got.running != 0 || got.cpu != 0 || got.deletion != 0 || got.floor != (peerRatios{}) {
 		t.Errorf("ratiosOf without a peer = %+v, want no Grove / peer ratios", got)
 	}
 }
