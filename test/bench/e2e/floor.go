@@ -22,30 +22,46 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	apicommon "github.com/grove-project/grove/api/common"
+	grovecorev1alpha1 "github.com/grove-project/grove/api/core/v1alpha1"
 	groveschedulerv1alpha1 "github.com/grove-project/grove/api/scheduler/v1alpha1"
 )
 
-// The contract floor (-contract-loop): what any controller of Grove's API
-// writes at the least for R replicas × one clique of P pods, written by this
-// program's 32 workers with no operator involved. Per replica: the headless
-// Service the pods' DNS names come from, the PodGang naming its pods with
-// Initialized True, and the P pods, created gated and labelled with their
-// PodGang and ungated at once, placed by grove-scheduler. No PodCliqueSet,
-// no PodCliques, no Initialized False first and no status of Grove's own:
-// a lower bound for Grove, not a design Grove could ship. Its deletion
-// deletes the pods (timed, like Grove's), then the PodGangs and Services.
+// The contract floor (-contract-loop): the writes Grove's API contract asks
+// of any controller for R replicas × one clique of P pods, made by this
+// program's 32 workers. Per replica, in the contract's order:
+//
+//   - the headless Service the pods' DNS names come from;
+//   - the PodClique, with its finalizer and identity labels;
+//   - the PodGang, its group naming the PodClique and no pod, then its
+//     status: Initialized False, phase Pending;
+//   - the P pods, named by generateName after the PodClique, gated and
+//     labelled with their PodGang;
+//   - the PodGang's pod references;
+//   - the gates lifted, as soon as the pods are referenced (as grove-operator
+//     does): grove-scheduler places the pods;
+//   - the PodGang's Initialized True;
+//   - one status write of the PodClique.
+//
+// No PodCliqueSet, and no operator logic: grove-operator runs and reads the
+// PodCliques, which belong to no set, but has nothing to write. A lower bound
+// for Grove, since each object is written the fewest times the contract
+// allows. Its deletion deletes the pods (timed, like Grove's), then the
+// PodCliques, PodGangs and Services.
 
-// floorPod names pod j of replica i.
-func floorPod(i, j int) string { return fmt.Sprintf("floor-%d-c-%d", i, j) }
+// floorClique names replica i's PodClique; it is also its PodGang's group.
+func floorClique(i int) string { return fmt.Sprintf("floor-%d-c", i) }
 
-// floorReplica writes replica i's Service, PodGang and pods.
+// floorReplica writes replica i's objects.
 func floorReplica(ctx context.Context, c client.Client, ns string, i, pods int) error {
 	name := fmt.Sprintf("floor-%d", i)
 	selector := map[string]string{"bench-replica": name}
@@ -55,33 +71,75 @@ func floorReplica(ctx context.Context, c client.Client, ns string, i, pods int) 
 	if err := c.Create(ctx, svc); err != nil {
 		return fmt.Errorf("creating Service %s: %w", name, err)
 	}
-	group := groveschedulerv1alpha1.PodGroup{Name: name + "-c", MinReplicas: int32(pods)}
-	for j := range pods {
-		group.PodReferences = append(group.PodReferences, groveschedulerv1alpha1.NamespacedName{Namespace: ns, Name: floorPod(i, j)})
+	pclq := &grovecorev1alpha1.PodClique{ObjectMeta: metav1.ObjectMeta{Name: floorClique(i), Namespace: ns,
+		Finalizers: []string{apicommon.FinalizerPodClique},
+		Labels: map[string]string{apicommon.LabelPartOfKey: "floor", apicommon.LabelPodCliqueTemplateName: "c",
+			apicommon.LabelPodCliqueSetReplicaIndex: fmt.Sprint(i), apicommon.LabelPodGang: name}},
+		Spec: grovecorev1alpha1.PodCliqueSpec{RoleName: "c", Replicas: int32(pods), MinAvailable: ptr.To(int32(pods)), PodSpec: podSpec()}}
+	if err := c.Create(ctx, pclq); err != nil {
+		return fmt.Errorf("creating PodClique %s: %w", pclq.Name, err)
 	}
 	pg := &groveschedulerv1alpha1.PodGang{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-		Spec: groveschedulerv1alpha1.PodGangSpec{PodGroups: []groveschedulerv1alpha1.PodGroup{group}}}
+		Spec: groveschedulerv1alpha1.PodGangSpec{PodGroups: []groveschedulerv1alpha1.PodGroup{{Name: pclq.Name, MinReplicas: int32(pods)}}}}
 	if err := c.Create(ctx, pg); err != nil {
 		return fmt.Errorf("creating PodGang %s: %w", name, err)
 	}
-	pg.Status.Phase = groveschedulerv1alpha1.PodGangPhasePending
-	meta.SetStatusCondition(&pg.Status.Conditions, metav1.Condition{Type: groveschedulerv1alpha1.PodGangConditionTypeInitialized,
-		Status: metav1.ConditionTrue, Reason: groveschedulerv1alpha1.PodGangReasonPodsCreated, Message: "all pods created"})
-	if err := c.Status().Update(ctx, pg); err != nil {
-		return fmt.Errorf("writing Initialized of PodGang %s: %w", name, err)
+	if err := writeInitialized(ctx, c, pg, metav1.ConditionFalse, groveschedulerv1alpha1.PodGangReasonPodsCreationPending); err != nil {
+		return err
 	}
-	ungate := client.RawPatch(types.MergePatchType, []byte(`{"spec":{"schedulingGates":null}}`))
-	for j := range pods {
-		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: floorPod(i, j), Namespace: ns,
+	created := make([]*corev1.Pod, pods)
+	for j := range created {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{GenerateName: pclq.Name + "-", Namespace: ns,
 			Labels: map[string]string{"bench-replica": name, apicommon.LabelPodGang: name}}, Spec: podSpec()}
 		p.Spec.SchedulerName = "grove-scheduler"
 		p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: benchGate}}
 		if err := c.Create(ctx, p); err != nil {
-			return fmt.Errorf("creating pod %s: %w", p.Name, err)
+			return fmt.Errorf("creating pod %d of %s: %w", j, pclq.Name, err)
 		}
+		created[j] = p
+		pg.Spec.PodGroups[0].PodReferences = append(pg.Spec.PodGroups[0].PodReferences, groveschedulerv1alpha1.NamespacedName{Namespace: ns, Name: p.Name})
+	}
+	if err := c.Update(ctx, pg); err != nil {
+		return fmt.Errorf("writing the pod references of PodGang %s: %w", name, err)
+	}
+	ungate := client.RawPatch(types.MergePatchType, []byte(`{"spec":{"schedulingGates":null}}`))
+	for _, p := range created {
 		if err := c.Patch(ctx, p, ungate); err != nil {
 			return fmt.Errorf("ungating pod %s: %w", p.Name, err)
 		}
+	}
+	if err := writeInitialized(ctx, c, pg, metav1.ConditionTrue, groveschedulerv1alpha1.PodGangReasonPodsCreated); err != nil {
+		return err
+	}
+	pclq.Status = grovecorev1alpha1.PodCliqueStatus{ObservedGeneration: ptr.To(pclq.Generation), Replicas: int32(pods), UpdatedReplicas: int32(pods),
+		Conditions: []metav1.Condition{{Type: grovecorev1alpha1.ConditionTypePodCliqueScheduled, Status: metav1.ConditionFalse,
+			Reason: "InsufficientScheduledPods", Message: fmt.Sprintf("0 of %d pods scheduled", pods), LastTransitionTime: metav1.Now()}}}
+	if err := c.Status().Update(ctx, pclq); err != nil {
+		return fmt.Errorf("writing the status of PodClique %s: %w", pclq.Name, err)
+	}
+	return nil
+}
+
+// writeInitialized writes pg's Initialized condition (and the phase Pending
+// while grove-scheduler has set none), reading the PodGang again when
+// grove-scheduler wrote its status in between.
+func writeInitialized(ctx context.Context, c client.Client, pg *groveschedulerv1alpha1.PodGang, status metav1.ConditionStatus, reason string) error {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if pg.Status.Phase == "" {
+			pg.Status.Phase = groveschedulerv1alpha1.PodGangPhasePending
+		}
+		meta.SetStatusCondition(&pg.Status.Conditions, metav1.Condition{Type: groveschedulerv1alpha1.PodGangConditionTypeInitialized,
+			Status: status, Reason: reason, Message: "pods created: " + string(status)})
+		err := c.Status().Update(ctx, pg)
+		if apierrors.IsConflict(err) {
+			if getErr := c.Get(ctx, client.ObjectKeyFromObject(pg), pg); getErr != nil {
+				return getErr
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("writing Initialized %s of PodGang %s: %w", status, pg.Name, err)
 	}
 	return nil
 }
@@ -125,10 +183,13 @@ func measureFloor(ctx context.Context, o options, cfg *rest.Config, c client.Cli
 	fmt.Printf("\ncontract floor: %d pods Running after %s (raw loop %s); CPU seconds to Running: %s\n", total, secs(t.running), secs(raw.running), cpuSummary(cpuBefore, cpuRunning))
 	fmt.Printf("kube-apiserver from the contract floor's create to all Running, every client: %s\n", requestSummary(t.createRequests))
 
+	pods := &corev1.PodList{}
+	if err := c.List(ctx, pods, client.InNamespace(ns)); err != nil {
+		return t, 0, err
+	}
 	delStart := time.Now()
-	err = parallel(total, func(k int) error {
-		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: floorPod(k/o.pods, k%o.pods), Namespace: ns}}
-		return client.IgnoreNotFound(c.Delete(ctx, pod))
+	err = parallel(len(pods.Items), func(k int) error {
+		return client.IgnoreNotFound(c.Delete(ctx, &pods.Items[k]))
 	})
 	if err != nil {
 		return t, 0, fmt.Errorf("contract floor: deleting pods: %w", err)
@@ -145,8 +206,10 @@ func measureFloor(ctx context.Context, o options, cfg *rest.Config, c client.Cli
 	t.deleteRequests = diff(apiRunning, apiAfter)
 	fmt.Printf("contract floor: all pods gone after %s (raw loop %s); CPU seconds, create to deleted: %s\n", secs(t.deleted), secs(raw.deleted), cpuSummary(cpuBefore, cpuAfter))
 	fmt.Printf("kube-apiserver during the contract floor's deletion, every client: %s\n", requestSummary(t.deleteRequests))
-	// The rest goes outside the timed deletion, one request each.
-	for _, list := range []client.ObjectList{&groveschedulerv1alpha1.PodGangList{}, &corev1.ServiceList{}} {
+	// The rest goes outside the timed deletion, one request each (and one
+	// more for a PodClique's finalizer).
+	drop := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))
+	for _, list := range []client.ObjectList{&grovecorev1alpha1.PodCliqueList{}, &groveschedulerv1alpha1.PodGangList{}, &corev1.ServiceList{}} {
 		if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
 			return t, 0, err
 		}
@@ -155,7 +218,13 @@ func measureFloor(ctx context.Context, o options, cfg *rest.Config, c client.Cli
 			return t, 0, err
 		}
 		if err := parallel(len(items), func(k int) error {
-			return client.IgnoreNotFound(c.Delete(ctx, items[k].(client.Object)))
+			obj := items[k].(client.Object)
+			if _, ok := obj.(*grovecorev1alpha1.PodClique); ok {
+				if err := c.Patch(ctx, obj, drop); err != nil {
+					return client.IgnoreNotFound(err)
+				}
+			}
+			return client.IgnoreNotFound(c.Delete(ctx, obj))
 		}); err != nil {
 			return t, 0, fmt.Errorf("contract floor: deleting %T: %w", list, err)
 		}

@@ -119,7 +119,7 @@ func main() {
 	flag.DurationVar(&o.timeout, "timeout", 45*time.Minute, "give up on a round after this long")
 	flag.BoolVar(&o.skipRaw, "skip-raw", false, "measure Grove only (no raw or gated loop)")
 	flag.BoolVar(&o.gated, "gated-loop", true, "also measure the gated loop: pods created with a scheduling gate, ungated at once, placed by grove-scheduler")
-	flag.BoolVar(&o.floor, "contract-loop", false, "also measure the contract floor: per replica a headless Service, a PodGang with Initialized True and its pods gated and ungated at once, written without an operator")
+	flag.BoolVar(&o.floor, "contract-loop", false, "also measure the contract floor: per replica the writes the API contract asks for (Service, PodClique, PodGang with its Initialized False and True, gated pods, one PodClique status), made by the benchmark without operator logic")
 	flag.StringVar(&o.localCluster, "local-cluster", filepath.Join("..", "hack", "local-cluster"), "the local cluster script, to restart kwok after the raw loop")
 	flag.StringVar(&o.peer, "peer", "", `measure a peer on the same cluster in each round: "lws" (LeaderWorkerSet, R groups of P pods)`)
 	flag.StringVar(&o.peerScript, "peer-script", filepath.Join("bench", "lws", "peer.sh"), "the script that installs, starts and stops the peer's controller")
