@@ -101,6 +101,7 @@ type options struct {
 	timeout              time.Duration
 	skipRaw, gated       bool
 	floor                bool
+	floorAsGrove         bool
 	peer, peerScript     string
 }
 
@@ -120,6 +121,7 @@ func main() {
 	flag.BoolVar(&o.skipRaw, "skip-raw", false, "measure Grove only (no raw or gated loop)")
 	flag.BoolVar(&o.gated, "gated-loop", true, "also measure the gated loop: pods created with a scheduling gate, ungated at once, placed by grove-scheduler")
 	flag.BoolVar(&o.floor, "contract-loop", false, "also measure the contract floor: per replica the writes the API contract asks for (Service, PodClique, PodGang with its Initialized False and True, gated pods, one PodClique status), made by the benchmark without operator logic")
+	flag.BoolVar(&o.floorAsGrove, "contract-loop-as-grove", false, "write the contract floor with grove-operator's kinds of request: server-side apply for creates, merge patches (and a JSON patch for the pod references) for updates")
 	flag.StringVar(&o.localCluster, "local-cluster", filepath.Join("..", "hack", "local-cluster"), "the local cluster script, to restart kwok after the raw loop")
 	flag.StringVar(&o.peer, "peer", "", `measure a peer on the same cluster in each round: "lws" (LeaderWorkerSet, R groups of P pods)`)
 	flag.StringVar(&o.peerScript, "peer-script", filepath.Join("bench", "lws", "peer.sh"), "the script that installs, starts and stops the peer's controller")
@@ -763,8 +765,21 @@ func apiserverRequests(ctx context.Context, cfg *rest.Config) (map[string]float6
 		}
 		out[l["verb"]+" "+res] += v
 	})
+	if err != nil {
+		return out, err
+	}
+	// A watcher that does not take its events as fast as they come is closed
+	// by kube-apiserver; its client watches again and is sent every object of
+	// the kind anew, a cost no write count shows.
+	err = counters(bytes.NewReader(body), "apiserver_terminated_watchers_total", func(l map[string]string, v float64) {
+		out[closedWatchers+" "+l["resource"]] += v
+	})
 	return out, err
 }
+
+// closedWatchers keys, among kube-apiserver's counts, the watchers it closed
+// for falling behind, by resource.
+const closedWatchers = "CLOSED"
 
 // requestSummary renders the writes among requests, most first, and their
 // total ("1234 writes: DELETE pods 1000, ...").
@@ -773,25 +788,37 @@ func requestSummary(requests map[string]float64) string {
 		k string
 		v float64
 	}
-	var writes []kv
+	var writes, closed []kv
 	var total float64
 	for k, v := range requests {
-		verb, _, _ := strings.Cut(k, " ")
+		verb, res, _ := strings.Cut(k, " ")
 		switch verb {
 		case "GET", "LIST", "WATCH", "CONNECT":
+			continue
+		case closedWatchers:
+			if v > 0 {
+				closed = append(closed, kv{res, v})
+			}
 			continue
 		}
 		writes = append(writes, kv{k, v})
 		total += v
 	}
-	sort.Slice(writes, func(i, j int) bool {
-		return writes[i].v > writes[j].v || writes[i].v == writes[j].v && writes[i].k < writes[j].k
-	})
-	parts := make([]string, 0, len(writes))
-	for _, w := range writes {
-		parts = append(parts, fmt.Sprintf("%s %.0f", w.k, w.v))
+	render := func(list []kv) string {
+		sort.Slice(list, func(i, j int) bool {
+			return list[i].v > list[j].v || list[i].v == list[j].v && list[i].k < list[j].k
+		})
+		parts := make([]string, 0, len(list))
+		for _, w := range list {
+			parts = append(parts, fmt.Sprintf("%s %.0f", w.k, w.v))
+		}
+		return strings.Join(parts, ", ")
 	}
-	return fmt.Sprintf("%.0f writes: %s", total, strings.Join(parts, ", "))
+	out := fmt.Sprintf("%.0f writes: %s", total, render(writes))
+	if len(closed) > 0 {
+		out += "; watchers closed for falling behind: " + render(closed)
+	}
+	return out
 }
 
 // watchPods samples the informer cache once a second until total pods are

@@ -107,7 +107,6 @@ func reportRounds(o options, results []roundResult) {
 	cpu := pick(func(x roundRatios) float64 { return x.cpu })
 	deletion := pick(func(x roundRatios) float64 { return x.deletion })
 	fmt.Printf("range over %d round(s), Grove / LWS: running %s, cpu %s, deletion %s\n", len(results), spread(running, "x"), spread(cpu, "x"), spread(deletion, "x"))
-	fmt.Printf("median over %d round(s), Grove / LWS:\n", len(results))
 	floorRunning := pick(func(x roundRatios) float64 { return x.floor.running })
 	if len(floorRunning) > 0 {
 		floorCPU := pick(func(x roundRatios) float64 { return x.floor.cpu })
@@ -115,6 +114,7 @@ func reportRounds(o options, results []roundResult) {
 		fmt.Printf("contract floor / %s, medians (ranges): running %.2fx (%s), cpu %.2fx (%s), deletion %.2fx (%s)\n", o.peer,
 			median(floorRunning), spread(floorRunning, "x"), median(floorCPU), spread(floorCPU, "x"), median(floorDeletion), spread(floorDeletion, "x"))
 	}
+	fmt.Printf("median over %d round(s), Grove / LWS:\n", len(results))
 	fmt.Printf("peer %s: running %.2fx, cpu %.2fx, deletion %.2fx\n", o.peer, median(running), median(cpu), median(deletion))
 }
 

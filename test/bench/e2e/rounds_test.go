@@ -98,4 +98,8 @@ grove_operator_api_requests_total{code="200",resource="pods",verb="DELETE"} 5
 	if s := requestSummary(map[string]float64{"DELETE pods": 15, "GET pods": 40, "POST pods/binding": 7, "LIST pods": 2}); s != "22 writes: DELETE pods 15, POST pods/binding 7" {
 		t.Errorf("requestSummary = %q", s)
 	}
+	closed := map[string]float64{"POST pods": 3, "CLOSED pods": 9, "CLOSED podgangs": 4, "CLOSED services": 0}
+	if s := requestSummary(closed); s != "3 writes: POST pods 3; watchers closed for falling behind: pods 9, podgangs 4" {
+		t.Errorf("requestSummary with closed watchers = %q", s)
+	}
 }
