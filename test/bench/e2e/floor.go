@@ -170,7 +170,6 @@ func floorReplica(ctx context.Context, w floorWriter, ns string, i, pods int) er
 	if err := w.setReferences(ctx, pg, refs); err != nil {
 		return fmt.Errorf("writing the pod references of PodGang %s: %w", name, err)
 	}
-	ungate := client.RawPatch(types.MergePatchType, []byte(`{"spec":{"schedulingGates":null}}`))
 	for _, p := range created {
 		if err := w.c.Patch(ctx, p, ungate); err != nil {
 			return fmt.Errorf("ungating pod %s: %w", p.Name, err)

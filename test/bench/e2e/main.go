@@ -511,6 +511,9 @@ const (
 // benchGate holds a gated loop's pod until its worker removes it.
 const benchGate = "bench.grove.io/hold"
 
+// ungate removes a pod's scheduling gates (benchGate).
+var ungate = client.RawPatch(types.MergePatchType, []byte(`{"spec":{"schedulingGates":null}}`))
+
 // run creates total pods, waits until all are Running, deletes them and
 // waits until none is left.
 //
@@ -529,7 +532,6 @@ func (l podLoop) run(ctx context.Context, clusterDir string, cfg *rest.Config, c
 	if err != nil {
 		return t, err
 	}
-	ungate := client.RawPatch(types.MergePatchType, []byte(`{"spec":{"schedulingGates":null}}`))
 	cpuBefore := readProcesses(clusterDir)
 	start := time.Now()
 	err = parallel(total, func(i int) error {
